@@ -1,0 +1,208 @@
+package io.sm4j.layout;
+
+/**
+ * Everything that decides the segment's layout. Two ranks attach to the same segment only if their
+ * parameters are equal; the segment header stores them.
+ *
+ * @param peers             ranks on the node, {@code n}.
+ * @param eagerLimit        bytes of one eager fragment, fragment header included.
+ * @param maxFragSize       bytes of one max-size fragment, fragment header included.
+ * @param queueEntries      slots of one CB queue, a power of two.
+ * @param eagerFragsPerPeer eager fragments each sender owns per rank on the node ({@code 2n} per sender,
+ *                          {@code 2n²} in the job, as the RFC counts).
+ * @param maxFragsPerRank   max-size fragments each sender owns.
+ * @param cacheline         alignment unit against false sharing; 128 because x86 prefetches line pairs.
+ * @param pageSize          alignment of {@link Policy#PAGE} allocations.
+ * @param threadMode        {@link ThreadMode#MULTIPLE} spreads heads and tails onto their own cachelines.
+ * @param policy            placement of the CB components.
+ */
+public record LayoutParams(
+    int peers,
+    int eagerLimit,
+    int maxFragSize,
+    int queueEntries,
+    int eagerFragsPerPeer,
+    int maxFragsPerRank,
+    int cacheline,
+    int pageSize,
+    ThreadMode threadMode,
+    Policy policy)
+{
+    public static final int DEFAULT_EAGER_LIMIT = 4096;
+    public static final int DEFAULT_MAX_FRAG_SIZE = 32768;
+    public static final int DEFAULT_QUEUE_ENTRIES = 128;
+    public static final int DEFAULT_EAGER_FRAGS_PER_PEER = 2;
+    public static final int DEFAULT_MAX_FRAGS_PER_RANK = 8;
+    public static final int DEFAULT_CACHELINE = 128;
+    public static final int DEFAULT_PAGE_SIZE = 4096;
+    /** A fragment must hold its header and leave room for payload. */
+    public static final int MIN_FRAGMENT_SIZE = 64;
+    /** Largest single fragment: one mapping section must hold a fragment pool. */
+    public static final int MAX_FRAGMENT_SIZE = 1 << 30;
+
+    /**
+     * Validates every parameter; the message names the parameter, its value and the limit.
+     *
+     * @throws IllegalArgumentException on the first invalid parameter.
+     */
+    public LayoutParams
+    {
+        require(peers >= 2, "peers", peers, ">= 2");
+        requirePowerOfTwo("cacheline", cacheline);
+        require(cacheline >= 16 && cacheline <= 4096, "cacheline", cacheline, "between 16 and 4096");
+        requirePowerOfTwo("pageSize", pageSize);
+        require(pageSize >= cacheline, "pageSize", pageSize, ">= cacheline=" + cacheline);
+        requirePowerOfTwo("queueEntries", queueEntries);
+        require(queueEntries >= 2, "queueEntries", queueEntries, ">= 2");
+        require(eagerLimit >= MIN_FRAGMENT_SIZE, "eagerLimit", eagerLimit, ">= " + MIN_FRAGMENT_SIZE);
+        require(maxFragSize <= MAX_FRAGMENT_SIZE, "maxFragSize", maxFragSize, "<= " + MAX_FRAGMENT_SIZE);
+        if (eagerLimit > maxFragSize)
+        {
+            throw new IllegalArgumentException(
+                "eagerLimit=" + eagerLimit + " exceeds maxFragSize=" + maxFragSize);
+        }
+        require(eagerFragsPerPeer >= 1, "eagerFragsPerPeer", eagerFragsPerPeer, ">= 1");
+        require(maxFragsPerRank >= 1, "maxFragsPerRank", maxFragsPerRank, ">= 1");
+        if (threadMode == null)
+        {
+            throw new IllegalArgumentException("threadMode is required (expected: SINGLE or MULTIPLE)");
+        }
+        if (policy == null)
+        {
+            throw new IllegalArgumentException("policy is required (expected: PAGE, CACHELINE or AGGREGATED)");
+        }
+    }
+
+    /**
+     * @param peers ranks on the node.
+     * @return a builder holding the defaults for {@code peers} ranks.
+     */
+    public static Builder builder(final int peers)
+    {
+        return new Builder().peers(peers);
+    }
+
+    /**
+     * @param peers ranks on the node.
+     * @return the default parameters for {@code peers} ranks.
+     */
+    public static LayoutParams defaults(final int peers)
+    {
+        return builder(peers).build();
+    }
+
+    /**
+     * @return a builder initialised with these parameters.
+     */
+    public Builder toBuilder()
+    {
+        return new Builder()
+            .peers(peers)
+            .eagerLimit(eagerLimit)
+            .maxFragSize(maxFragSize)
+            .queueEntries(queueEntries)
+            .eagerFragsPerPeer(eagerFragsPerPeer)
+            .maxFragsPerRank(maxFragsPerRank)
+            .cacheline(cacheline)
+            .pageSize(pageSize)
+            .threadMode(threadMode)
+            .policy(policy);
+    }
+
+    private static void require(final boolean ok, final String name, final long value, final String expected)
+    {
+        if (!ok)
+        {
+            throw new IllegalArgumentException(name + "=" + value + " (expected: " + expected + ")");
+        }
+    }
+
+    private static void requirePowerOfTwo(final String name, final long value)
+    {
+        require(Align.isPowerOfTwo(value), name, value, "a power of two");
+    }
+
+    /**
+     * Mutable builder; {@link #build()} validates.
+     */
+    public static final class Builder
+    {
+        private int peers;
+        private int eagerLimit = DEFAULT_EAGER_LIMIT;
+        private int maxFragSize = DEFAULT_MAX_FRAG_SIZE;
+        private int queueEntries = DEFAULT_QUEUE_ENTRIES;
+        private int eagerFragsPerPeer = DEFAULT_EAGER_FRAGS_PER_PEER;
+        private int maxFragsPerRank = DEFAULT_MAX_FRAGS_PER_RANK;
+        private int cacheline = DEFAULT_CACHELINE;
+        private int pageSize = DEFAULT_PAGE_SIZE;
+        private ThreadMode threadMode = ThreadMode.SINGLE;
+        private Policy policy = Policy.AGGREGATED;
+
+        public Builder peers(final int peers)
+        {
+            this.peers = peers;
+            return this;
+        }
+
+        public Builder eagerLimit(final int eagerLimit)
+        {
+            this.eagerLimit = eagerLimit;
+            return this;
+        }
+
+        public Builder maxFragSize(final int maxFragSize)
+        {
+            this.maxFragSize = maxFragSize;
+            return this;
+        }
+
+        public Builder queueEntries(final int queueEntries)
+        {
+            this.queueEntries = queueEntries;
+            return this;
+        }
+
+        public Builder eagerFragsPerPeer(final int eagerFragsPerPeer)
+        {
+            this.eagerFragsPerPeer = eagerFragsPerPeer;
+            return this;
+        }
+
+        public Builder maxFragsPerRank(final int maxFragsPerRank)
+        {
+            this.maxFragsPerRank = maxFragsPerRank;
+            return this;
+        }
+
+        public Builder cacheline(final int cacheline)
+        {
+            this.cacheline = cacheline;
+            return this;
+        }
+
+        public Builder pageSize(final int pageSize)
+        {
+            this.pageSize = pageSize;
+            return this;
+        }
+
+        public Builder threadMode(final ThreadMode threadMode)
+        {
+            this.threadMode = threadMode;
+            return this;
+        }
+
+        public Builder policy(final Policy policy)
+        {
+            this.policy = policy;
+            return this;
+        }
+
+        public LayoutParams build()
+        {
+            return new LayoutParams(
+                peers, eagerLimit, maxFragSize, queueEntries, eagerFragsPerPeer, maxFragsPerRank,
+                cacheline, pageSize, threadMode, policy);
+        }
+    }
+}

@@ -1,0 +1,98 @@
+package io.sm4j.layout;
+
+/**
+ * The segment header at offset 0. The creator fills every field, then release-stores {@link #STATE_OFFSET}
+ * to {@link #STATE_READY} last (as Aeron's CnC file publishes its version last); attachers acquire-load
+ * the state before trusting any other byte.
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +---------------------------------------------------------------+   0
+ *  |                        Magic (64 bits)                       ...
+ *  +---------------------------------------------------------------+   8
+ *  |                        Format version                         |
+ *  +---------------------------------------------------------------+  12
+ *  |           Job state (CREATING, READY, ABORTED), last          |
+ *  +---------------------------------------------------------------+  16
+ *  |   peers | eagerLimit | maxFragSize | queueEntries |           |
+ *  |   eagerFragsPerPeer | maxFragsPerRank | cacheline | pageSize |  |
+ *  |   threadMode | policy               (10 x 32 bits)            |
+ *  +---------------------------------------------------------------+  56
+ *  |                    Total length (64 bits)                    ...
+ *  +---------------------------------------------------------------+  64
+ *  |                  Layout checksum (64 bits)                   ...
+ *  +---------------------------------------------------------------+  72
+ *  |                    Creator pid (64 bits)                     ...
+ *  +---------------------------------------------------------------+  80
+ *  |                       Job id (64 bits)                       ...
+ *  +---------------------------------------------------------------+  88
+ *  |                   Aborting rank (-1 = launcher)               |
+ *  +---------------------------------------------------------------+  92
+ *  |                    Abort reason length                        |
+ *  +---------------------------------------------------------------+  96
+ *  |               Abort reason, UTF-8 (up to 160 bytes)          ...
+ *  +---------------------------------------------------------------+ 256
+ * </pre>
+ */
+public final class SegmentHeaderDescriptor
+{
+    /** "SM4JSEG1" read as a little-endian long. */
+    public static final long MAGIC = 0x3147455334534D53L;
+    public static final int VERSION = 1;
+
+    public static final int STATE_CREATING = 0;
+    public static final int STATE_READY = 1;
+    public static final int STATE_ABORTED = 2;
+
+    public static final int MAGIC_OFFSET = 0;
+    public static final int VERSION_OFFSET = MAGIC_OFFSET + Long.BYTES;
+    public static final int STATE_OFFSET = VERSION_OFFSET + Integer.BYTES;
+    public static final int PARAMS_OFFSET = STATE_OFFSET + Integer.BYTES;
+    public static final int PARAMS_COUNT = 10;
+    public static final int TOTAL_LENGTH_OFFSET = PARAMS_OFFSET + PARAMS_COUNT * Integer.BYTES;
+    public static final int CHECKSUM_OFFSET = TOTAL_LENGTH_OFFSET + Long.BYTES;
+    public static final int CREATOR_PID_OFFSET = CHECKSUM_OFFSET + Long.BYTES;
+    public static final int JOB_ID_OFFSET = CREATOR_PID_OFFSET + Long.BYTES;
+    public static final int ABORT_RANK_OFFSET = JOB_ID_OFFSET + Long.BYTES;
+    public static final int ABORT_REASON_LENGTH_OFFSET = ABORT_RANK_OFFSET + Integer.BYTES;
+    public static final int ABORT_REASON_OFFSET = ABORT_REASON_LENGTH_OFFSET + Integer.BYTES;
+    public static final int ABORT_REASON_MAX_LENGTH = 160;
+    public static final int LENGTH = ABORT_REASON_OFFSET + ABORT_REASON_MAX_LENGTH;
+
+    private SegmentHeaderDescriptor()
+    {
+    }
+
+    /**
+     * @param params layout parameters.
+     * @return the parameters in header order, as stored from {@link #PARAMS_OFFSET}.
+     */
+    public static int[] encodeParams(final LayoutParams params)
+    {
+        return new int[]{
+            params.peers(), params.eagerLimit(), params.maxFragSize(), params.queueEntries(),
+            params.eagerFragsPerPeer(), params.maxFragsPerRank(), params.cacheline(), params.pageSize(),
+            params.threadMode().ordinal(), params.policy().ordinal() };
+    }
+
+    /**
+     * @param words parameters as read from the header (untrusted).
+     * @return the validated parameters.
+     * @throws IllegalArgumentException if the words do not form valid parameters.
+     */
+    public static LayoutParams decodeParams(final int[] words)
+    {
+        return new LayoutParams(
+            words[0], words[1], words[2], words[3], words[4], words[5], words[6], words[7],
+            enumAt(ThreadMode.values(), words[8], "threadMode"), enumAt(Policy.values(), words[9], "policy"));
+    }
+
+    private static <E> E enumAt(final E[] values, final int ordinal, final String name)
+    {
+        if (ordinal < 0 || ordinal >= values.length)
+        {
+            throw new IllegalArgumentException(name + " ordinal=" + ordinal + " (expected: 0.." + (values.length - 1) + ")");
+        }
+        return values[ordinal];
+    }
+}

@@ -1,0 +1,343 @@
+package io.sm4j.layout;
+
+import java.util.EnumMap;
+import java.util.Map;
+
+/**
+ * Where every byte of the per-node segment goes. The file's size IS {@link #totalBytes()}; the segment
+ * creator, every attaching rank, the memory report and the tests all use this one computation. All
+ * offsets are arithmetic (O(1) per query, O(1) to compute): no per-pair tables.
+ * <pre>
+ *  +--------------------------------------------------------------+ 0
+ *  | segment header (SegmentHeaderDescriptor)                     |
+ *  | control block rank 0 .. n-1 (owner line | doorbell line)     |
+ *  +--------------------------------------------------------------+ section 1 + r: CB region of receiver r
+ *  | AGGREGATED (RFC section 2), for receiver r, each group on a   |
+ *  | cacheline boundary:                                          |
+ *  |   FIFO descriptor s -> r          for every s != r           |
+ *  |   --- cacheline ---                                          |
+ *  |   queue of CB s -> r              for every s != r           |
+ *  |   --- cacheline ---                                          |
+ *  |   head of CB r -> p | tail of CB p -> r   for every p != r   |
+ *  |     (MULTIPLE thread mode: each on its own cacheline)        |
+ *  |   --- cacheline ---                                          |
+ *  |   wrapper of CB s -> r            for every s != r           |
+ *  | PAGE / CACHELINE: the same components, each its own aligned  |
+ *  | allocation reserving size + alignment bytes                  |
+ *  +--------------------------------------------------------------+ section 1 + n + s: pools of sender s
+ *  | eager fragments of s   (eagerFragsPerPeer * n, cacheline-aligned stride) |
+ *  | max fragments of s     (maxFragsPerRank, cacheline-aligned stride)        |
+ *  +--------------------------------------------------------------+ totalBytes()
+ * </pre>
+ * Queues are local to receivers, heads to senders and tails to receivers; wrappers and descriptors never
+ * share a line with a head or tail. Every region is aligned to the policy's alignment (page for
+ * {@link Policy#PAGE}, cacheline otherwise), so every region has the same relative layout.
+ */
+public final class SegmentLayout
+{
+    /** Sections are mapped separately; one must fit one {@code MappedByteBuffer}. */
+    public static final long MAX_SECTION_LENGTH = Integer.MAX_VALUE;
+
+    private final LayoutParams params;
+    private final int peers;
+    private final long controlBlocksOffset;
+    private final long controlBlockStride;
+    private final long cbRegionsOffset;
+    private final long cbRegionStride;
+    private final long poolRegionsOffset;
+    private final long poolRegionStride;
+    private final Run descriptors;
+    private final Run queues;
+    private final Run heads;
+    private final Run tails;
+    private final Run wrappers;
+    private final Run eagerFragments;
+    private final Run maxFragments;
+    private final long totalBytes;
+    private final EnumMap<Category, Long> bytesByCategory = new EnumMap<>(Category.class);
+
+    private SegmentLayout(final LayoutParams params)
+    {
+        this.params = params;
+        this.peers = params.peers();
+        final int n = peers;
+        final int inbound = n - 1;
+        final long cacheline = params.cacheline();
+        final long regionAlign = params.policy() == Policy.PAGE ? params.pageSize() : cacheline;
+
+        final RegionBuilder header = new RegionBuilder();
+        header.packed(Category.HEADER_AND_CONTROL, 1, SegmentHeaderDescriptor.LENGTH, cacheline);
+        final Run controlBlocks = header.packed(
+            Category.HEADER_AND_CONTROL, n, ControlBlockDescriptor.stride(params.cacheline()), cacheline);
+        controlBlocksOffset = controlBlocks.start();
+        controlBlockStride = controlBlocks.stride();
+        cbRegionsOffset = header.finish(Category.HEADER_AND_CONTROL, regionAlign);
+
+        final RegionBuilder cb = new RegionBuilder();
+        final long queueBytes = (long)params.queueEntries() * CbIndexDescriptor.SLOT_LENGTH;
+        if (params.policy() == Policy.AGGREGATED)
+        {
+            descriptors = cb.packed(Category.FIFO_DESCRIPTORS, inbound, FifoDescriptor.LENGTH, cacheline);
+            queues = cb.packed(Category.CB_QUEUES_AND_TAILS, inbound, Align.up(queueBytes, cacheline), cacheline);
+            final long slot = params.threadMode() == ThreadMode.MULTIPLE ? cacheline : CbIndexDescriptor.HEAD_LENGTH;
+            final Run pairs = cb.pairs(
+                Category.CB_HEADS, Category.CB_QUEUES_AND_TAILS, inbound, slot, slot, cacheline);
+            heads = pairs;
+            tails = new Run(pairs.start() + slot, inbound, pairs.stride(), 1);
+            wrappers = cb.packed(Category.CB_WRAPPERS, inbound, CbWrapperDescriptor.LENGTH, cacheline);
+        }
+        else
+        {
+            final long align = params.policy() == Policy.PAGE ? params.pageSize() : cacheline;
+            // Open MPI allocated each receiver's array of FIFO descriptors as one cacheline-aligned block.
+            descriptors = new Run(
+                cb.separate(Category.FIFO_DESCRIPTORS, 1, (long)inbound * FifoDescriptor.LENGTH, cacheline)
+                    .offset(0), inbound, FifoDescriptor.LENGTH, 1);
+            wrappers = cb.separate(Category.CB_WRAPPERS, inbound, CbWrapperDescriptor.LENGTH, align);
+            queues = cb.separate(Category.CB_QUEUES_AND_TAILS, inbound, queueBytes, align);
+            tails = cb.separate(Category.CB_QUEUES_AND_TAILS, inbound, CbIndexDescriptor.TAIL_LENGTH, align);
+            heads = cb.separate(Category.CB_HEADS, inbound, CbIndexDescriptor.HEAD_LENGTH, align);
+        }
+        cbRegionStride = cb.finish(Category.CB_WRAPPERS, regionAlign);
+
+        final RegionBuilder pools = new RegionBuilder();
+        eagerFragments = pools.packed(
+            Category.EAGER_POOLS, Math.multiplyExact(params.eagerFragsPerPeer(), n),
+            Align.up(params.eagerLimit(), cacheline), cacheline);
+        maxFragments = pools.packed(
+            Category.MAX_POOLS, params.maxFragsPerRank(), Align.up(params.maxFragSize(), cacheline), cacheline);
+        poolRegionStride = pools.finish(Category.MAX_POOLS, regionAlign);
+
+        poolRegionsOffset = Math.addExact(cbRegionsOffset, Math.multiplyExact(n, cbRegionStride));
+        totalBytes = Math.addExact(poolRegionsOffset, Math.multiplyExact(n, poolRegionStride));
+
+        bytesByCategory.putAll(header.bytes());
+        cb.bytes().forEach((category, bytes) -> bytesByCategory.merge(category, Math.multiplyExact(bytes, n), Math::addExact));
+        pools.bytes().forEach((category, bytes) -> bytesByCategory.merge(category, Math.multiplyExact(bytes, n), Math::addExact));
+
+        checkSection("CB region of one receiver", cbRegionStride);
+        checkSection("fragment pools of one sender", poolRegionStride);
+    }
+
+    /**
+     * @param params validated layout parameters.
+     * @return the layout.
+     * @throws IllegalArgumentException if the segment's size overflows a long or a section exceeds
+     *                                  {@link #MAX_SECTION_LENGTH}.
+     */
+    public static SegmentLayout compute(final LayoutParams params)
+    {
+        try
+        {
+            return new SegmentLayout(params);
+        }
+        catch (final ArithmeticException ex)
+        {
+            throw new IllegalArgumentException("segment size overflows a long: peers=" + params.peers() +
+                ", queueEntries=" + params.queueEntries() + ", eagerLimit=" + params.eagerLimit() +
+                ", eagerFragsPerPeer=" + params.eagerFragsPerPeer() + ", maxFragSize=" + params.maxFragSize() +
+                ", maxFragsPerRank=" + params.maxFragsPerRank(), ex);
+        }
+    }
+
+    public LayoutParams params()
+    {
+        return params;
+    }
+
+    /**
+     * @return the exact size of the segment file.
+     */
+    public long totalBytes()
+    {
+        return totalBytes;
+    }
+
+    /**
+     * @param category a row of the memory table.
+     * @return bytes charged to it, padding included; the categories add up to {@link #totalBytes()}.
+     */
+    public long bytes(final Category category)
+    {
+        return bytesByCategory.getOrDefault(category, 0L);
+    }
+
+    /**
+     * @return a copy of the bytes per category.
+     */
+    public Map<Category, Long> bytesByCategory()
+    {
+        return new EnumMap<>(bytesByCategory);
+    }
+
+    public long headerOffset()
+    {
+        return 0;
+    }
+
+    public long controlBlockOffset(final int rank)
+    {
+        return controlBlocksOffset + checkRank("rank", rank) * controlBlockStride;
+    }
+
+    public long doorbellOffset(final int rank)
+    {
+        return controlBlockOffset(rank) + ControlBlockDescriptor.doorbellOffset(params.cacheline());
+    }
+
+    public long fifoDescriptorOffset(final int sender, final int receiver)
+    {
+        return cbRegionOffset(receiver) + descriptors.offset(inboundIndex(sender, receiver));
+    }
+
+    public long queueOffset(final int sender, final int receiver)
+    {
+        return cbRegionOffset(receiver) + queues.offset(inboundIndex(sender, receiver));
+    }
+
+    public long tailOffset(final int sender, final int receiver)
+    {
+        return cbRegionOffset(receiver) + tails.offset(inboundIndex(sender, receiver));
+    }
+
+    public long wrapperOffset(final int sender, final int receiver)
+    {
+        return cbRegionOffset(receiver) + wrappers.offset(inboundIndex(sender, receiver));
+    }
+
+    /**
+     * The head of CB {@code sender -> receiver} lives in the sender's region, beside its in-bound tails.
+     */
+    public long headOffset(final int sender, final int receiver)
+    {
+        return cbRegionOffset(sender) + heads.offset(inboundIndex(receiver, sender));
+    }
+
+    public long queueLength()
+    {
+        return (long)params.queueEntries() * CbIndexDescriptor.SLOT_LENGTH;
+    }
+
+    public int eagerFragmentCount()
+    {
+        return eagerFragments.count();
+    }
+
+    public int maxFragmentCount()
+    {
+        return maxFragments.count();
+    }
+
+    public long eagerFragmentOffset(final int owner, final int index)
+    {
+        return poolRegionOffset(owner) + eagerFragments.offset(checkIndex(index, eagerFragments.count()));
+    }
+
+    public long maxFragmentOffset(final int owner, final int index)
+    {
+        return poolRegionOffset(owner) + maxFragments.offset(checkIndex(index, maxFragments.count()));
+    }
+
+    /**
+     * @return sections that are mapped separately: header and control blocks, one CB region per receiver,
+     * one pool region per sender; no component crosses a section boundary.
+     */
+    public int sectionCount()
+    {
+        return 1 + 2 * peers;
+    }
+
+    public long sectionOffset(final int section)
+    {
+        checkIndex(section, sectionCount());
+        if (section == 0)
+        {
+            return 0;
+        }
+        return section <= peers ? cbRegionOffset(section - 1) : poolRegionOffset(section - 1 - peers);
+    }
+
+    public long sectionLength(final int section)
+    {
+        checkIndex(section, sectionCount());
+        if (section == 0)
+        {
+            return cbRegionsOffset;
+        }
+        return section <= peers ? cbRegionStride : poolRegionStride;
+    }
+
+    public long cbRegionOffset(final int receiver)
+    {
+        return cbRegionsOffset + checkRank("receiver", receiver) * cbRegionStride;
+    }
+
+    public long poolRegionOffset(final int owner)
+    {
+        return poolRegionsOffset + checkRank("owner", owner) * poolRegionStride;
+    }
+
+    /**
+     * @return a fingerprint of the parameters and the computed offsets; stored in the header so that two
+     * builds with different layout code refuse to share a segment.
+     */
+    public long checksum()
+    {
+        long h = SegmentHeaderDescriptor.VERSION;
+        for (final int word : SegmentHeaderDescriptor.encodeParams(params))
+        {
+            h = mix(h, word);
+        }
+        for (final Run run : new Run[]{ descriptors, queues, heads, tails, wrappers, eagerFragments, maxFragments })
+        {
+            h = mix(mix(mix(h, run.start()), run.stride()), run.count());
+        }
+        return mix(mix(mix(h, cbRegionStride), poolRegionStride), totalBytes);
+    }
+
+    private static long mix(final long h, final long value)
+    {
+        long x = (h ^ value) * 0x9E3779B97F4A7C15L;
+        x ^= x >>> 32;
+        return x * 0xD6E8FEB86659FD93L;
+    }
+
+    private int inboundIndex(final int peer, final int self)
+    {
+        checkRank("peer", peer);
+        checkRank("self", self);
+        if (peer == self)
+        {
+            throw new IllegalArgumentException("no FIFO from rank " + peer + " to itself");
+        }
+        return peer < self ? peer : peer - 1;
+    }
+
+    private long checkRank(final String name, final int rank)
+    {
+        if (rank < 0 || rank >= peers)
+        {
+            throw new IllegalArgumentException(name + "=" + rank + " (expected: 0.." + (peers - 1) + ")");
+        }
+        return rank;
+    }
+
+    private static int checkIndex(final int index, final int count)
+    {
+        if (index < 0 || index >= count)
+        {
+            throw new IndexOutOfBoundsException("index=" + index + " (expected: 0.." + (count - 1) + ")");
+        }
+        return index;
+    }
+
+    private static void checkSection(final String what, final long length)
+    {
+        if (length > MAX_SECTION_LENGTH)
+        {
+            throw new IllegalArgumentException(
+                what + " is " + length + " bytes (expected: <= " + MAX_SECTION_LENGTH + "); lower peers, " +
+                "queueEntries or eagerFragsPerPeer");
+        }
+    }
+}

@@ -1,0 +1,105 @@
+package io.sm4j.layout;
+
+import org.junit.jupiter.api.Test;
+
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class SegmentLayoutTest
+{
+    @Test
+    void shouldNeedUnderOneMegabyteForTwoPeersWithDefaults()
+    {
+        final long total = SegmentLayout.compute(LayoutParams.defaults(2)).totalBytes();
+        assertTrue(total < 1_000_000, "n=2 aggregated total=" + total);
+    }
+
+    @Test
+    void shouldExceedTwoGibibytesForAThousandPeersAndStillKeepEverySectionMappable()
+    {
+        final SegmentLayout layout = SegmentLayout.compute(LayoutParams.defaults(1024));
+        assertTrue(layout.totalBytes() > Integer.MAX_VALUE);
+        for (int s = 0; s < layout.sectionCount(); s++)
+        {
+            assertTrue(layout.sectionLength(s) <= SegmentLayout.MAX_SECTION_LENGTH);
+        }
+    }
+
+    @Test
+    void shouldComputeLargeLayoutsArithmeticallyWithoutPerPairObjects()
+    {
+        final com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+        SegmentLayout.compute(LayoutParams.defaults(3)); // load classes first
+        final long before = threads.getCurrentThreadAllocatedBytes();
+        final SegmentLayout layout = assertTimeoutPreemptively(
+            Duration.ofSeconds(1), () -> SegmentLayout.compute(LayoutParams.defaults(1024)));
+        final long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+        // n² = 1,048,576 objects would allocate at least 16 MB.
+        assertTrue(allocated < 1_000_000, "allocated " + allocated + " bytes");
+        assertEquals(layout.sectionOffset(layout.sectionCount() - 1) + layout.sectionLength(layout.sectionCount() - 1),
+            layout.totalBytes());
+    }
+
+    @Test
+    void shouldPlaceHeadsBesideTheSendersInboundTails()
+    {
+        final SegmentLayout layout = SegmentLayout.compute(LayoutParams.defaults(4));
+        // head of CB 2 -> 1 and tail of CB 1 -> 2 are interleaved in rank 2's region
+        assertEquals(layout.headOffset(2, 1) + CbIndexDescriptor.HEAD_LENGTH, layout.tailOffset(1, 2));
+        assertTrue(layout.headOffset(2, 1) >= layout.cbRegionOffset(2));
+        assertTrue(layout.headOffset(2, 1) < layout.cbRegionOffset(3));
+    }
+
+    @Test
+    void shouldGiveEveryHeadAndTailItsOwnCachelineInMultipleThreadMode()
+    {
+        final LayoutParams params = LayoutParams.builder(4).threadMode(ThreadMode.MULTIPLE).build();
+        final SegmentLayout layout = SegmentLayout.compute(params);
+        assertEquals(layout.headOffset(2, 1) + params.cacheline(), layout.tailOffset(1, 2));
+    }
+
+    @Test
+    void shouldChangeChecksumWhenAnyParameterChanges()
+    {
+        final LayoutParams base = LayoutParams.defaults(4);
+        final long checksum = SegmentLayout.compute(base).checksum();
+        assertEquals(checksum, SegmentLayout.compute(LayoutParams.defaults(4)).checksum());
+        assertNotEquals(checksum, SegmentLayout.compute(base.toBuilder().queueEntries(64).build()).checksum());
+        assertNotEquals(checksum, SegmentLayout.compute(base.toBuilder().policy(Policy.CACHELINE).build()).checksum());
+    }
+
+    @Test
+    void shouldRejectAFifoFromARankToItselfAndRanksOutOfRange()
+    {
+        final SegmentLayout layout = SegmentLayout.compute(LayoutParams.defaults(4));
+        assertEquals("no FIFO from rank 2 to itself",
+            assertThrows(IllegalArgumentException.class, () -> layout.queueOffset(2, 2)).getMessage());
+        assertEquals("receiver=4 (expected: 0..3)",
+            assertThrows(IllegalArgumentException.class, () -> layout.cbRegionOffset(4)).getMessage());
+    }
+
+    @Test
+    void shouldRejectSizesThatOverflowALong()
+    {
+        final LayoutParams params = LayoutParams.builder(2_000_000_000).maxFragSize(1 << 30).eagerLimit(1 << 30).build();
+        final IllegalArgumentException ex =
+            assertThrows(IllegalArgumentException.class, () -> SegmentLayout.compute(params));
+        assertTrue(ex.getMessage().startsWith("segment size overflows a long: peers=2000000000"), ex.getMessage());
+    }
+
+    @Test
+    void shouldRejectASectionLargerThanOneMapping()
+    {
+        final LayoutParams params = LayoutParams.builder(300_000).build();
+        final IllegalArgumentException ex =
+            assertThrows(IllegalArgumentException.class, () -> SegmentLayout.compute(params));
+        assertTrue(ex.getMessage().startsWith("fragment pools of one sender is "), ex.getMessage());
+    }
+}
