@@ -1,0 +1,68 @@
+package io.sm4j.cli;
+
+import io.sm4j.layout.LayoutParams;
+import io.sm4j.layout.Policy;
+import io.sm4j.layout.ThreadMode;
+import picocli.CommandLine.Option;
+
+/**
+ * The layout parameters as command-line options, shared by every subcommand that sizes a segment.
+ */
+public final class LayoutOptions
+{
+    @Option(names = "--eager-limit", paramLabel = "BYTES",
+        description = "Bytes of one eager fragment, header included (default: ${DEFAULT-VALUE}).")
+    int eagerLimit = LayoutParams.DEFAULT_EAGER_LIMIT;
+
+    @Option(names = "--max-frag", paramLabel = "BYTES",
+        description = "Bytes of one max-size fragment, header included (default: ${DEFAULT-VALUE}).")
+    int maxFragSize = LayoutParams.DEFAULT_MAX_FRAG_SIZE;
+
+    @Option(names = "--queue-entries", paramLabel = "N",
+        description = "Slots per FIFO circular buffer, a power of two (default: ${DEFAULT-VALUE}).")
+    int queueEntries = LayoutParams.DEFAULT_QUEUE_ENTRIES;
+
+    @Option(names = "--eager-frags-per-peer", paramLabel = "N",
+        description = "Eager fragments each sender owns per rank: N*n per sender (default: ${DEFAULT-VALUE}).")
+    int eagerFragsPerPeer = LayoutParams.DEFAULT_EAGER_FRAGS_PER_PEER;
+
+    @Option(names = "--max-frags-per-rank", paramLabel = "N",
+        description = "Max-size fragments each sender owns (default: ${DEFAULT-VALUE}).")
+    int maxFragsPerRank = LayoutParams.DEFAULT_MAX_FRAGS_PER_RANK;
+
+    @Option(names = "--cacheline", paramLabel = "BYTES",
+        description = "Alignment against false sharing, a power of two; 128 covers x86's line pairs (default: ${DEFAULT-VALUE}).")
+    int cacheline = LayoutParams.DEFAULT_CACHELINE;
+
+    @Option(names = "--page-size", paramLabel = "BYTES",
+        description = "Alignment of PAGE-policy allocations (default: ${DEFAULT-VALUE}).")
+    int pageSize = LayoutParams.DEFAULT_PAGE_SIZE;
+
+    @Option(names = "--thread-mode", paramLabel = "MODE",
+        description = "SINGLE or MULTIPLE; MULTIPLE puts every head and tail on its own cacheline (default: ${DEFAULT-VALUE}).")
+    ThreadMode threadMode = ThreadMode.SINGLE;
+
+    @Option(names = "--policy", paramLabel = "POLICY",
+        description = "CB placement: PAGE, CACHELINE or AGGREGATED (default: ${DEFAULT-VALUE}).")
+    Policy policy = Policy.AGGREGATED;
+
+    /**
+     * @param peers ranks on the node.
+     * @return validated parameters.
+     * @throws IllegalArgumentException naming the first invalid parameter.
+     */
+    public LayoutParams toParams(final int peers)
+    {
+        return LayoutParams.builder(peers)
+            .eagerLimit(eagerLimit)
+            .maxFragSize(maxFragSize)
+            .queueEntries(queueEntries)
+            .eagerFragsPerPeer(eagerFragsPerPeer)
+            .maxFragsPerRank(maxFragsPerRank)
+            .cacheline(cacheline)
+            .pageSize(pageSize)
+            .threadMode(threadMode)
+            .policy(policy)
+            .build();
+    }
+}

@@ -1,0 +1,85 @@
+package io.sm4j.cli;
+
+import io.sm4j.layout.LayoutParams;
+import io.sm4j.layout.SegmentLayout;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ReportCommandTest
+{
+    @Test
+    void shouldPrintTheTableAndTheExactSizeSm4jCreates()
+    {
+        final CliRun run = CliRun.of("report", "--peers", "1024");
+        assertEquals(0, run.exitCode(), run.err());
+        final long total = SegmentLayout.compute(LayoutParams.defaults(1024)).totalBytes();
+        assertTrue(run.out().contains(String.format("%,d bytes", total)), run.out());
+        assertTrue(run.out().contains("CB queues+tails"), run.out());
+        assertTrue(run.out().contains(String.format("%,d bytes", 512L << 20)), "Open MPI 1.3.0 default: " + run.out());
+    }
+
+    @Test
+    void shouldPrintTheRfcTotalsWithTheOmpiProfile()
+    {
+        final CliRun run = CliRun.of("report", "--peers", "1024", "--profile", "ompi-1.3");
+        assertEquals(0, run.exitCode(), run.err());
+        final String total = run.out().lines().filter(l -> l.startsWith("total")).findFirst().orElseThrow();
+        assertEquals(List.of("total", "36,677", "23,658", "11,046", "10,418"), List.of(total.trim().split("\\s+")));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "--peers 1                 | sm4j report: peers=1 (expected: >= 2)",
+        "--peers 4 --queue-entries 100 | sm4j report: queueEntries=100 (expected: a power of two)",
+        "--peers 4 --eager-limit 65536 | sm4j report: eagerLimit=65536 exceeds maxFragSize=32768",
+        "--peers 4 --cacheline 96  | sm4j report: cacheline=96 (expected: a power of two)",
+        "--peers 2000000000 --eager-limit 1073741824 --max-frag 1073741824 | sm4j report: segment size overflows a long",
+        "--peers 4 --profile ompi-9 | sm4j report: Invalid value for option '--profile': profile=ompi-9",
+        "--sweep 10..2             | sm4j report: sweep=10..2 (expected: 2 <= from <= to)",
+        "                          | sm4j report: --peers is required" })
+    void shouldRejectBadInputWithOneLineNamingTheProblemAndExitCodeTwo(final String args, final String expected)
+    {
+        final CliRun run = CliRun.of(("report " + (args == null ? "" : args)).trim().split("\\s+"));
+        assertEquals(2, run.exitCode());
+        assertTrue(run.err().startsWith(expected), run.err());
+        assertTrue(!run.err().contains("\tat "), "no stack trace: " + run.err());
+        assertEquals("", run.out());
+    }
+
+    @Test
+    void shouldWriteSweepCsvAndAPngChart(@TempDir final Path dir) throws IOException
+    {
+        final Path prefix = dir.resolve("sweep");
+        final CliRun run = CliRun.of("report", "--sweep", "2..64", "--out", prefix.toString());
+        assertEquals(0, run.exitCode(), run.err());
+        final List<String> csv = Files.readAllLines(dir.resolve("sweep.csv"));
+        assertEquals(64, csv.size(), "header + 63 peer counts");
+        assertEquals("peers,PAGE_8K,PAGE_4K,CACHELINE,AGGREGATED,OMPI_1_3_0_DEFAULT,OMPI_1_8_FORMULA", csv.get(0));
+        final String[] last = csv.get(63).split(",");
+        assertEquals("64", last[0]);
+        assertEquals(SegmentLayout.compute(LayoutParams.defaults(64)).totalBytes(), Long.parseLong(last[4]));
+        final byte[] png = Files.readAllBytes(dir.resolve("sweep.png"));
+        assertArrayEquals(new byte[]{ (byte)0x89, 'P', 'N', 'G' }, java.util.Arrays.copyOf(png, 4));
+    }
+
+    @Test
+    void shouldWriteSweepJson(@TempDir final Path dir) throws IOException
+    {
+        final CliRun run = CliRun.of("report", "--sweep", "2..3", "--format", "json", "--out", dir.resolve("s").toString());
+        assertEquals(0, run.exitCode(), run.err());
+        final String json = Files.readString(dir.resolve("s.json"));
+        assertTrue(json.contains("{\"peers\":3,\"PAGE_8K\":"), json);
+        assertTrue(json.contains("\"AGGREGATED\":" + SegmentLayout.compute(LayoutParams.defaults(3)).totalBytes()), json);
+    }
+}
