@@ -1,9 +1,10 @@
 package io.sm4j.layout;
 
 /**
- * One rank's control block: an owner line written only by that rank, and a doorbell line that senders
- * bump after publishing to the rank's in-bound FIFOs (so an idle receiver polls one word, not n - 1
- * queues). The two are a cacheline apart; the layout spaces control blocks by two cachelines.
+ * One rank's control block: an owner line written only by that rank, and an activity bitmap with one bit
+ * per sender that has ever sent to the rank. A sender sets its bit once, before its first publish; the
+ * receiver then scans only active senders' FIFOs, so an idle poll reads {@code ceil(n / 64)} words and a
+ * send costs no extra shared write (a per-message doorbell would add a contended cacheline to every send).
  * <pre>
  *   owner line (written by the rank only)
  *  +---------------------------------------------------------------+ 0
@@ -15,10 +16,11 @@ package io.sm4j.layout;
  *  +---------------------------------------------------------------+ 16
  *  |          Heartbeat, System.nanoTime() of last progress       ...
  *  +---------------------------------------------------------------+ 24
- *   doorbell line (written by every sender), at + cacheline
+ *   activity bitmap (set by senders, read by the rank), at + cacheline
  *  +---------------------------------------------------------------+ 0
- *  |                    Doorbell counter (64 bits)                ...
- *  +---------------------------------------------------------------+ 8
+ *  |          bit s of word s / 64: sender s is active            ...
+ *  ...                 ceil(n / 64) words                          |
+ *  +---------------------------------------------------------------+
  * </pre>
  */
 public final class ControlBlockDescriptor
@@ -32,7 +34,6 @@ public final class ControlBlockDescriptor
     public static final int STATE_OFFSET = PID_OFFSET + Long.BYTES;
     public static final int HEARTBEAT_OFFSET = STATE_OFFSET + Integer.BYTES + Integer.BYTES;
     public static final int OWNER_LENGTH = HEARTBEAT_OFFSET + Long.BYTES;
-    public static final int DOORBELL_LENGTH = Long.BYTES;
 
     private ControlBlockDescriptor()
     {
@@ -40,19 +41,29 @@ public final class ControlBlockDescriptor
 
     /**
      * @param cacheline the layout's cacheline.
-     * @return offset of the doorbell counter from the control block's start.
+     * @return offset of the activity bitmap from the control block's start.
      */
-    public static int doorbellOffset(final int cacheline)
+    public static int activityOffset(final int cacheline)
     {
         return cacheline;
     }
 
     /**
+     * @param peers ranks on the node.
+     * @return bytes of the activity bitmap.
+     */
+    public static int activityLength(final int peers)
+    {
+        return ((peers + Long.SIZE - 1) / Long.SIZE) * Long.BYTES;
+    }
+
+    /**
      * @param cacheline the layout's cacheline.
+     * @param peers     ranks on the node.
      * @return distance between consecutive control blocks.
      */
-    public static int stride(final int cacheline)
+    public static long stride(final int cacheline, final int peers)
     {
-        return 2 * cacheline;
+        return cacheline + Align.up(activityLength(peers), cacheline);
     }
 }

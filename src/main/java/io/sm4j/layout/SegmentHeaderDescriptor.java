@@ -30,7 +30,9 @@ package io.sm4j.layout;
  *  +---------------------------------------------------------------+  92
  *  |                    Abort reason length                        |
  *  +---------------------------------------------------------------+  96
- *  |               Abort reason, UTF-8 (up to 160 bytes)          ...
+ *  |            Detached ranks (the last one out removes)          |
+ *  +---------------------------------------------------------------+ 100
+ *  |               Abort reason, UTF-8 (up to 156 bytes)          ...
  *  +---------------------------------------------------------------+ 256
  * </pre>
  */
@@ -55,8 +57,9 @@ public final class SegmentHeaderDescriptor
     public static final int JOB_ID_OFFSET = CREATOR_PID_OFFSET + Long.BYTES;
     public static final int ABORT_RANK_OFFSET = JOB_ID_OFFSET + Long.BYTES;
     public static final int ABORT_REASON_LENGTH_OFFSET = ABORT_RANK_OFFSET + Integer.BYTES;
-    public static final int ABORT_REASON_OFFSET = ABORT_REASON_LENGTH_OFFSET + Integer.BYTES;
-    public static final int ABORT_REASON_MAX_LENGTH = 160;
+    public static final int DETACHED_COUNT_OFFSET = ABORT_REASON_LENGTH_OFFSET + Integer.BYTES;
+    public static final int ABORT_REASON_OFFSET = DETACHED_COUNT_OFFSET + Integer.BYTES;
+    public static final int ABORT_REASON_MAX_LENGTH = 156;
     public static final int LENGTH = ABORT_REASON_OFFSET + ABORT_REASON_MAX_LENGTH;
 
     private SegmentHeaderDescriptor()

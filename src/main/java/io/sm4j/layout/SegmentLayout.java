@@ -10,7 +10,7 @@ import java.util.Map;
  * <pre>
  *  +--------------------------------------------------------------+ 0
  *  | segment header (SegmentHeaderDescriptor)                     |
- *  | control block rank 0 .. n-1 (owner line | doorbell line)     |
+ *  | control block rank 0 .. n-1 (owner line | activity bitmap)   |
  *  +--------------------------------------------------------------+ section 1 + r: CB region of receiver r
  *  | AGGREGATED (RFC section 2), for receiver r, each group on a   |
  *  | cacheline boundary:                                          |
@@ -68,7 +68,7 @@ public final class SegmentLayout
         final RegionBuilder header = new RegionBuilder();
         header.packed(Category.HEADER_AND_CONTROL, 1, SegmentHeaderDescriptor.LENGTH, cacheline);
         final Run controlBlocks = header.packed(
-            Category.HEADER_AND_CONTROL, n, ControlBlockDescriptor.stride(params.cacheline()), cacheline);
+            Category.HEADER_AND_CONTROL, n, ControlBlockDescriptor.stride(params.cacheline(), n), cacheline);
         controlBlocksOffset = controlBlocks.start();
         controlBlockStride = controlBlocks.stride();
         cbRegionsOffset = header.finish(Category.HEADER_AND_CONTROL, regionAlign);
@@ -180,9 +180,9 @@ public final class SegmentLayout
         return controlBlocksOffset + checkRank("rank", rank) * controlBlockStride;
     }
 
-    public long doorbellOffset(final int rank)
+    public long activityOffset(final int rank)
     {
-        return controlBlockOffset(rank) + ControlBlockDescriptor.doorbellOffset(params.cacheline());
+        return controlBlockOffset(rank) + ControlBlockDescriptor.activityOffset(params.cacheline());
     }
 
     public long fifoDescriptorOffset(final int sender, final int receiver)

@@ -29,7 +29,7 @@ final class LayoutComponents
         for (int r = 0; r < n; r++)
         {
             all.add(new Component("control " + r, layout.controlBlockOffset(r), ControlBlockDescriptor.OWNER_LENGTH, cl, r));
-            all.add(new Component("doorbell " + r, layout.doorbellOffset(r), ControlBlockDescriptor.DOORBELL_LENGTH, cl,
+            all.add(new Component("activity " + r, layout.activityOffset(r), ControlBlockDescriptor.activityLength(n), cl,
                 Component.MANY_WRITERS));
             for (int s = 0; s < n; s++)
             {
