@@ -239,6 +239,44 @@ public final class SegmentLayout
     }
 
     /**
+     * @param offset an untrusted segment offset, e.g. read from a queue slot.
+     * @return the rank whose pool region holds {@code offset}, or -1 if it is outside every pool.
+     */
+    public int fragmentOwner(final long offset)
+    {
+        if (offset < poolRegionsOffset || offset >= totalBytes)
+        {
+            return -1;
+        }
+        return (int)((offset - poolRegionsOffset) / poolRegionStride);
+    }
+
+    /**
+     * @param offset an untrusted segment offset.
+     * @return the capacity of the fragment starting at {@code offset} (eager limit or max fragment size,
+     * header included), or -1 if no fragment starts there.
+     */
+    public int fragmentCapacity(final long offset)
+    {
+        final int owner = fragmentOwner(offset);
+        if (owner < 0)
+        {
+            return -1;
+        }
+        final long relative = offset - poolRegionOffset(owner);
+        if (startsComponent(eagerFragments, relative))
+        {
+            return params.eagerLimit();
+        }
+        return startsComponent(maxFragments, relative) ? params.maxFragSize() : -1;
+    }
+
+    private static boolean startsComponent(final Run run, final long relative)
+    {
+        return relative >= run.start() && relative < run.end() && (relative - run.start()) % run.stride() == 0;
+    }
+
+    /**
      * @return sections that are mapped separately: header and control blocks, one CB region per receiver,
      * one pool region per sender; no component crosses a section boundary.
      */

@@ -1,0 +1,90 @@
+package io.sm4j.fifo;
+
+import org.agrona.concurrent.AtomicBuffer;
+
+import static io.sm4j.layout.CbIndexDescriptor.EMPTY_SLOT;
+import static io.sm4j.layout.CbIndexDescriptor.SLOT_LENGTH;
+
+/**
+ * The receiver's end of one circular buffer, after Open MPI's {@code ompi_cb_fifo_read_from_tail}.
+ * <p>
+ * Implementation notes: consumed slots are cleared lazily, {@code lazyFreeBatch} at a time (the sm BTL's
+ * {@code cb_lazy_free_freq}), so the consumer writes the shared queue lines once per batch instead of
+ * once per message. Until cleared, a consumed slot still reads non-zero to the producer, so the usable
+ * capacity is {@code entries - (lazyFreeBatch - 1)} at worst; {@code lazyFreeBatch <= entries} guarantees
+ * that the slot at the tail was cleared one lap ago, so a non-zero slot at the tail is always new.
+ */
+public final class FifoConsumer
+{
+    private final AtomicBuffer queue;
+    private final AtomicBuffer tailWord;
+    private final int mask;
+    private final int lazyFreeBatch;
+    private long tail;
+    private long clearedUpTo;
+
+    /**
+     * @param queue         view of the queue's {@code entries} slots.
+     * @param entries       slots, a power of two.
+     * @param tailWord      view of the 8-byte tail.
+     * @param lazyFreeBatch consumed slots cleared together, 1..entries.
+     */
+    public FifoConsumer(final AtomicBuffer queue, final int entries, final AtomicBuffer tailWord, final int lazyFreeBatch)
+    {
+        if (lazyFreeBatch < 1 || lazyFreeBatch > entries)
+        {
+            throw new IllegalArgumentException("lazyFreeBatch=" + lazyFreeBatch + " (expected: 1.." + entries + ")");
+        }
+        this.queue = queue;
+        this.tailWord = tailWord;
+        this.mask = entries - 1;
+        this.lazyFreeBatch = lazyFreeBatch;
+        this.tail = tailWord.getLongAcquire(0);
+        this.clearedUpTo = tail;
+    }
+
+    /**
+     * @return the next published word, or {@link io.sm4j.layout.CbIndexDescriptor#EMPTY_SLOT} if none.
+     */
+    public long poll()
+    {
+        // NOTE: acquire pairs with the producer's release publish: the fragment it names is fully written.
+        final long value = queue.getLongAcquire((int)(tail & mask) * SLOT_LENGTH);
+        if (value != EMPTY_SLOT)
+        {
+            tail++;
+            if (tail - clearedUpTo >= lazyFreeBatch)
+            {
+                clearConsumed();
+            }
+        }
+        return value;
+    }
+
+    /**
+     * @return true if a word is waiting at the tail.
+     */
+    public boolean hasNext()
+    {
+        return queue.getLongAcquire((int)(tail & mask) * SLOT_LENGTH) != EMPTY_SLOT;
+    }
+
+    private void clearConsumed()
+    {
+        for (long position = clearedUpTo; position < tail; position++)
+        {
+            // NOTE: release pairs with the producer's acquire: the producer reuses the slot only after this.
+            queue.putLongRelease((int)(position & mask) * SLOT_LENGTH, EMPTY_SLOT);
+        }
+        clearedUpTo = tail;
+        tailWord.putLongRelease(0, tail);
+    }
+
+    /**
+     * @return slots consumed so far.
+     */
+    public long tail()
+    {
+        return tail;
+    }
+}

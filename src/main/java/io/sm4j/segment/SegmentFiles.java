@@ -1,0 +1,129 @@
+package io.sm4j.segment;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.util.Set;
+import java.util.Locale;
+import java.util.function.Consumer;
+
+/**
+ * Where segment files live and how they come into existence: a fresh, unguessable name, exclusive
+ * creation with mode 0600 that never follows a link, a space check, and every page allocated by
+ * {@code write} so that a full tmpfs fails here with ENOSPC instead of as SIGBUS later.
+ */
+public final class SegmentFiles
+{
+    public static final Path DEFAULT_DIR = Path.of("/dev/shm");
+    /** Overrides the directory where no option names one. */
+    public static final String DIR_ENV = "SM4J_DIR";
+    private static final int ZERO_CHUNK = 1 << 20;
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private SegmentFiles()
+    {
+    }
+
+    /**
+     * @param requested a directory named by option, or null.
+     * @param warnings  told when falling back from /dev/shm.
+     * @return the directory to create segments in.
+     */
+    public static Path directory(final Path requested, final Consumer<String> warnings)
+    {
+        if (requested != null)
+        {
+            return requireWritableDirectory(requested);
+        }
+        final String env = System.getenv(DIR_ENV);
+        if (env != null && !env.isBlank())
+        {
+            return requireWritableDirectory(Path.of(env));
+        }
+        if (Files.isDirectory(DEFAULT_DIR) && Files.isWritable(DEFAULT_DIR))
+        {
+            return DEFAULT_DIR;
+        }
+        final Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+        warnings.accept("sm4j: " + DEFAULT_DIR + " is missing or not writable; using " + tmp +
+            " (not a tmpfs: pages may be written back to disk)");
+        return requireWritableDirectory(tmp);
+    }
+
+    /**
+     * @return a new random 64-bit job id, never 0.
+     */
+    public static long newJobId()
+    {
+        long id;
+        do
+        {
+            id = RANDOM.nextLong();
+        }
+        while (id == 0);
+        return id;
+    }
+
+    /**
+     * @return the segment file name for a job: the user and the job id.
+     */
+    public static String fileName(final long jobId)
+    {
+        final String user = System.getProperty("user.name", "user").replaceAll("[^A-Za-z0-9_.-]", "_");
+        return "sm4j-" + user + "-" + String.format(Locale.ROOT, "%016x", jobId) + ".seg";
+    }
+
+    /**
+     * Creates {@code path} exclusively with mode 0600 and allocates every one of its {@code length} bytes.
+     *
+     * @return the open channel; on failure nothing is left behind.
+     */
+    static FileChannel createAllocated(final Path path, final long length) throws IOException
+    {
+        final Path dir = path.toAbsolutePath().getParent();
+        final long usable = Files.getFileStore(dir).getUsableSpace();
+        if (usable < length)
+        {
+            throw new Sm4jException("need " + length + " bytes in " + dir + ", " + usable + " available");
+        }
+        final FileChannel channel = FileChannel.open(path,
+            Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE,
+                LinkOption.NOFOLLOW_LINKS),
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        try
+        {
+            final ByteBuffer zeros = ByteBuffer.allocateDirect(ZERO_CHUNK);
+            long position = 0;
+            while (position < length)
+            {
+                zeros.clear().limit((int)Math.min(ZERO_CHUNK, length - position));
+                while (zeros.hasRemaining())
+                {
+                    position += channel.write(zeros, position);
+                }
+            }
+            return channel;
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            channel.close();
+            Files.deleteIfExists(path);
+            throw new Sm4jException("cannot allocate " + length + " bytes for " + path + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    private static Path requireWritableDirectory(final Path dir)
+    {
+        if (!Files.isDirectory(dir) || !Files.isWritable(dir))
+        {
+            throw new IllegalArgumentException("segment directory " + dir + " is not a writable directory");
+        }
+        return dir;
+    }
+}

@@ -1,0 +1,187 @@
+package io.sm4j.segment;
+
+import io.sm4j.layout.LayoutParams;
+import io.sm4j.layout.SegmentHeaderDescriptor;
+import io.sm4j.layout.SegmentLayout;
+import org.agrona.concurrent.AtomicBuffer;
+
+import java.nio.charset.StandardCharsets;
+
+import static io.sm4j.layout.SegmentHeaderDescriptor.*;
+
+/**
+ * Typed access to the segment header ({@link SegmentHeaderDescriptor}). Everything read here is
+ * untrusted until {@link #validate} has passed.
+ */
+final class SegmentHeader
+{
+    /** Transient state while one rank writes the abort reason; readers wait for ABORTED. */
+    private static final int STATE_ABORTING = 3;
+
+    private final AtomicBuffer buffer;
+
+    SegmentHeader(final AtomicBuffer buffer)
+    {
+        this.buffer = buffer;
+    }
+
+    /**
+     * Fills every field but the state, which stays CREATING until {@link #publishReady()}.
+     */
+    void format(final SegmentLayout layout, final long jobId)
+    {
+        buffer.putLong(MAGIC_OFFSET, MAGIC);
+        buffer.putInt(VERSION_OFFSET, VERSION);
+        buffer.putInt(STATE_OFFSET, STATE_CREATING);
+        final int[] words = encodeParams(layout.params());
+        for (int i = 0; i < words.length; i++)
+        {
+            buffer.putInt(PARAMS_OFFSET + i * Integer.BYTES, words[i]);
+        }
+        buffer.putLong(TOTAL_LENGTH_OFFSET, layout.totalBytes());
+        buffer.putLong(CHECKSUM_OFFSET, layout.checksum());
+        buffer.putLong(CREATOR_PID_OFFSET, ProcessHandle.current().pid());
+        buffer.putLong(JOB_ID_OFFSET, jobId);
+        buffer.putInt(ABORT_RANK_OFFSET, 0);
+        buffer.putInt(DETACHED_COUNT_OFFSET, 0);
+    }
+
+    void publishReady()
+    {
+        // NOTE: release store last: pairs with attachers' acquire in state(); everything formatted before,
+        // header, descriptors and wrappers, is visible to a rank that reads READY.
+        buffer.putIntRelease(STATE_OFFSET, STATE_READY);
+    }
+
+    int state()
+    {
+        return buffer.getIntAcquire(STATE_OFFSET);
+    }
+
+    boolean isReady()
+    {
+        return state() == STATE_READY;
+    }
+
+    /**
+     * Validates magic, version, parameters, length and checksum against this build's layout.
+     *
+     * @param fileLength the file's actual length.
+     * @return the layout the header describes.
+     */
+    SegmentLayout validate(final long fileLength, final String path)
+    {
+        final long magic = buffer.getLong(MAGIC_OFFSET);
+        if (magic != MAGIC)
+        {
+            throw new Sm4jException("not an sm4j segment: " + path + " (magic=0x" + Long.toHexString(magic) + ")");
+        }
+        final int version = buffer.getInt(VERSION_OFFSET);
+        if (version != VERSION)
+        {
+            throw new Sm4jException("segment version not compatible: app=" + VERSION + " file=" + version + " (" + path + ")");
+        }
+        final int[] words = new int[PARAMS_COUNT];
+        for (int i = 0; i < words.length; i++)
+        {
+            words[i] = buffer.getInt(PARAMS_OFFSET + i * Integer.BYTES);
+        }
+        final SegmentLayout layout;
+        try
+        {
+            layout = SegmentLayout.compute(decodeParams(words));
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new Sm4jException("segment header holds invalid parameters: " + ex.getMessage() + " (" + path + ")");
+        }
+        final long recorded = buffer.getLong(TOTAL_LENGTH_OFFSET);
+        if (recorded != layout.totalBytes() || fileLength != layout.totalBytes())
+        {
+            throw new Sm4jException("segment length mismatch: layout=" + layout.totalBytes() + " header=" + recorded +
+                " file=" + fileLength + " (" + path + ")");
+        }
+        if (buffer.getLong(CHECKSUM_OFFSET) != layout.checksum())
+        {
+            throw new Sm4jException("segment layout checksum mismatch: the file was created by an incompatible sm4j build (" +
+                path + ")");
+        }
+        return layout;
+    }
+
+    LayoutParams params()
+    {
+        final int[] words = new int[PARAMS_COUNT];
+        for (int i = 0; i < words.length; i++)
+        {
+            words[i] = buffer.getInt(PARAMS_OFFSET + i * Integer.BYTES);
+        }
+        return decodeParams(words);
+    }
+
+    long jobId()
+    {
+        return buffer.getLong(JOB_ID_OFFSET);
+    }
+
+    /**
+     * Marks the job ABORTED unless it already is; the first aborter's reason wins.
+     *
+     * @param rank   the failing rank, -1 for the launcher.
+     * @param reason why; truncated to the header's room.
+     */
+    void abort(final int rank, final String reason)
+    {
+        int state;
+        do
+        {
+            state = state();
+            if (state == STATE_ABORTED || state == STATE_ABORTING)
+            {
+                return;
+            }
+        }
+        while (!buffer.compareAndSetInt(STATE_OFFSET, state, STATE_ABORTING));
+        final byte[] bytes = reason.getBytes(StandardCharsets.UTF_8);
+        final int length = Math.min(bytes.length, ABORT_REASON_MAX_LENGTH);
+        buffer.putBytes(ABORT_REASON_OFFSET, bytes, 0, length);
+        buffer.putInt(ABORT_REASON_LENGTH_OFFSET, length);
+        buffer.putInt(ABORT_RANK_OFFSET, rank);
+        // NOTE: release: the reason and rank above are visible to whoever acquires ABORTED.
+        buffer.putIntRelease(STATE_OFFSET, STATE_ABORTED);
+    }
+
+    /**
+     * @return the abort as an exception, or null while the job is not aborted.
+     */
+    JobAbortedException abortCause()
+    {
+        final long deadline = System.nanoTime() + 1_000_000_000L;
+        int state = state();
+        while (state == STATE_ABORTING && System.nanoTime() < deadline)
+        {
+            Thread.onSpinWait();
+            state = state();
+        }
+        if (state == STATE_ABORTING)
+        {
+            return new JobAbortedException(-1, "(the aborting process died while writing its reason)");
+        }
+        if (state != STATE_ABORTED)
+        {
+            return null;
+        }
+        final int length = Math.max(0, Math.min(buffer.getInt(ABORT_REASON_LENGTH_OFFSET), ABORT_REASON_MAX_LENGTH));
+        final byte[] bytes = new byte[length];
+        buffer.getBytes(ABORT_REASON_OFFSET, bytes);
+        return new JobAbortedException(buffer.getInt(ABORT_RANK_OFFSET), new String(bytes, StandardCharsets.UTF_8));
+    }
+
+    /**
+     * @return the number of ranks detached so far, this one included.
+     */
+    int incrementDetached()
+    {
+        return buffer.getAndAddInt(DETACHED_COUNT_OFFSET, 1) + 1;
+    }
+}
