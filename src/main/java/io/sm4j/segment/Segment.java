@@ -354,6 +354,14 @@ public final class Segment implements AutoCloseable
         return -1;
     }
 
+    /**
+     * @return true while {@code rank} is registered and has not detached.
+     */
+    public boolean isAttached(final int rank)
+    {
+        return control(rank).getIntAcquire(STATE_OFFSET) == STATE_ATTACHED;
+    }
+
     public long pidOf(final int rank)
     {
         return control(rank).getLongAcquire(PID_OFFSET);

@@ -1,0 +1,86 @@
+package io.sm4j.cli;
+
+import io.sm4j.launch.JobLauncher;
+import io.sm4j.layout.LayoutParams;
+import io.sm4j.segment.SegmentFiles;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+import java.io.File;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code sm4j run}: starts N JVMs over one segment.
+ */
+@Command(name = "run", mixinStandardHelpOptions = true,
+    description = {
+        "Creates a segment sized for N ranks, starts N JVMs running the given main class (or -jar app.jar),",
+        "forwards their output prefixed by rank, and returns the first non-zero exit code. If a rank fails, the",
+        "job is marked ABORTED (every rank's next call fails) and the rest are killed after a grace period.",
+        "The segment file is removed at the end.",
+        "",
+        "Each rank reads its place from the environment (Sm4j.attachFromEnvironment()):",
+        "  SM4J_SEGMENT  segment file path      SM4J_RANK  0..N-1",
+        "  SM4J_SIZE     N                      SM4J_JOB_ID  job id (hex)" },
+    footer = { "", "Examples:",
+        "  sm4j run -n 2 -cp app.jar -- com.example.PingPong 1000",
+        "  sm4j run -n 4 -- -jar app.jar --iterations 10" })
+final class RunCommand implements Callable<Integer>
+{
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    LayoutOptions layout;
+
+    @Option(names = { "-n", "--ranks" }, required = true, paramLabel = "N", description = "Ranks (JVMs) to start.")
+    int ranks;
+
+    @Option(names = "--dir", paramLabel = "DIR",
+        description = "Segment directory (default: $SM4J_DIR, else /dev/shm, else java.io.tmpdir).")
+    Path dir;
+
+    @Option(names = { "-cp", "--classpath" }, paramLabel = "PATH",
+        description = "Classpath of the rank JVMs, in addition to sm4j itself.")
+    String classpath;
+
+    @Option(names = "--jvm-arg", paramLabel = "OPTION", description = "Extra JVM option for every rank (repeatable).")
+    List<String> jvmArgs = new ArrayList<>();
+
+    @Option(names = "--grace", paramLabel = "MILLIS",
+        description = "Time the other ranks get after one fails, before they are killed (default: ${DEFAULT-VALUE}).")
+    long graceMillis = 5000;
+
+    @Parameters(paramLabel = "COMMAND", arity = "1..*",
+        description = "Main class and its arguments, or -jar app.jar and its arguments.")
+    List<String> command;
+
+    @Override
+    public Integer call()
+    {
+        final LayoutParams params = layout.toParams(ranks);
+        if (command.get(0).equals("-jar") && command.size() < 2)
+        {
+            throw new IllegalArgumentException("-jar needs a jar file");
+        }
+        final String self = selfClasspath();
+        final String cp = classpath == null ? self : classpath + File.pathSeparator + self;
+        final Path segmentDir = SegmentFiles.directory(dir, spec.commandLine().getErr()::println);
+        return JobLauncher.run(new JobLauncher.Job(params, segmentDir, cp, command, jvmArgs, Map.of(),
+            Duration.ofMillis(graceMillis)), System.out, System.err);
+    }
+
+    private static String selfClasspath()
+    {
+        return System.getProperty("java.class.path");
+    }
+}

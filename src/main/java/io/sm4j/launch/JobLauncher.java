@@ -1,0 +1,200 @@
+package io.sm4j.launch;
+
+import io.sm4j.layout.LayoutParams;
+import io.sm4j.segment.Segment;
+import io.sm4j.segment.SegmentFiles;
+import io.sm4j.transport.Sm4j;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Starts and supervises the N JVMs of one job over one segment.
+ */
+public final class JobLauncher
+{
+    /** Flags every rank JVM gets: Agrona 2.x needs jdk.internal.misc. */
+    public static final List<String> JVM_FLAGS = List.of("--add-opens", "java.base/jdk.internal.misc=ALL-UNNAMED");
+
+    /**
+     * What to run.
+     *
+     * @param params    layout parameters; peers is the number of ranks.
+     * @param dir       segment directory.
+     * @param classpath classpath of the rank JVMs (ignored with -jar).
+     * @param command   main class and arguments, or "-jar", jar, arguments.
+     * @param jvmArgs   extra JVM options.
+     * @param env       extra environment variables.
+     * @param grace     how long the other ranks get after a failure before they are killed.
+     */
+    public record Job(
+        LayoutParams params, Path dir, String classpath, List<String> command, List<String> jvmArgs,
+        Map<String, String> env, Duration grace)
+    {
+    }
+
+    private JobLauncher()
+    {
+    }
+
+    /**
+     * @return 0 if every rank exited 0, else the first non-zero exit code.
+     */
+    public static int run(final Job job, final PrintStream out, final PrintStream err)
+    {
+        final long jobId = SegmentFiles.newJobId();
+        final int n = job.params().peers();
+        final List<Process> ranks = new ArrayList<>();
+        final List<Thread> pumps = new ArrayList<>();
+        try (Segment segment = Segment.create(job.params(), job.dir(), jobId))
+        {
+            final Path segmentPath = segment.path();
+            final Thread cleanup = new Thread(() ->
+            {
+                ranks.forEach(Process::destroyForcibly);
+                try
+                {
+                    java.nio.file.Files.deleteIfExists(segmentPath);
+                }
+                catch (final IOException ignore)
+                {
+                    // nothing more can be done while the JVM exits
+                }
+            });
+            Runtime.getRuntime().addShutdownHook(cleanup);
+            try
+            {
+                for (int rank = 0; rank < n; rank++)
+                {
+                    final Process process = start(job, segment, jobId, rank);
+                    ranks.add(process);
+                    pumps.add(pump(process.getInputStream(), out, rank));
+                    pumps.add(pump(process.getErrorStream(), err, rank));
+                }
+                final int code = supervise(ranks, segment, job.grace(), err);
+                for (final Thread pump : pumps)
+                {
+                    pump.join(TimeUnit.SECONDS.toMillis(5));
+                }
+                return code;
+            }
+            finally
+            {
+                ranks.forEach(Process::destroyForcibly);
+                Runtime.getRuntime().removeShutdownHook(cleanup);
+            }
+        }
+        catch (final IOException ex)
+        {
+            throw new IllegalStateException("cannot start rank JVMs: " + ex.getMessage(), ex);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            return 130;
+        }
+    }
+
+    private static Process start(final Job job, final Segment segment, final long jobId, final int rank) throws IOException
+    {
+        final List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(JVM_FLAGS);
+        command.addAll(job.jvmArgs());
+        if (!job.command().get(0).equals("-jar"))
+        {
+            command.add("-cp");
+            command.add(job.classpath());
+        }
+        command.addAll(job.command());
+        final ProcessBuilder builder = new ProcessBuilder(command);
+        builder.environment().putAll(job.env());
+        builder.environment().put(Sm4j.SEGMENT_ENV, segment.path().toString());
+        builder.environment().put(Sm4j.RANK_ENV, Integer.toString(rank));
+        builder.environment().put(Sm4j.SIZE_ENV, Integer.toString(job.params().peers()));
+        builder.environment().put(Sm4j.JOB_ID_ENV, String.format(Locale.ROOT, "%016x", jobId));
+        builder.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        return builder.start();
+    }
+
+    /**
+     * Waits for all ranks; on the first failure marks the job ABORTED, waits {@code grace}, kills the rest.
+     */
+    private static int supervise(final List<Process> ranks, final Segment segment, final Duration grace, final PrintStream err)
+        throws InterruptedException
+    {
+        int firstFailure = 0;
+        long killAt = Long.MAX_VALUE;
+        final boolean[] done = new boolean[ranks.size()];
+        int remaining = ranks.size();
+        while (remaining > 0)
+        {
+            for (int rank = 0; rank < ranks.size(); rank++)
+            {
+                if (done[rank] || !ranks.get(rank).waitFor(10, TimeUnit.MILLISECONDS))
+                {
+                    continue;
+                }
+                done[rank] = true;
+                remaining--;
+                final int code = ranks.get(rank).exitValue();
+                if (code != 0 && firstFailure == 0)
+                {
+                    firstFailure = code;
+                    final String reason = "rank " + rank + " exited with code " + code;
+                    err.println("sm4j run: " + reason + "; aborting the job");
+                    segment.abort(-1, reason);
+                    killAt = System.nanoTime() + grace.toNanos();
+                }
+            }
+            if (System.nanoTime() - killAt > 0)
+            {
+                for (int rank = 0; rank < ranks.size(); rank++)
+                {
+                    if (!done[rank] && ranks.get(rank).isAlive())
+                    {
+                        err.println("sm4j run: killing rank " + rank + " after the " + grace.toMillis() + " ms grace period");
+                        ranks.get(rank).destroyForcibly();
+                    }
+                }
+                killAt = Long.MAX_VALUE;
+            }
+        }
+        return firstFailure;
+    }
+
+    private static Thread pump(final InputStream stream, final PrintStream sink, final int rank)
+    {
+        final Thread thread = new Thread(() ->
+        {
+            try (BufferedReader reader = new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8)))
+            {
+                for (String line = reader.readLine(); line != null; line = reader.readLine())
+                {
+                    synchronized (sink)
+                    {
+                        sink.println("[" + rank + "] " + line);
+                    }
+                }
+            }
+            catch (final IOException ignore)
+            {
+                // the rank's pipe closed
+            }
+        }, "sm4j-rank-" + rank + "-output");
+        thread.setDaemon(true);
+        thread.start();
+        return thread;
+    }
+}

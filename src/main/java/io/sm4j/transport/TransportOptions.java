@@ -1,0 +1,53 @@
+package io.sm4j.transport;
+
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * Per-rank runtime settings; unlike {@link io.sm4j.layout.LayoutParams} they need not agree across ranks.
+ *
+ * @param attachTimeout how long to wait for the segment and for all ranks to attach.
+ * @param lazyFreeBatch consumed queue slots cleared together; 0 = half the queue.
+ * @param idle          how to wait: AUTO spins while ranks <= processors and backs off otherwise.
+ */
+public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle idle)
+{
+    public static final String ATTACH_TIMEOUT_ENV = "SM4J_ATTACH_TIMEOUT_MS";
+    public static final String LAZY_FREE_ENV = "SM4J_LAZY_FREE";
+    public static final String IDLE_ENV = "SM4J_IDLE";
+
+    /**
+     * Waiting strategies (Agrona idle strategies).
+     */
+    public enum Idle
+    {
+        AUTO, SPIN, BACKOFF
+    }
+
+    public static TransportOptions defaults()
+    {
+        return new TransportOptions(Duration.ofSeconds(30), 0, Idle.AUTO);
+    }
+
+    /**
+     * @param env environment variables ({@link #ATTACH_TIMEOUT_ENV}, {@link #LAZY_FREE_ENV}, {@link #IDLE_ENV}).
+     * @return defaults overridden by the environment.
+     */
+    public static TransportOptions fromEnvironment(final Map<String, String> env)
+    {
+        final TransportOptions defaults = defaults();
+        try
+        {
+            return new TransportOptions(
+                env.containsKey(ATTACH_TIMEOUT_ENV) ?
+                    Duration.ofMillis(Long.parseLong(env.get(ATTACH_TIMEOUT_ENV))) : defaults.attachTimeout(),
+                env.containsKey(LAZY_FREE_ENV) ? Integer.parseInt(env.get(LAZY_FREE_ENV)) : defaults.lazyFreeBatch(),
+                env.containsKey(IDLE_ENV) ? Idle.valueOf(env.get(IDLE_ENV).toUpperCase(java.util.Locale.ROOT)) :
+                    defaults.idle());
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new IllegalArgumentException("bad sm4j environment setting: " + ex.getMessage(), ex);
+        }
+    }
+}

@@ -1,0 +1,46 @@
+package io.sm4j.it;
+
+import io.sm4j.layout.LayoutParams;
+import io.sm4j.layout.Policy;
+import io.sm4j.layout.ThreadMode;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.io.IOException;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Real JVMs exchanging fragments of every size 0..maxPayload over a real segment, on every policy and
+ * thread mode; also a mutual flood with tiny queues and pools.
+ */
+class ExchangeTest
+{
+    @ParameterizedTest(name = "{0} ranks, {1}, {2}, {3} entries, {4} eager/peer, {5} fragments each")
+    @CsvSource({
+        "2, AGGREGATED, SINGLE,   128, 2, 4065",
+        "4, AGGREGATED, SINGLE,   128, 2, 1200",
+        "4, PAGE,       SINGLE,   128, 2, 1200",
+        "4, CACHELINE,  MULTIPLE, 128, 2, 1200",
+        "2, AGGREGATED, MULTIPLE,   4, 1, 3000" })
+    @Timeout(180)
+    void everyRankShouldReceiveEveryFragmentInOrderAndIntact(
+        final int ranks, final Policy policy, final ThreadMode mode, final int entries, final int eagerPerPeer,
+        final int count) throws IOException
+    {
+        final LayoutParams params = LayoutParams.builder(ranks).policy(policy).threadMode(mode)
+            .queueEntries(entries).eagerFragsPerPeer(eagerPerPeer).build();
+        final JobRunner job = JobRunner.run(params, Map.of(), ExchangeApp.class.getName(), Integer.toString(count));
+        assertEquals(0, job.exitCode(), job.out() + job.err());
+        for (int r = 0; r < ranks; r++)
+        {
+            assertTrue(job.out().contains("[" + r + "] rank " + r + " received " + count * (ranks - 1) + " fragments"),
+                job.out() + job.err());
+        }
+        assertFalse(job.leftFiles(), "segment file left behind");
+    }
+}

@@ -1,0 +1,53 @@
+package io.sm4j.it;
+
+import io.sm4j.launch.JobLauncher;
+import io.sm4j.layout.LayoutParams;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * Runs a real multi-JVM job over a real segment in a fresh directory under /dev/shm, and reports what the
+ * ranks printed and whether the directory was left empty.
+ */
+record JobRunner(int exitCode, String out, String err, boolean leftFiles)
+{
+    static JobRunner run(final LayoutParams params, final Map<String, String> env, final String... command)
+        throws IOException
+    {
+        final Path shm = Path.of("/dev/shm");
+        final Path dir = Files.createTempDirectory(Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir")),
+            "sm4j-test-");
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        try
+        {
+            final int code = JobLauncher.run(new JobLauncher.Job(params, dir, System.getProperty("java.class.path"),
+                    List.of(command), List.of("-Xmx64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"), env,
+                    Duration.ofSeconds(2)),
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+            final boolean left;
+            try (Stream<Path> files = Files.list(dir))
+            {
+                left = files.findAny().isPresent();
+            }
+            return new JobRunner(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8), left);
+        }
+        finally
+        {
+            try (Stream<Path> files = Files.list(dir))
+            {
+                files.forEach(f -> f.toFile().delete());
+            }
+            Files.deleteIfExists(dir);
+        }
+    }
+}
