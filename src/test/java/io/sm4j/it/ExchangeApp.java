@@ -7,8 +7,9 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * A rank of the all-pairs exchange test: sends {@code count} fragments to every peer, sizes cycling through
- * 0..maxPayload, and checks that every fragment from every peer arrives once, in order, intact. Exit code
- * 0 when everything arrived, 1 with a message otherwise.
+ * 0..maxPayload, and checks that every fragment from every peer arrives once, in order, intact. With a
+ * second argument {@code flood} it sends everything before polling at all (a mutual flood: no receive is
+ * posted while sending). Exit code 0 when everything arrived, 1 with a message otherwise.
  */
 public final class ExchangeApp
 {
@@ -19,6 +20,7 @@ public final class ExchangeApp
     public static void main(final String[] args)
     {
         final int count = Integer.parseInt(args[0]);
+        final boolean flood = args.length > 1 && args[1].equals("flood");
         try (Endpoint endpoint = Sm4j.attachFromEnvironment())
         {
             final int me = endpoint.rank();
@@ -40,7 +42,10 @@ public final class ExchangeApp
                         payload.putByte(j, pattern(me, dest, i, j));
                     }
                     endpoint.send(dest, 0, 7, i, 0, payload, 0, length);
-                    received += endpoint.poll(f -> check(f, me, maxPayload, expected, failure), 16);
+                    if (!flood)
+                    {
+                        received += endpoint.poll(f -> check(f, me, maxPayload, expected, failure), 16);
+                    }
                 }
             }
             while (received < total && failure[0] == null)

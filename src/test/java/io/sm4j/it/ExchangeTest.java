@@ -3,6 +3,7 @@ package io.sm4j.it;
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.layout.Policy;
 import io.sm4j.layout.ThreadMode;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -42,5 +43,28 @@ class ExchangeTest
                 job.out() + job.err());
         }
         assertFalse(job.leftFiles(), "segment file left behind");
+    }
+
+    @Test
+    @Timeout(120)
+    void twoRanksFloodingEachOtherWithTinyQueuesAndPoolsShouldBothComplete() throws IOException
+    {
+        final LayoutParams params = LayoutParams.builder(2).queueEntries(4).eagerFragsPerPeer(1).build();
+        final JobRunner job = JobRunner.run(params, Map.of(), ExchangeApp.class.getName(), "5000", "flood");
+        assertEquals(0, job.exitCode(), job.out() + job.err());
+        assertTrue(job.out().contains("[0] rank 0 received 5000 fragments"), job.out());
+        assertTrue(job.out().contains("[1] rank 1 received 5000 fragments"), job.out());
+    }
+
+    @Test
+    @Timeout(300)
+    void eightRanksOnTwoCoresShouldCompleteAnAllToAllByBackingOff() throws IOException
+    {
+        final JobRunner job = JobRunner.run(LayoutParams.defaults(8), Map.of(), ExchangeApp.class.getName(), "300");
+        assertEquals(0, job.exitCode(), job.out() + job.err());
+        for (int r = 0; r < 8; r++)
+        {
+            assertTrue(job.out().contains("[" + r + "] rank " + r + " received 2100 fragments"), job.out());
+        }
     }
 }

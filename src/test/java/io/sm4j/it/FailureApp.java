@@ -1,0 +1,46 @@
+package io.sm4j.it;
+
+import io.sm4j.segment.JobAbortedException;
+import io.sm4j.transport.Endpoint;
+import io.sm4j.transport.Sm4j;
+
+/**
+ * A job where the last rank fails right after attaching, either by exiting with code 3 ({@code exit}) or by
+ * vanishing without detaching ({@code halt}, as a crash or kill -9 would). Every other rank polls until it
+ * is told the job was aborted, prints the reason and exits with code 4.
+ */
+public final class FailureApp
+{
+    private FailureApp()
+    {
+    }
+
+    public static void main(final String[] args)
+    {
+        final Endpoint endpoint = Sm4j.attachFromEnvironment();
+        if (endpoint.rank() == endpoint.size() - 1)
+        {
+            if (args[0].equals("halt"))
+            {
+                Runtime.getRuntime().halt(0);
+            }
+            System.exit(3);
+        }
+        try
+        {
+            while (true)
+            {
+                if (endpoint.poll(f -> { }, 16) == 0)
+                {
+                    endpoint.idle();
+                }
+            }
+        }
+        catch (final JobAbortedException ex)
+        {
+            System.out.println("rank " + endpoint.rank() + " saw: " + ex.getMessage());
+            endpoint.close();
+            System.exit(4);
+        }
+    }
+}
