@@ -74,8 +74,12 @@ public final class Segment implements AutoCloseable
         }
         catch (final IOException | RuntimeException ex)
         {
-            closeQuietly(channel);
-            deleteQuietly(path);
+            if (channel != null)
+            {
+                // only a file this call created is removed, never one that was already there
+                closeQuietly(channel);
+                deleteQuietly(path);
+            }
             if (ex instanceof Sm4jException sm4j)
             {
                 throw sm4j;
@@ -152,14 +156,7 @@ public final class Segment implements AutoCloseable
         try
         {
             final SegmentHeader header = new SegmentHeader(new UnsafeBuffer(mapped));
-            final UnsafeBuffer raw = new UnsafeBuffer(mapped);
-            final long magic = raw.getLong(SegmentHeaderDescriptor.MAGIC_OFFSET);
-            if (magic == 0)
-            {
-                return null;
-            }
-            final int state = header.state();
-            if (state == SegmentHeaderDescriptor.STATE_CREATING)
+            if (!header.hasIdentity(path.toString()) || header.state() == SegmentHeaderDescriptor.STATE_CREATING)
             {
                 return null;
             }

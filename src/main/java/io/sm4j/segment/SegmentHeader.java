@@ -1,6 +1,5 @@
 package io.sm4j.segment;
 
-import io.sm4j.layout.LayoutParams;
 import io.sm4j.layout.SegmentHeaderDescriptor;
 import io.sm4j.layout.SegmentLayout;
 import org.agrona.concurrent.AtomicBuffer;
@@ -64,14 +63,18 @@ final class SegmentHeader
     }
 
     /**
-     * Validates magic, version, parameters, length and checksum against this build's layout.
+     * Checks magic and version, which the creator writes before anything else can be trusted.
      *
-     * @param fileLength the file's actual length.
-     * @return the layout the header describes.
+     * @return false while the magic is still 0 (the creator is allocating the file).
+     * @throws Sm4jException if the file is not an sm4j segment or has another format version.
      */
-    SegmentLayout validate(final long fileLength, final String path)
+    boolean hasIdentity(final String path)
     {
         final long magic = buffer.getLong(MAGIC_OFFSET);
+        if (magic == 0)
+        {
+            return false;
+        }
         if (magic != MAGIC)
         {
             throw new Sm4jException("not an sm4j segment: " + path + " (magic=0x" + Long.toHexString(magic) + ")");
@@ -81,6 +84,18 @@ final class SegmentHeader
         {
             throw new Sm4jException("segment version not compatible: app=" + VERSION + " file=" + version + " (" + path + ")");
         }
+        return true;
+    }
+
+    /**
+     * Validates parameters, length and checksum against this build's layout; call after
+     * {@link #hasIdentity}.
+     *
+     * @param fileLength the file's actual length.
+     * @return the layout the header describes.
+     */
+    SegmentLayout validate(final long fileLength, final String path)
+    {
         final int[] words = new int[PARAMS_COUNT];
         for (int i = 0; i < words.length; i++)
         {
@@ -107,16 +122,6 @@ final class SegmentHeader
                 path + ")");
         }
         return layout;
-    }
-
-    LayoutParams params()
-    {
-        final int[] words = new int[PARAMS_COUNT];
-        for (int i = 0; i < words.length; i++)
-        {
-            words[i] = buffer.getInt(PARAMS_OFFSET + i * Integer.BYTES);
-        }
-        return decodeParams(words);
     }
 
     long jobId()
