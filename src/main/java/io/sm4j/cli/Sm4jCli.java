@@ -10,7 +10,7 @@ import java.io.PrintWriter;
  */
 @Command(name = "sm4j", mixinStandardHelpOptions = true, version = "sm4j 0.1.0",
     description = "Shared-memory message transport for JVM processes on one node.",
-    subcommands = { RunCommand.class, ReportCommand.class, CommandLine.HelpCommand.class })
+    subcommands = { DemoCommand.class, RunCommand.class, ReportCommand.class, CommandLine.HelpCommand.class })
 public final class Sm4jCli
 {
     /** Exit code for invalid input: bad options, bad parameters. */

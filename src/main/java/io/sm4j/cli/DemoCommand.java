@@ -1,0 +1,54 @@
+package io.sm4j.cli;
+
+import io.sm4j.bench.PingPong;
+import io.sm4j.launch.JobLauncher;
+import io.sm4j.layout.LayoutParams;
+import io.sm4j.segment.SegmentFiles;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code sm4j demo}: the main job in one command, a two-JVM ping-pong and the memory report.
+ */
+@Command(name = "demo", mixinStandardHelpOptions = true,
+    description = {
+        "Runs a ping-pong between two JVMs over a fresh segment (sm4j run -n 2 -- io.sm4j.bench.PingPong),",
+        "then prints the memory report for --peers ranks." })
+final class DemoCommand implements Callable<Integer>
+{
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--iterations", paramLabel = "N", description = "Round trips per payload size (default: ${DEFAULT-VALUE}).")
+    int iterations = 100_000;
+
+    @Option(names = "--peers", paramLabel = "N", description = "Ranks for the memory report (default: ${DEFAULT-VALUE}).")
+    int peers = 1024;
+
+    @Override
+    public Integer call()
+    {
+        final LayoutParams params = LayoutParams.defaults(2);
+        if (iterations < 1)
+        {
+            throw new IllegalArgumentException("iterations=" + iterations + " (expected: >= 1)");
+        }
+        final int code = JobLauncher.run(new JobLauncher.Job(params,
+                SegmentFiles.directory(null, spec.commandLine().getErr()::println), System.getProperty("java.class.path"),
+                List.of(PingPong.class.getName(), Integer.toString(iterations)), List.of(), Map.of(), Duration.ofSeconds(5)),
+            System.out, System.err);
+        if (code != 0)
+        {
+            return code;
+        }
+        System.out.println();
+        return spec.root().commandLine().execute("report", "--peers", Integer.toString(peers));
+    }
+}
