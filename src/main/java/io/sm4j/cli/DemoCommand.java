@@ -43,12 +43,12 @@ final class DemoCommand implements Callable<Integer>
         final int code = JobLauncher.run(new JobLauncher.Job(params,
                 SegmentFiles.directory(null, spec.commandLine().getErr()::println), System.getProperty("java.class.path"),
                 List.of(PingPong.class.getName(), Integer.toString(iterations)), List.of(), Map.of(), Duration.ofSeconds(5)),
-            System.out, System.err);
+            spec.commandLine().getOut(), spec.commandLine().getErr());
         if (code != 0)
         {
             return code;
         }
-        System.out.println();
+        spec.commandLine().getOut().println();
         return spec.root().commandLine().execute("report", "--peers", Integer.toString(peers));
     }
 }

@@ -76,7 +76,7 @@ final class RunCommand implements Callable<Integer>
         final String cp = classpath == null ? self : classpath + File.pathSeparator + self;
         final Path segmentDir = SegmentFiles.directory(dir, spec.commandLine().getErr()::println);
         return JobLauncher.run(new JobLauncher.Job(params, segmentDir, cp, command, jvmArgs, Map.of(),
-            Duration.ofMillis(graceMillis)), System.out, System.err);
+            Duration.ofMillis(graceMillis)), spec.commandLine().getOut(), spec.commandLine().getErr());
     }
 
     private static String selfClasspath()

@@ -9,7 +9,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -51,7 +51,7 @@ public final class JobLauncher
     /**
      * @return 0 if every rank exited 0, else the first non-zero exit code.
      */
-    public static int run(final Job job, final PrintStream out, final PrintStream err)
+    public static int run(final Job job, final PrintWriter out, final PrintWriter err)
     {
         final long jobId = SegmentFiles.newJobId();
         final int n = job.params().peers();
@@ -131,7 +131,7 @@ public final class JobLauncher
     /**
      * Waits for all ranks; on the first failure marks the job ABORTED, waits {@code grace}, kills the rest.
      */
-    private static int supervise(final List<Process> ranks, final Segment segment, final Duration grace, final PrintStream err)
+    private static int supervise(final List<Process> ranks, final Segment segment, final Duration grace, final PrintWriter err)
         throws InterruptedException
     {
         int firstFailure = 0;
@@ -174,7 +174,7 @@ public final class JobLauncher
         return firstFailure;
     }
 
-    private static Thread pump(final InputStream stream, final PrintStream sink, final int rank)
+    private static Thread pump(final InputStream stream, final PrintWriter sink, final int rank)
     {
         final Thread thread = new Thread(() ->
         {

@@ -3,10 +3,9 @@ package io.sm4j.it;
 import io.sm4j.launch.JobLauncher;
 import io.sm4j.layout.LayoutParams;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -26,20 +25,20 @@ record JobRunner(int exitCode, String out, String err, boolean leftFiles)
         final Path shm = Path.of("/dev/shm");
         final Path dir = Files.createTempDirectory(Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir")),
             "sm4j-test-");
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        final StringWriter out = new StringWriter();
+        final StringWriter err = new StringWriter();
         try
         {
             final int code = JobLauncher.run(new JobLauncher.Job(params, dir, System.getProperty("java.class.path"),
                     List.of(command), List.of("-Xmx64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"), env,
                     Duration.ofSeconds(2)),
-                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+                new PrintWriter(out, true), new PrintWriter(err, true));
             final boolean left;
             try (Stream<Path> files = Files.list(dir))
             {
                 left = files.findAny().isPresent();
             }
-            return new JobRunner(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8), left);
+            return new JobRunner(code, out.toString(), err.toString(), left);
         }
         finally
         {
