@@ -1,11 +1,7 @@
 package io.sm4j.transport;
 
-import io.sm4j.fifo.FifoConsumer;
-import io.sm4j.fifo.FifoProducer;
 import io.sm4j.fragment.FragmentPool;
-import io.sm4j.layout.CbIndexDescriptor;
 import io.sm4j.layout.CbWrapperDescriptor;
-import io.sm4j.layout.ControlBlockDescriptor;
 import io.sm4j.layout.FragmentDescriptor;
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.layout.SegmentLayout;
@@ -14,7 +10,6 @@ import io.sm4j.segment.JobAbortedException;
 import io.sm4j.segment.Segment;
 import io.sm4j.segment.Sm4jException;
 import org.agrona.DirectBuffer;
-import org.agrona.collections.LongArrayQueue;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.BusySpinIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
@@ -31,17 +26,16 @@ import static io.sm4j.layout.CbIndexDescriptor.RETURN_FLAG;
  * One rank's transport endpoint: sends fragments up to the eager limit to peers and polls in-bound FIFOs.
  * <p>
  * Implementation notes (after Open MPI's sm BTL, 1.3.2 and later): a fragment that finds its FIFO full
- * goes on a process-local pending list, retried on every poll and before every send to that peer; a send
- * that finds its pool empty keeps draining its in-bound FIFOs (fragment returns included) and parks the
- * data it drains in a backlog delivered by the next {@link #poll}, so two ranks flooding each other
- * always complete. Consumed fragments return to their owner through the reverse FIFO with
- * {@link CbIndexDescriptor#RETURN_FLAG}; only the owner touches its free lists. A receiver scans only the
- * senders whose bit is set in its activity bitmap.
+ * waits on a process-local pending list ({@link Outbound}); a send that finds its pool empty drains the
+ * in-bound FIFOs, fragment returns included, and parks the data it drains in a backlog that the next
+ * {@link #poll} delivers first, so two ranks flooding each other always complete. Consumed fragments go
+ * back to their owner through the reverse FIFO with {@link io.sm4j.layout.CbIndexDescriptor#RETURN_FLAG};
+ * only the owner touches its free lists.
  * <p>
  * Thread safety: in {@link ThreadMode#SINGLE} one thread must drive the endpoint. In
- * {@link ThreadMode#MULTIPLE} every method is thread-safe: one process-local lock serialises the
- * endpoint (heads and tails are only ever written by their own process, so no shared-memory lock is
- * needed); the layout still spaces heads and tails onto their own cachelines.
+ * {@link ThreadMode#MULTIPLE} every public method is thread-safe: each out-bound FIFO has its own lock,
+ * polling takes the poll lock, the fragment pool its own; the lock order is poll, then pool or one FIFO.
+ * All locks are process-local: heads and tails are written only by their own process.
  */
 public final class Endpoint implements AutoCloseable
 {
@@ -54,26 +48,21 @@ public final class Endpoint implements AutoCloseable
     private final int rank;
     private final int size;
     private final int maxPayload;
-    private final FifoProducer[] out;
-    private final FifoConsumer[] in;
-    private final LongArrayQueue[] pending;
+    private final Outbound outbound;
+    private final Inbound inbound;
     private final FragmentPool pool;
     private final UnsafeBuffer[] pools;
     private final long[] poolBase;
-    private final UnsafeBuffer activity;
-    private final UnsafeBuffer[] peerActivity;
-    private final boolean[] announced;
-    private final long[] activityWords;
-    private final int[] active;
     private final ArrayDeque<UnsafeBuffer> backlog = new ArrayDeque<>();
     private final FragmentView view = new FragmentView();
+    private final Inbound.WordHandler onWord = this::onWord;
     private final IdleStrategy idle;
-    private final ReentrantLock lock;
-    private int activeCount;
-    private int cursor;
-    private int pendingTotal;
+    private final ThreadLocal<IdleStrategy> threadIdle;
+    private final ReentrantLock pollLock;
+    private final ReentrantLock poolLock;
+    private FragmentHandler handler;
     private long nextHealthCheck;
-    private boolean closed;
+    private volatile boolean closed;
 
     private Endpoint(final Segment segment, final int rank, final TransportOptions options, final boolean ownsSegment)
     {
@@ -84,39 +73,30 @@ public final class Endpoint implements AutoCloseable
         this.rank = rank;
         this.size = params.peers();
         this.maxPayload = params.eagerLimit() - FragmentDescriptor.HEADER_LENGTH;
-        final int entries = params.queueEntries();
-        final int batch = options.lazyFreeBatch() == 0 ? Math.max(1, entries / 2) : options.lazyFreeBatch();
-        out = new FifoProducer[size];
-        in = new FifoConsumer[size];
-        pending = new LongArrayQueue[size];
+        final boolean multiple = params.threadMode() == ThreadMode.MULTIPLE;
+        final int batch = options.lazyFreeBatch() == 0 ? Math.max(1, params.queueEntries() / 2) : options.lazyFreeBatch();
+        for (int peer = 0; peer < size; peer++)
+        {
+            if (peer != rank)
+            {
+                checkWrapper(rank, peer);
+                checkWrapper(peer, rank);
+            }
+        }
+        outbound = new Outbound(segment, rank, multiple);
+        inbound = new Inbound(segment, rank, batch);
+        pool = new FragmentPool(layout, rank);
         pools = new UnsafeBuffer[size];
         poolBase = new long[size];
-        peerActivity = new UnsafeBuffer[size];
-        announced = new boolean[size];
-        active = new int[size];
-        final int activityLength = ControlBlockDescriptor.activityLength(size);
-        activity = segment.view(layout.activityOffset(rank), activityLength);
-        activityWords = new long[activityLength / Long.BYTES];
         for (int peer = 0; peer < size; peer++)
         {
             poolBase[peer] = layout.poolRegionOffset(peer);
             pools[peer] = segment.view(poolBase[peer], (int)layout.sectionLength(1 + size + peer));
-            if (peer == rank)
-            {
-                continue;
-            }
-            checkWrapper(rank, peer);
-            checkWrapper(peer, rank);
-            out[peer] = new FifoProducer(segment.view(layout.queueOffset(rank, peer), (int)layout.queueLength()),
-                entries, segment.view(layout.headOffset(rank, peer), CbIndexDescriptor.HEAD_LENGTH));
-            in[peer] = new FifoConsumer(segment.view(layout.queueOffset(peer, rank), (int)layout.queueLength()),
-                entries, segment.view(layout.tailOffset(peer, rank), CbIndexDescriptor.TAIL_LENGTH), batch);
-            pending[peer] = new LongArrayQueue(Math.max(LongArrayQueue.MIN_CAPACITY, entries), 0);
-            peerActivity[peer] = segment.view(layout.activityOffset(peer), activityLength);
         }
-        pool = new FragmentPool(layout, rank);
         idle = idleStrategy(options.idle(), size);
-        lock = params.threadMode() == ThreadMode.MULTIPLE ? new ReentrantLock() : null;
+        threadIdle = multiple ? ThreadLocal.withInitial(() -> idleStrategy(options.idle(), size)) : null;
+        pollLock = multiple ? new ReentrantLock() : null;
+        poolLock = multiple ? new ReentrantLock() : null;
     }
 
     /**
@@ -189,7 +169,9 @@ public final class Endpoint implements AutoCloseable
     }
 
     /**
-     * Sends one fragment with the message layer's header fields.
+     * Sends one fragment with the message layer's header fields, waiting while the pool is empty.
+     *
+     * @throws Sm4jException if {@code dest} detaches while this send waits.
      */
     public void send(
         final int dest, final int type, final int tag, final long sequence, final long aux,
@@ -204,11 +186,11 @@ public final class Endpoint implements AutoCloseable
             }
             idle();
         }
-        idle.reset();
     }
 
     /**
-     * Sends one fragment if a free fragment is available.
+     * Sends one fragment if a free fragment is available; a full FIFO never fails a send (the fragment
+     * waits on the pending list).
      *
      * @return false if the pool is empty even after draining in-bound fragment returns.
      */
@@ -217,35 +199,37 @@ public final class Endpoint implements AutoCloseable
         final DirectBuffer payload, final int offset, final int length)
     {
         checkSend(dest, payload, offset, length);
-        lock();
-        try
+        long fragment = acquireFragment();
+        if (fragment < 0)
         {
-            long fragment = pool.acquireEager();
-            if (fragment < 0)
+            if (tryLock(pollLock))
             {
-                drain(null, Integer.MAX_VALUE);
-                fragment = pool.acquireEager();
-                if (fragment < 0)
+                try
                 {
-                    return false;
+                    drain(null, Integer.MAX_VALUE);
+                }
+                finally
+                {
+                    unlock(pollLock);
                 }
             }
-            final UnsafeBuffer buffer = pools[rank];
-            final int index = (int)(fragment - poolBase[rank]);
-            buffer.putInt(index + FragmentDescriptor.LENGTH_OFFSET, length);
-            buffer.putInt(index + FragmentDescriptor.SENDER_OFFSET, rank);
-            buffer.putInt(index + FragmentDescriptor.TYPE_OFFSET, type);
-            buffer.putInt(index + FragmentDescriptor.TAG_OFFSET, tag);
-            buffer.putLong(index + FragmentDescriptor.SEQUENCE_OFFSET, sequence);
-            buffer.putLong(index + FragmentDescriptor.AUX_OFFSET, aux);
-            buffer.putBytes(index + FragmentDescriptor.HEADER_LENGTH, payload, offset, length);
-            enqueue(dest, fragment);
-            return true;
+            fragment = acquireFragment();
+            if (fragment < 0)
+            {
+                return false;
+            }
         }
-        finally
-        {
-            unlock();
-        }
+        final UnsafeBuffer buffer = pools[rank];
+        final int index = (int)(fragment - poolBase[rank]);
+        buffer.putInt(index + FragmentDescriptor.LENGTH_OFFSET, length);
+        buffer.putInt(index + FragmentDescriptor.SENDER_OFFSET, rank);
+        buffer.putInt(index + FragmentDescriptor.TYPE_OFFSET, type);
+        buffer.putInt(index + FragmentDescriptor.TAG_OFFSET, tag);
+        buffer.putLong(index + FragmentDescriptor.SEQUENCE_OFFSET, sequence);
+        buffer.putLong(index + FragmentDescriptor.AUX_OFFSET, aux);
+        buffer.putBytes(index + FragmentDescriptor.HEADER_LENGTH, payload, offset, length);
+        outbound.enqueue(dest, fragment);
+        return true;
     }
 
     /**
@@ -257,68 +241,69 @@ public final class Endpoint implements AutoCloseable
      */
     public int poll(final FragmentHandler handler, final int limit)
     {
-        lock();
+        lock(pollLock);
         try
         {
-            int work = 0;
-            while (work < limit && !backlog.isEmpty())
+            int delivered = 0;
+            while (delivered < limit && !backlog.isEmpty())
             {
                 final UnsafeBuffer copy = backlog.poll();
                 handler.onFragment(view.wrap(copy, 0, copy.getInt(FragmentDescriptor.LENGTH_OFFSET)));
-                work++;
+                delivered++;
             }
-            work += drain(handler, limit - work);
-            if (work == 0)
+            delivered += drain(handler, limit - delivered);
+            if (delivered == 0)
             {
                 healthCheck();
             }
-            return work;
+            return delivered;
         }
         finally
         {
-            unlock();
+            unlock(pollLock);
         }
     }
 
     /**
-     * Waits once with the endpoint's idle strategy, checking the job's health periodically.
+     * Waits once with the calling thread's idle strategy, checking the job's health periodically.
      */
     public void idle()
     {
-        idle.idle();
+        (threadIdle == null ? idle : threadIdle.get()).idle();
         healthCheck();
     }
 
+    /**
+     * Drains in-bound FIFOs; with a null handler, data goes to the backlog. Re-entrant: a handler whose send
+     * finds the pool empty drains again, and the outer handler is restored afterwards.
+     */
     private int drain(final FragmentHandler handler, final int limit)
     {
-        refreshActivePeers();
-        int work = 0;
-        for (int i = 0; i < activeCount && work < limit; i++)
+        final FragmentHandler outer = this.handler;
+        this.handler = handler;
+        try
         {
-            final int source = active[(cursor + i) % activeCount];
-            final FifoConsumer consumer = in[source];
-            long word;
-            while (work < limit && (word = consumer.poll()) != CbIndexDescriptor.EMPTY_SLOT)
-            {
-                if (receive(source, word, handler))
-                {
-                    work++;
-                }
-            }
+            final int delivered = inbound.drain(limit, onWord);
+            outbound.flushAll();
+            return delivered;
         }
-        cursor = activeCount == 0 ? 0 : (cursor + 1) % activeCount;
-        flushPending();
-        return work;
+        finally
+        {
+            this.handler = outer;
+        }
     }
 
     /**
-     * @return true if a data fragment was delivered (or parked in the backlog), false for a return.
+     * Delivers a data fragment to the handler, or parks a copy in the backlog when there is no handler or
+     * the backlog is not empty (anything behind a parked fragment is parked too, so order per sender holds).
+     *
+     * @return true if a data fragment was handed to the handler.
      */
-    private boolean receive(final int source, final long word, final FragmentHandler handler)
+    private boolean onWord(final int source, final long word)
     {
         if ((word & RETURN_FLAG) != 0)
         {
-            if (!pool.release(word & ~RETURN_FLAG))
+            if (!releaseFragment(word & ~RETURN_FLAG))
             {
                 throw corrupt(source, "returned offset " + (word & ~RETURN_FLAG) + " is not an outstanding fragment of rank " + rank);
             }
@@ -337,9 +322,10 @@ public final class Endpoint implements AutoCloseable
         {
             throw corrupt(source, "fragment at " + word + " has length " + length + " (capacity " + capacity + ")");
         }
+        final boolean direct = handler != null && backlog.isEmpty();
         try
         {
-            if (handler != null)
+            if (direct)
             {
                 handler.onFragment(view.wrap(buffer, index, length));
             }
@@ -352,89 +338,41 @@ public final class Endpoint implements AutoCloseable
         }
         finally
         {
-            enqueue(source, word | RETURN_FLAG);
+            outbound.enqueue(source, word | RETURN_FLAG);
         }
-        return true;
+        return direct;
     }
 
-    private void enqueue(final int dest, final long word)
+    private long acquireFragment()
     {
-        if (!announced[dest])
+        lock(poolLock);
+        try
         {
-            announce(dest);
+            return pool.acquireEager();
         }
-        final LongArrayQueue queue = pending[dest];
-        if (queue.isEmpty() && out[dest].offer(word))
+        finally
         {
-            return;
+            unlock(poolLock);
         }
-        queue.offerLong(word);
-        pendingTotal++;
-        flushPending();
     }
 
-    private void flushPending()
+    private boolean releaseFragment(final long offset)
     {
-        if (pendingTotal == 0)
+        lock(poolLock);
+        try
         {
-            return;
+            return pool.release(offset);
         }
-        for (int dest = 0; dest < size; dest++)
+        finally
         {
-            final LongArrayQueue queue = pending[dest];
-            while (queue != null && !queue.isEmpty() && out[dest].offer(queue.peekLong()))
-            {
-                queue.pollLong();
-                pendingTotal--;
-            }
+            unlock(poolLock);
         }
     }
 
     /**
-     * Sets this rank's bit in {@code dest}'s activity bitmap, once, before the first publish to it.
+     * At most every {@link #HEALTH_CHECK_NANOS}: heartbeat, abort check, dead-peer check. The timestamp is
+     * racy in MULTIPLE mode on purpose: a lost update only means one extra check.
      */
-    private void announce(final int dest)
-    {
-        final UnsafeBuffer bitmap = peerActivity[dest];
-        final int index = (rank / Long.SIZE) * Long.BYTES;
-        final long bit = 1L << (rank % Long.SIZE);
-        long word;
-        do
-        {
-            word = bitmap.getLongVolatile(index);
-        }
-        // NOTE: the CAS is a full fence: the bit is visible before the first slot this rank publishes to
-        // dest, so a receiver that rereads its bitmap on every poll never misses a sender.
-        while ((word & bit) == 0 && !bitmap.compareAndSetLong(index, word, word | bit));
-        announced[dest] = true;
-    }
-
-    private void refreshActivePeers()
-    {
-        boolean changed = false;
-        for (int w = 0; w < activityWords.length; w++)
-        {
-            // NOTE: acquire pairs with the senders' CAS; bits are never cleared.
-            final long word = activity.getLongAcquire(w * Long.BYTES);
-            if (word != activityWords[w])
-            {
-                activityWords[w] = word;
-                changed = true;
-            }
-        }
-        if (changed)
-        {
-            activeCount = 0;
-            for (int peer = 0; peer < size; peer++)
-            {
-                if (peer != rank && (activityWords[peer / Long.SIZE] & (1L << (peer % Long.SIZE))) != 0)
-                {
-                    active[activeCount++] = peer;
-                }
-            }
-        }
-    }
-
     private void healthCheck()
     {
         final long now = System.nanoTime();
@@ -505,7 +443,7 @@ public final class Endpoint implements AutoCloseable
             new BackoffIdleStrategy(10, 20, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MICROSECONDS.toNanos(500));
     }
 
-    private void lock()
+    private static void lock(final ReentrantLock lock)
     {
         if (lock != null)
         {
@@ -513,7 +451,12 @@ public final class Endpoint implements AutoCloseable
         }
     }
 
-    private void unlock()
+    private static boolean tryLock(final ReentrantLock lock)
+    {
+        return lock == null || lock.tryLock();
+    }
+
+    private static void unlock(final ReentrantLock lock)
     {
         if (lock != null)
         {
@@ -522,7 +465,8 @@ public final class Endpoint implements AutoCloseable
     }
 
     /**
-     * Flushes pending fragments (bounded), detaches, and unmaps the segment if this endpoint owns it.
+     * Flushes pending fragments to peers still attached (bounded), detaches, and unmaps the segment if this
+     * endpoint owns it.
      */
     @Override
     public void close()
@@ -535,16 +479,16 @@ public final class Endpoint implements AutoCloseable
         try
         {
             final long deadline = System.nanoTime() + CLOSE_FLUSH_NANOS;
-            while (pendingToAttachedPeers() && System.nanoTime() - deadline < 0 && !aborted())
+            while (outbound.pendingToAttached(segment) && System.nanoTime() - deadline < 0 && !aborted())
             {
-                lock();
+                lock(pollLock);
                 try
                 {
                     drain(null, Integer.MAX_VALUE);
                 }
                 finally
                 {
-                    unlock();
+                    unlock(pollLock);
                 }
                 idle.idle();
             }
@@ -557,18 +501,6 @@ public final class Endpoint implements AutoCloseable
                 segment.close();
             }
         }
-    }
-
-    private boolean pendingToAttachedPeers()
-    {
-        for (int dest = 0; dest < size && pendingTotal > 0; dest++)
-        {
-            if (pending[dest] != null && !pending[dest].isEmpty() && segment.isAttached(dest))
-            {
-                return true;
-            }
-        }
-        return false;
     }
 
     private boolean aborted()

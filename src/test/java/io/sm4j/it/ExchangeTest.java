@@ -57,6 +57,19 @@ class ExchangeTest
     }
 
     @Test
+    @Timeout(120)
+    void threadsOfMultipleModeShouldSendAndPollConcurrentlyKeepingEachStreamInOrder() throws IOException
+    {
+        final LayoutParams params = LayoutParams.builder(3).threadMode(ThreadMode.MULTIPLE).queueEntries(8).build();
+        final JobRunner job = JobRunner.run(params, Map.of(), MultiThreadApp.class.getName(), "3", "2000");
+        assertEquals(0, job.exitCode(), job.out() + job.err());
+        for (int r = 0; r < 3; r++)
+        {
+            assertTrue(job.out().contains("[" + r + "] rank " + r + " received 12000 fragments in order"), job.out());
+        }
+    }
+
+    @Test
     @Timeout(300)
     void eightRanksOnTwoCoresShouldCompleteAnAllToAllByBackingOff() throws IOException
     {

@@ -37,7 +37,7 @@ class EndpointTest
     void openTwoRanks() throws IOException
     {
         dir = Files.createTempDirectory(Path.of("/dev/shm"), "sm4j-endpoint-test-");
-        segment = Segment.create(LayoutParams.builder(2).queueEntries(8).build(), dir, 11);
+        segment = Segment.create(LayoutParams.builder(2).queueEntries(8).eagerFragsPerPeer(4).build(), dir, 11);
         final CompletableFuture<Endpoint> other =
             CompletableFuture.supplyAsync(() -> Endpoint.open(segment, 1, TransportOptions.defaults(), false));
         rank0 = Endpoint.open(segment, 0, TransportOptions.defaults(), false);
@@ -94,6 +94,93 @@ class EndpointTest
         assertEquals("rank=2 (expected: 0..1)",
             assertThrows(IllegalArgumentException.class, () -> Endpoint.open(segment, 2, TransportOptions.defaults(), false))
                 .getMessage());
+    }
+
+    @Test
+    void shouldKeepOrderWhenAHandlerSendsWithAnEmptyPool() throws Exception
+    {
+        // Rank 0 sends in bursts and polls only between bursts, so rank 1's echo inside its handler finds its
+        // pool empty and drains re-entrantly, and the next burst lands right after: fragments parked by the
+        // inner drain must not be overtaken by that burst.
+        final int count = 3000;
+        final CompletableFuture<String> echo = CompletableFuture.supplyAsync(() ->
+        {
+            final long[] next = { 0 };
+            final String[] error = { null };
+            final UnsafeBuffer reply = new UnsafeBuffer(new byte[8]);
+            while (next[0] < count && error[0] == null)
+            {
+                rank1.poll(f ->
+                {
+                    if (f.sequence() != next[0]++)
+                    {
+                        error[0] = "rank 1 got " + f.sequence() + ", expected " + (next[0] - 1);
+                    }
+                    reply.putLong(0, f.sequence());
+                    rank1.send(0, 0, 0, f.sequence(), 0, reply, 0, 8);
+                }, 4);
+            }
+            return error[0];
+        });
+        final UnsafeBuffer payload = new UnsafeBuffer(new byte[16]);
+        final long[] echoed = { 0 };
+        final String[] error = { null };
+        for (int i = 0; i < count; i++)
+        {
+            rank0.send(1, 0, 0, i, 0, payload, 0, 16);
+            if (i % 20 == 19)
+            {
+                rank0.poll(f -> check(f, echoed, error), 64);
+            }
+        }
+        while (echoed[0] < count && error[0] == null)
+        {
+            rank0.poll(f -> check(f, echoed, error), 8);
+        }
+        assertEquals(null, echo.get());
+        assertEquals(null, error[0]);
+    }
+
+    @Test
+    void fragmentsParkedByAReentrantDrainShouldNotBeOvertaken()
+    {
+        final UnsafeBuffer payload = new UnsafeBuffer(new byte[8]);
+        for (int i = 0; i < rank1.layout().eagerFragmentCount(); i++)
+        {
+            rank1.send(0, 0, 0, 100 + i, 0, payload, 0, 8); // rank 0 does not poll: rank 1's pool is now empty
+        }
+        for (int i = 0; i < 4; i++)
+        {
+            rank0.send(1, 0, 0, i, 0, payload, 0, 8);
+        }
+        final List<Long> order = new ArrayList<>();
+        final boolean[] first = { true };
+        final FragmentHandler handler = f ->
+        {
+            order.add(f.sequence());
+            if (first[0])
+            {
+                first[0] = false;
+                // finds the pool empty, drains re-entrantly: fragments 1..3 are parked
+                assertFalse(rank1.trySend(0, 0, 0, 999, 0, payload, 0, 8));
+                rank0.send(1, 0, 0, 4, 0, payload, 0, 8); // lands while 1..3 wait in the backlog
+            }
+        };
+        int delivered = 0;
+        while (delivered < 5)
+        {
+            delivered += rank1.poll(handler, 10);
+        }
+        assertEquals(List.of(0L, 1L, 2L, 3L, 4L), order);
+    }
+
+    private static void check(final FragmentView f, final long[] next, final String[] error)
+    {
+        if (f.sequence() != next[0] || f.buffer().getLong(f.offset()) != next[0])
+        {
+            error[0] = "rank 0 got echo " + f.sequence() + ", expected " + next[0];
+        }
+        next[0]++;
     }
 
     @Test

@@ -1,0 +1,171 @@
+package io.sm4j.transport;
+
+import io.sm4j.fifo.FifoProducer;
+import io.sm4j.layout.CbIndexDescriptor;
+import io.sm4j.layout.ControlBlockDescriptor;
+import io.sm4j.layout.SegmentLayout;
+import io.sm4j.segment.Segment;
+import org.agrona.collections.LongArrayQueue;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * One rank's out-bound FIFOs: a producer per peer, the process-local pending list of words that found
+ * their FIFO full (the sm BTL's answer from Open MPI 1.3.2 on), and the one-time announcement in each
+ * receiver's activity bitmap. In MULTIPLE thread mode each FIFO has its own process-local lock, as the sm
+ * BTL locked each FIFO; no lock is in shared memory since only this process writes these heads.
+ */
+final class Outbound
+{
+    private final int rank;
+    private final int size;
+    private final FifoProducer[] producers;
+    private final LongArrayQueue[] pending;
+    private final UnsafeBuffer[] peerActivity;
+    private final boolean[] announced;
+    private final ReentrantLock[] locks;
+    private final AtomicInteger pendingWords = new AtomicInteger();
+
+    Outbound(final Segment segment, final int rank, final boolean locked)
+    {
+        final SegmentLayout layout = segment.layout();
+        final int entries = layout.params().queueEntries();
+        this.rank = rank;
+        this.size = layout.params().peers();
+        producers = new FifoProducer[size];
+        pending = new LongArrayQueue[size];
+        peerActivity = new UnsafeBuffer[size];
+        announced = new boolean[size];
+        locks = locked ? new ReentrantLock[size] : null;
+        for (int peer = 0; peer < size; peer++)
+        {
+            if (peer == rank)
+            {
+                continue;
+            }
+            producers[peer] = new FifoProducer(segment.view(layout.queueOffset(rank, peer), (int)layout.queueLength()),
+                entries, segment.view(layout.headOffset(rank, peer), CbIndexDescriptor.HEAD_LENGTH));
+            pending[peer] = new LongArrayQueue(Math.max(LongArrayQueue.MIN_CAPACITY, entries), 0);
+            peerActivity[peer] = segment.view(layout.activityOffset(peer), ControlBlockDescriptor.activityLength(size));
+            if (locks != null)
+            {
+                locks[peer] = new ReentrantLock();
+            }
+        }
+    }
+
+    /**
+     * Publishes {@code word} to {@code dest} after any words already pending for it, or parks it.
+     */
+    void enqueue(final int dest, final long word)
+    {
+        lock(dest);
+        try
+        {
+            if (!announced[dest])
+            {
+                announce(dest);
+            }
+            final LongArrayQueue queue = pending[dest];
+            if (queue.isEmpty() && producers[dest].offer(word))
+            {
+                return;
+            }
+            queue.offerLong(word);
+            pendingWords.incrementAndGet();
+            flush(dest);
+        }
+        finally
+        {
+            unlock(dest);
+        }
+    }
+
+    /**
+     * Retries every pending word, in order per FIFO.
+     */
+    void flushAll()
+    {
+        if (pendingWords.get() == 0)
+        {
+            return;
+        }
+        for (int dest = 0; dest < size; dest++)
+        {
+            if (dest != rank)
+            {
+                lock(dest);
+                try
+                {
+                    flush(dest);
+                }
+                finally
+                {
+                    unlock(dest);
+                }
+            }
+        }
+    }
+
+    /**
+     * @return true if a word is still pending for a peer that {@code segment} says is attached.
+     */
+    boolean pendingToAttached(final Segment segment)
+    {
+        for (int dest = 0; dest < size && pendingWords.get() > 0; dest++)
+        {
+            if (dest != rank && !pending[dest].isEmpty() && segment.isAttached(dest))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void flush(final int dest)
+    {
+        final LongArrayQueue queue = pending[dest];
+        while (!queue.isEmpty() && producers[dest].offer(queue.peekLong()))
+        {
+            queue.pollLong();
+            pendingWords.decrementAndGet();
+        }
+    }
+
+    /**
+     * Sets this rank's bit in {@code dest}'s activity bitmap, once, before the first publish to it.
+     */
+    private void announce(final int dest)
+    {
+        final UnsafeBuffer bitmap = peerActivity[dest];
+        final int index = (rank / Long.SIZE) * Long.BYTES;
+        final long bit = 1L << (rank % Long.SIZE);
+        long word;
+        do
+        {
+            word = bitmap.getLongVolatile(index);
+        }
+        // NOTE: the CAS is a full fence: the bit is visible before the first slot this rank publishes to
+        // dest, so a receiver that rereads its bitmap on every poll never misses a sender.
+        while ((word & bit) == 0 && !bitmap.compareAndSetLong(index, word, word | bit));
+        announced[dest] = true;
+    }
+
+    private void lock(final int dest)
+    {
+        if (locks != null)
+        {
+            locks[dest].lock();
+        }
+    }
+
+    private void unlock(final int dest)
+    {
+        if (locks != null)
+        {
+            locks[dest].unlock();
+        }
+    }
+}
