@@ -169,7 +169,10 @@ public final class Endpoint implements AutoCloseable
     }
 
     /**
-     * Sends one fragment with the message layer's header fields, waiting while the pool is empty.
+     * Sends one fragment with the message layer's header fields, waiting while the pool is empty. The
+     * fragment is in shared memory when this returns, but if the FIFO was full it waits on the pending
+     * list: it reaches the FIFO on a later {@link #poll}, send or {@link #close} of this endpoint, so a rank
+     * must keep calling into the endpoint (or close it) for its last sends to leave.
      *
      * @throws Sm4jException if {@code dest} detaches while this send waits.
      */

@@ -7,7 +7,8 @@ import io.sm4j.transport.Sm4j;
 /**
  * A job where the last rank fails right after attaching, either by exiting with code 3 ({@code exit}) or by
  * vanishing without detaching ({@code halt}, as a crash or kill -9 would). Every other rank polls until it
- * is told the job was aborted, prints the reason and exits with code 4.
+ * is told the job was aborted (possibly while still waiting for all ranks to attach), prints the reason
+ * and exits with code 4.
  */
 public final class FailureApp
 {
@@ -17,7 +18,18 @@ public final class FailureApp
 
     public static void main(final String[] args)
     {
-        final Endpoint endpoint = Sm4j.attachFromEnvironment();
+        final String rank = System.getenv(Sm4j.RANK_ENV);
+        final Endpoint endpoint;
+        try
+        {
+            endpoint = Sm4j.attachFromEnvironment();
+        }
+        catch (final JobAbortedException ex)
+        {
+            System.out.println("rank " + rank + " saw: " + ex.getMessage());
+            System.exit(4);
+            return;
+        }
         if (endpoint.rank() == endpoint.size() - 1)
         {
             if (args[0].equals("halt"))
