@@ -42,7 +42,8 @@ final class DemoCommand implements Callable<Integer>
         }
         final int code = JobLauncher.run(new JobLauncher.Job(params,
                 SegmentFiles.directory(null, spec.commandLine().getErr()::println), System.getProperty("java.class.path"),
-                List.of(PingPong.class.getName(), Integer.toString(iterations)), List.of(), Map.of(), Duration.ofSeconds(5)),
+                List.of(PingPong.class.getName(), Integer.toString(iterations)), List.of(), Map.of(), Duration.ofSeconds(5),
+                Duration.ZERO),
             spec.commandLine().getOut(), spec.commandLine().getErr());
         if (code != 0)
         {

@@ -60,6 +60,10 @@ final class RunCommand implements Callable<Integer>
         description = "Time the other ranks get after one fails, before they are killed (default: ${DEFAULT-VALUE}).")
     long graceMillis = 5000;
 
+    @Option(names = "--timeout", paramLabel = "SECONDS",
+        description = "Abort the job if it runs longer than this; exit code 124 (default: no limit).")
+    long timeoutSeconds;
+
     @Parameters(paramLabel = "COMMAND", arity = "1..*",
         description = "Main class and its arguments, or -jar app.jar and its arguments.")
     List<String> command;
@@ -68,6 +72,11 @@ final class RunCommand implements Callable<Integer>
     public Integer call()
     {
         final LayoutParams params = layout.toParams(ranks);
+        if (timeoutSeconds < 0 || graceMillis < 0)
+        {
+            throw new IllegalArgumentException((timeoutSeconds < 0 ? "--timeout=" + timeoutSeconds : "--grace=" + graceMillis)
+                + " (expected: >= 0)");
+        }
         if (command.get(0).equals("-jar") && command.size() < 2)
         {
             throw new IllegalArgumentException("-jar needs a jar file");
@@ -76,7 +85,7 @@ final class RunCommand implements Callable<Integer>
         final String cp = classpath == null ? self : classpath + File.pathSeparator + self;
         final Path segmentDir = SegmentFiles.directory(dir, spec.commandLine().getErr()::println);
         return JobLauncher.run(new JobLauncher.Job(params, segmentDir, cp, command, jvmArgs, Map.of(),
-            Duration.ofMillis(graceMillis)), spec.commandLine().getOut(), spec.commandLine().getErr());
+            Duration.ofMillis(graceMillis), Duration.ofSeconds(timeoutSeconds)), spec.commandLine().getOut(), spec.commandLine().getErr());
     }
 
     private static String selfClasspath()

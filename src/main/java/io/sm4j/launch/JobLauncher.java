@@ -37,12 +37,17 @@ public final class JobLauncher
      * @param jvmArgs   extra JVM options.
      * @param env       extra environment variables.
      * @param grace     how long the other ranks get after a failure before they are killed.
+     * @param limit     wall-clock limit of the whole job ({@link Duration#ZERO}: none); on expiry the job is
+     *                  aborted like a failed rank and ends with {@link #TIMED_OUT}.
      */
     public record Job(
         LayoutParams params, Path dir, String classpath, List<String> command, List<String> jvmArgs,
-        Map<String, String> env, Duration grace)
+        Map<String, String> env, Duration grace, Duration limit)
     {
     }
+
+    /** Exit code of a job that exceeded its time limit (as timeout(1) does). */
+    public static final int TIMED_OUT = 124;
 
     private JobLauncher()
     {
@@ -82,7 +87,7 @@ public final class JobLauncher
                     pumps.add(pump(process.getInputStream(), out, rank));
                     pumps.add(pump(process.getErrorStream(), err, rank));
                 }
-                final int code = supervise(ranks, segment, job.grace(), err);
+                final int code = supervise(ranks, segment, job, err);
                 for (final Thread pump : pumps)
                 {
                     pump.join(TimeUnit.SECONDS.toMillis(5));
@@ -129,11 +134,13 @@ public final class JobLauncher
     }
 
     /**
-     * Waits for all ranks; on the first failure marks the job ABORTED, waits {@code grace}, kills the rest.
+     * Waits for all ranks; on the first failure (or when the job's time limit passes) marks the job ABORTED,
+     * waits the grace period, kills the rest.
      */
-    private static int supervise(final List<Process> ranks, final Segment segment, final Duration grace, final PrintWriter err)
+    private static int supervise(final List<Process> ranks, final Segment segment, final Job job, final PrintWriter err)
         throws InterruptedException
     {
+        final long deadline = job.limit().isZero() ? Long.MAX_VALUE : System.nanoTime() + job.limit().toNanos();
         int firstFailure = 0;
         long killAt = Long.MAX_VALUE;
         final boolean[] done = new boolean[ranks.size()];
@@ -152,11 +159,14 @@ public final class JobLauncher
                 if (code != 0 && firstFailure == 0)
                 {
                     firstFailure = code;
-                    final String reason = "rank " + rank + " exited with code " + code;
-                    err.println("sm4j run: " + reason + "; aborting the job");
-                    segment.abort(-1, reason);
-                    killAt = System.nanoTime() + grace.toNanos();
+                    killAt = abort(segment, "rank " + rank + " exited with code " + code, job.grace(), err);
                 }
+            }
+            if (firstFailure == 0 && remaining > 0 && System.nanoTime() - deadline > 0)
+            {
+                firstFailure = TIMED_OUT;
+                killAt = abort(segment, "time limit of " + job.limit().toSeconds() + " s passed with ranks "
+                    + running(done) + " still running", job.grace(), err);
             }
             if (System.nanoTime() - killAt > 0)
             {
@@ -164,7 +174,7 @@ public final class JobLauncher
                 {
                     if (!done[rank] && ranks.get(rank).isAlive())
                     {
-                        err.println("sm4j run: killing rank " + rank + " after the " + grace.toMillis() + " ms grace period");
+                        err.println("sm4j run: killing rank " + rank + " after the " + job.grace().toMillis() + " ms grace period");
                         ranks.get(rank).destroyForcibly();
                     }
                 }
@@ -172,6 +182,27 @@ public final class JobLauncher
             }
         }
         return firstFailure;
+    }
+
+    /** Marks the job ABORTED and returns when the survivors are to be killed. */
+    private static long abort(final Segment segment, final String reason, final Duration grace, final PrintWriter err)
+    {
+        err.println("sm4j run: " + reason + "; aborting the job");
+        segment.abort(-1, reason);
+        return System.nanoTime() + grace.toNanos();
+    }
+
+    private static List<Integer> running(final boolean[] done)
+    {
+        final List<Integer> running = new ArrayList<>();
+        for (int rank = 0; rank < done.length; rank++)
+        {
+            if (!done[rank])
+            {
+                running.add(rank);
+            }
+        }
+        return running;
     }
 
     private static Thread pump(final InputStream stream, final PrintWriter sink, final int rank)

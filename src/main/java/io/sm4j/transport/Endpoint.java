@@ -48,6 +48,7 @@ public final class Endpoint implements AutoCloseable
     private final int rank;
     private final int size;
     private final int maxPayload;
+    private final int maxFragmentPayload;
     private final Outbound outbound;
     private final Inbound inbound;
     private final FragmentPool pool;
@@ -73,6 +74,7 @@ public final class Endpoint implements AutoCloseable
         this.rank = rank;
         this.size = params.peers();
         this.maxPayload = params.eagerLimit() - FragmentDescriptor.HEADER_LENGTH;
+        this.maxFragmentPayload = params.maxFragSize() - FragmentDescriptor.HEADER_LENGTH;
         final boolean multiple = params.threadMode() == ThreadMode.MULTIPLE;
         final int batch = options.lazyFreeBatch() == 0 ? Math.max(1, params.queueEntries() / 2) : options.lazyFreeBatch();
         for (int peer = 0; peer < size; peer++)
@@ -201,8 +203,39 @@ public final class Endpoint implements AutoCloseable
         final int dest, final int type, final int tag, final long sequence, final long aux,
         final DirectBuffer payload, final int offset, final int length)
     {
-        checkSend(dest, payload, offset, length);
-        long fragment = acquireFragment();
+        checkSend(dest, payload, offset, length, maxPayload);
+        return trySend(dest, type, tag, sequence, aux, payload, offset, length, false);
+    }
+
+    /**
+     * Sends one max-size fragment (up to {@link #maxFragmentPayload()} bytes) if one is free; the message
+     * layer streams large messages with these. Never waits: returns false when the max pool is empty.
+     */
+    public boolean trySendMax(
+        final int dest, final int type, final int tag, final long sequence, final long aux,
+        final DirectBuffer payload, final int offset, final int length)
+    {
+        checkSend(dest, payload, offset, length, maxFragmentPayload);
+        return trySend(dest, type, tag, sequence, aux, payload, offset, length, true);
+    }
+
+    /**
+     * @return the largest payload of one max-size fragment.
+     */
+    public int maxFragmentPayload()
+    {
+        return maxFragmentPayload;
+    }
+
+    private boolean trySend(
+        final int dest, final int type, final int tag, final long sequence, final long aux,
+        final DirectBuffer payload, final int offset, final int length, final boolean max)
+    {
+        long fragment = acquireFragment(max);
+        if (fragment < 0 && max)
+        {
+            return false;
+        }
         if (fragment < 0)
         {
             if (tryLock(pollLock))
@@ -216,7 +249,7 @@ public final class Endpoint implements AutoCloseable
                     unlock(pollLock);
                 }
             }
-            fragment = acquireFragment();
+            fragment = acquireFragment(false);
             if (fragment < 0)
             {
                 return false;
@@ -346,12 +379,12 @@ public final class Endpoint implements AutoCloseable
         return direct;
     }
 
-    private long acquireFragment()
+    private long acquireFragment(final boolean max)
     {
         lock(poolLock);
         try
         {
-            return pool.acquireEager();
+            return max ? pool.acquireMax() : pool.acquireEager();
         }
         finally
         {
@@ -401,7 +434,8 @@ public final class Endpoint implements AutoCloseable
         return new Sm4jException(reason);
     }
 
-    private void checkSend(final int dest, final DirectBuffer payload, final int offset, final int length)
+    private void checkSend(
+        final int dest, final DirectBuffer payload, final int offset, final int length, final int limit)
     {
         if (closed)
         {
@@ -415,11 +449,11 @@ public final class Endpoint implements AutoCloseable
         {
             throw new NullPointerException("payload");
         }
-        if (length > maxPayload)
+        if (length > limit)
         {
-            throw new IllegalArgumentException("length=" + length + " exceeds maxPayload=" + maxPayload +
-                " (eagerLimit=" + layout.params().eagerLimit() + " less the " + FragmentDescriptor.HEADER_LENGTH +
-                "-byte header)");
+            throw new IllegalArgumentException("length=" + length + " exceeds maxPayload=" + limit + " (" +
+                (limit == maxPayload ? "eagerLimit=" + layout.params().eagerLimit() : "maxFragSize=" + layout.params().maxFragSize()) +
+                " less the " + FragmentDescriptor.HEADER_LENGTH + "-byte header)");
         }
         if (offset < 0 || length < 0 || (long)offset + length > payload.capacity())
         {

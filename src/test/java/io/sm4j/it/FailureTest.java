@@ -18,7 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class FailureTest
 {
     @Test
-    @Timeout(60)
+    @Timeout(120)
     void aRankExitingNonZeroShouldAbortTheOthersWithTheReason() throws IOException
     {
         final JobRunner job = JobRunner.run(LayoutParams.defaults(3), Map.of(), FailureApp.class.getName(), "exit");
@@ -30,7 +30,7 @@ class FailureTest
     }
 
     @Test
-    @Timeout(60)
+    @Timeout(120)
     void aRankVanishingWithoutDetachingShouldBeDetectedAsDead() throws IOException
     {
         final JobRunner job = JobRunner.run(LayoutParams.defaults(2), Map.of(), FailureApp.class.getName(), "halt");

@@ -19,6 +19,9 @@ import java.util.stream.Stream;
  */
 record JobRunner(int exitCode, String out, String err, boolean leftFiles)
 {
+    /** A hung job is aborted by the launcher (exit 124) so the test sees what the ranks printed. */
+    private static final Duration LIMIT = Duration.ofSeconds(90);
+
     static JobRunner run(final LayoutParams params, final Map<String, String> env, final String... command)
         throws IOException
     {
@@ -30,8 +33,8 @@ record JobRunner(int exitCode, String out, String err, boolean leftFiles)
         try
         {
             final int code = JobLauncher.run(new JobLauncher.Job(params, dir, System.getProperty("java.class.path"),
-                    List.of(command), List.of("-Xmx64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"), env,
-                    Duration.ofSeconds(2)),
+                    List.of(command), List.of("-Xmx768m", "-XX:+UseSerialGC"), env,
+                    Duration.ofSeconds(2), LIMIT),
                 new PrintWriter(out, true), new PrintWriter(err, true));
             final boolean left;
             try (Stream<Path> files = Files.list(dir))

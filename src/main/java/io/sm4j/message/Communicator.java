@@ -1,0 +1,547 @@
+package io.sm4j.message;
+
+import io.sm4j.segment.Sm4jException;
+import io.sm4j.transport.Endpoint;
+import io.sm4j.transport.FragmentHandler;
+import io.sm4j.transport.FragmentView;
+import io.sm4j.transport.Sm4j;
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+
+import static io.sm4j.message.MessageType.*;
+
+/**
+ * MPI-style point-to-point messaging between the ranks of a job: what applications program against.
+ * <p>
+ * Semantics: a receive matches on source ({@link #ANY_SOURCE} allowed) and tag ({@link #ANY_TAG} allowed);
+ * an arriving message matches the earliest posted receive that accepts it, a posted receive the earliest
+ * unexpected message; two messages from one sender that both match a receive are received in send order
+ * (non-overtaking), eager and large alike, because each pair's FIFO is ordered and matching happens in
+ * arrival order. Messages up to the eager payload go in one fragment; larger ones use rendezvous: the
+ * first fragment announces the length and carries the first chunk, the receiver answers once matched, and
+ * the sender streams the rest in max-size fragments, pipelined, copied straight into the posted buffer.
+ * <p>
+ * Not thread-safe: one thread per communicator. Complete every request before {@link #close()}.
+ */
+public final class Communicator implements AutoCloseable
+{
+    public static final int ANY_SOURCE = -1;
+    public static final int ANY_TAG = -1;
+    private static final int POLL_LIMIT = 64;
+
+    private final Endpoint endpoint;
+    private final int rank;
+    private final int size;
+    private final int eagerPayload;
+    private final int chunk;
+    private final long[] nextSequence;
+    private final ArrayList<RecvRequest> posted = new ArrayList<>();
+    private final ArrayList<Unexpected> unexpected = new ArrayList<>();
+    private final Long2ObjectHashMap<SendRequest> awaitingAck = new Long2ObjectHashMap<>();
+    private final ArrayDeque<SendRequest> streaming = new ArrayDeque<>();
+    private final Long2ObjectHashMap<RecvRequest> activeReceives = new Long2ObjectHashMap<>();
+    private final long[] barrierReceived;
+    private final long[] barrierExpected;
+    private final FragmentHandler onFragment = this::onFragment;
+    private final UnsafeBuffer empty = new UnsafeBuffer(new byte[0]);
+    private long nextReceiveId = 1;
+    private long barrierEpoch;
+
+    /**
+     * @param endpoint the transport endpoint; closed with this communicator.
+     */
+    public Communicator(final Endpoint endpoint)
+    {
+        this.endpoint = endpoint;
+        this.rank = endpoint.rank();
+        this.size = endpoint.size();
+        this.eagerPayload = endpoint.maxPayload();
+        this.chunk = endpoint.maxFragmentPayload();
+        nextSequence = new long[size];
+        barrierReceived = new long[size];
+        barrierExpected = new long[size];
+    }
+
+    /**
+     * @return the communicator of a rank started by {@code sm4j run}.
+     */
+    public static Communicator attachFromEnvironment()
+    {
+        return new Communicator(Sm4j.attachFromEnvironment());
+    }
+
+    public int rank()
+    {
+        return rank;
+    }
+
+    public int size()
+    {
+        return size;
+    }
+
+    public void send(final int dest, final int tag, final byte[] buffer)
+    {
+        isend(dest, tag, buffer, 0, lengthOf(buffer)).await();
+    }
+
+    public void send(final int dest, final int tag, final byte[] buffer, final int offset, final int length)
+    {
+        isend(dest, tag, buffer, offset, length).await();
+    }
+
+    public void send(final int dest, final int tag, final ByteBuffer buffer)
+    {
+        isend(dest, tag, buffer).await();
+    }
+
+    public void send(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
+    {
+        isend(dest, tag, buffer, offset, length).await();
+    }
+
+    public Request isend(final int dest, final int tag, final byte[] buffer, final int offset, final int length)
+    {
+        return isend(dest, tag, wrap(buffer), offset, length);
+    }
+
+    public Request isend(final int dest, final int tag, final ByteBuffer buffer)
+    {
+        return isend(dest, tag, wrap(buffer), buffer.position(), buffer.remaining());
+    }
+
+    /**
+     * Starts a send. The buffer must not change until the request completes.
+     */
+    public Request isend(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
+    {
+        checkRank("dest", dest, false);
+        checkTag(tag, false);
+        checkRange(buffer, offset, length);
+        final long sequence = dest == rank ? 0 : nextSequence[dest]++;
+        final SendRequest request = new SendRequest(this, dest, tag, sequence, buffer, offset, length);
+        if (dest == rank)
+        {
+            arrival(rank, tag, 0, length, buffer, offset, length, false);
+            request.complete();
+        }
+        else if (length <= eagerPayload)
+        {
+            endpoint.send(dest, EAGER, tag, sequence, length, buffer, offset, length);
+            request.complete();
+        }
+        else
+        {
+            request.sent = eagerPayload;
+            awaitingAck.put(ackKey(dest, sequence), request);
+            endpoint.send(dest, RNDV, tag, sequence, length, buffer, offset, eagerPayload);
+        }
+        return request;
+    }
+
+    public Status recv(final int source, final int tag, final byte[] buffer)
+    {
+        return irecv(source, tag, buffer, 0, lengthOf(buffer)).await();
+    }
+
+    public Status recv(final int source, final int tag, final byte[] buffer, final int offset, final int length)
+    {
+        return irecv(source, tag, buffer, offset, length).await();
+    }
+
+    public Status recv(final int source, final int tag, final ByteBuffer buffer)
+    {
+        return irecv(source, tag, buffer).await();
+    }
+
+    public Status recv(final int source, final int tag, final MutableDirectBuffer buffer, final int offset, final int length)
+    {
+        return irecv(source, tag, buffer, offset, length).await();
+    }
+
+    /**
+     * Receives one message in place: an eager message that arrives after this call is handed to
+     * {@code handler} straight from shared memory (zero copy); one that was already queued, or a large one,
+     * from a heap copy.
+     */
+    public Status recv(final int source, final int tag, final MessageHandler handler)
+    {
+        checkRank("source", source, true);
+        checkTag(tag, true);
+        if (handler == null)
+        {
+            throw new NullPointerException("handler");
+        }
+        final RecvRequest request = new RecvRequest(this, source, tag, null, 0, 0, handler);
+        post(request);
+        return request.await();
+    }
+
+    public Request irecv(final int source, final int tag, final byte[] buffer, final int offset, final int length)
+    {
+        return irecv(source, tag, wrap(buffer), offset, length);
+    }
+
+    public Request irecv(final int source, final int tag, final ByteBuffer buffer)
+    {
+        return irecv(source, tag, wrap(buffer), buffer.position(), buffer.remaining());
+    }
+
+    /**
+     * Posts a receive of at most {@code length} bytes into {@code buffer} at {@code offset}.
+     */
+    public Request irecv(final int source, final int tag, final MutableDirectBuffer buffer, final int offset, final int length)
+    {
+        checkRank("source", source, true);
+        checkTag(tag, true);
+        checkRange(buffer, offset, length);
+        final RecvRequest request = new RecvRequest(this, source, tag, buffer, offset, length, null);
+        post(request);
+        return request;
+    }
+
+    /**
+     * @return the status of the earliest queued message that a receive for ({@code source}, {@code tag})
+     * would match, or null; progresses once.
+     */
+    public Status iprobe(final int source, final int tag)
+    {
+        checkRank("source", source, true);
+        checkTag(tag, true);
+        progress();
+        return findUnexpected(source, tag);
+    }
+
+    /**
+     * Waits until a message that a receive for ({@code source}, {@code tag}) would match has arrived.
+     */
+    public Status probe(final int source, final int tag)
+    {
+        checkRank("source", source, true);
+        checkTag(tag, true);
+        Status status;
+        while ((status = findUnexpected(source, tag)) == null)
+        {
+            progressOrIdle();
+        }
+        return status;
+    }
+
+    /**
+     * Returns once every rank has entered the barrier: a dissemination barrier, ceil(log2 n) rounds of one
+     * message through the segment each.
+     */
+    public void barrier()
+    {
+        for (int distance = 1; distance < size; distance <<= 1)
+        {
+            final int to = (rank + distance) % size;
+            final int from = (rank - distance + size) % size;
+            endpoint.send(to, BARRIER, 0, barrierEpoch, 0, empty, 0, 0);
+            barrierExpected[from]++;
+            while (barrierReceived[from] < barrierExpected[from])
+            {
+                progressOrIdle();
+            }
+        }
+        barrierEpoch++;
+    }
+
+    /**
+     * Drives the protocol once: receives, acknowledges, streams.
+     *
+     * @return work done.
+     */
+    public int progress()
+    {
+        return endpoint.poll(onFragment, POLL_LIMIT) + advanceStreams();
+    }
+
+    void progressOrIdle()
+    {
+        if (progress() == 0)
+        {
+            endpoint.idle();
+        }
+    }
+
+    /**
+     * Finishes outstanding sends (progressing), then closes the endpoint.
+     */
+    @Override
+    public void close()
+    {
+        try
+        {
+            while (!awaitingAck.isEmpty() || !streaming.isEmpty())
+            {
+                progressOrIdle();
+            }
+        }
+        finally
+        {
+            endpoint.close();
+        }
+    }
+
+    private void onFragment(final FragmentView f)
+    {
+        switch (f.type())
+        {
+            case EAGER, RNDV ->
+            {
+                final boolean large = f.type() == RNDV;
+                final long total = f.aux();
+                if (large ? total <= f.length() || total > Integer.MAX_VALUE : total != f.length())
+                {
+                    throw protocolError(f, "length " + total + " with a " + f.length() + "-byte first fragment");
+                }
+                arrival(f.source(), f.tag(), f.sequence(), (int)total, f.buffer(), f.offset(), f.length(), large);
+            }
+            case ACK -> onAck(f);
+            case FRAG -> onFrag(f);
+            case BARRIER -> barrierReceived[f.source()]++;
+            default -> throw protocolError(f, "unknown type");
+        }
+    }
+
+    private void arrival(
+        final int source, final int tag, final long sequence, final int total,
+        final DirectBuffer buffer, final int offset, final int length, final boolean large)
+    {
+        for (int i = 0; i < posted.size(); i++)
+        {
+            final RecvRequest request = posted.get(i);
+            if (request.matches(source, tag))
+            {
+                posted.remove(i);
+                deliver(request, source, tag, sequence, total, buffer, offset, length, large);
+                return;
+            }
+        }
+        final byte[] copy = new byte[length];
+        buffer.getBytes(offset, copy);
+        unexpected.add(new Unexpected(source, tag, sequence, total, copy, large));
+    }
+
+    private void post(final RecvRequest request)
+    {
+        for (int i = 0; i < unexpected.size(); i++)
+        {
+            final Unexpected message = unexpected.get(i);
+            if (request.matches(message.source(), message.tag()))
+            {
+                unexpected.remove(i);
+                final UnsafeBuffer first = new UnsafeBuffer(message.firstChunk());
+                deliver(request, message.source(), message.tag(), message.sequence(), message.total(), first, 0,
+                    first.capacity(), message.large());
+                return;
+            }
+        }
+        posted.add(request);
+    }
+
+    private void deliver(
+        final RecvRequest request, final int source, final int tag, final long sequence, final int total,
+        final DirectBuffer buffer, final int offset, final int length, final boolean large)
+    {
+        request.matchedSource = source;
+        request.matchedTag = tag;
+        request.total = total;
+        if (request.handler != null)
+        {
+            if (!large)
+            {
+                request.handler.onMessage(request.matchedStatus(), buffer, offset);
+                request.complete(request.matchedStatus());
+                return;
+            }
+            request.buffer = new UnsafeBuffer(new byte[total]);
+            request.capacity = total;
+        }
+        if (total > request.capacity)
+        {
+            request.fail(new TruncationException(source, tag, total, request.capacity));
+            if (large)
+            {
+                endpoint.send(source, ACK, 0, sequence, DISCARD, empty, 0, 0);
+            }
+            return;
+        }
+        request.buffer.putBytes(request.offset, buffer, offset, length);
+        request.received = length;
+        if (!large)
+        {
+            request.complete(request.matchedStatus());
+            return;
+        }
+        final long id = nextReceiveId++;
+        activeReceives.put(id, request);
+        endpoint.send(source, ACK, 0, sequence, id, empty, 0, 0);
+    }
+
+    private void onAck(final FragmentView f)
+    {
+        final SendRequest request = awaitingAck.remove(ackKey(f.source(), f.sequence()));
+        if (request == null)
+        {
+            throw protocolError(f, "ACK for no pending send (sequence " + f.sequence() + ")");
+        }
+        if (f.aux() == DISCARD)
+        {
+            request.complete();
+            return;
+        }
+        request.remoteId = f.aux();
+        streaming.add(request);
+    }
+
+    private void onFrag(final FragmentView f)
+    {
+        final RecvRequest request = activeReceives.get(f.aux());
+        final long position = f.sequence();
+        if (request == null || request.matchedSource != f.source() || position < 0 ||
+            position + f.length() > request.total)
+        {
+            throw protocolError(f, "fragment at " + position + " for no matching receive (id " + f.aux() + ")");
+        }
+        request.buffer.putBytes(request.offset + (int)position, f.buffer(), f.offset(), f.length());
+        request.received += f.length();
+        if (request.received == request.total)
+        {
+            activeReceives.remove(f.aux());
+            if (request.handler != null)
+            {
+                request.handler.onMessage(request.matchedStatus(), request.buffer, 0);
+            }
+            request.complete(request.matchedStatus());
+        }
+    }
+
+    /**
+     * Streams acknowledged large sends in max-size fragments while the max pool has free fragments; the
+     * receiver's returns refill it, which pipelines up to maxFragsPerRank fragments.
+     */
+    private int advanceStreams()
+    {
+        int work = 0;
+        for (int i = streaming.size(); i > 0; i--)
+        {
+            final SendRequest request = streaming.poll();
+            boolean poolEmpty = false;
+            while (request.sent < request.length)
+            {
+                final int length = Math.min(chunk, request.length - request.sent);
+                if (!endpoint.trySendMax(request.dest, FRAG, 0, request.sent, request.remoteId, request.buffer,
+                    request.offset + request.sent, length))
+                {
+                    poolEmpty = true;
+                    break;
+                }
+                request.sent += length;
+                work++;
+            }
+            if (request.sent == request.length)
+            {
+                request.complete();
+            }
+            else
+            {
+                streaming.add(request);
+            }
+            if (poolEmpty)
+            {
+                break;
+            }
+        }
+        return work;
+    }
+
+    private Status findUnexpected(final int source, final int tag)
+    {
+        for (final Unexpected message : unexpected)
+        {
+            if ((source == ANY_SOURCE || source == message.source()) && (tag == ANY_TAG || tag == message.tag()))
+            {
+                return new Status(message.source(), message.tag(), message.total());
+            }
+        }
+        return null;
+    }
+
+    private long ackKey(final int peer, final long sequence)
+    {
+        return sequence * size + peer;
+    }
+
+    private Sm4jException protocolError(final FragmentView f, final String what)
+    {
+        return new Sm4jException("protocol error from rank " + f.source() + " at rank " + rank + " (type " + f.type() +
+            "): " + what);
+    }
+
+    private void checkRank(final String name, final int value, final boolean anyAllowed)
+    {
+        if (value < 0 || value >= size)
+        {
+            if (!(anyAllowed && value == ANY_SOURCE))
+            {
+                throw new IllegalArgumentException(name + "=" + value + " (expected: 0.." + (size - 1) +
+                    (anyAllowed ? " or ANY_SOURCE" : "") + ")");
+            }
+        }
+    }
+
+    private static void checkTag(final int tag, final boolean anyAllowed)
+    {
+        if (tag < 0 && !(anyAllowed && tag == ANY_TAG))
+        {
+            throw new IllegalArgumentException("tag=" + tag + " (expected: >= 0" + (anyAllowed ? " or ANY_TAG" : "") + ")");
+        }
+    }
+
+    private static void checkRange(final DirectBuffer buffer, final int offset, final int length)
+    {
+        if (buffer == null)
+        {
+            throw new NullPointerException("buffer");
+        }
+        if (offset < 0 || length < 0 || (long)offset + length > buffer.capacity())
+        {
+            throw new IndexOutOfBoundsException("offset=" + offset + " length=" + length + " capacity=" + buffer.capacity());
+        }
+    }
+
+    private static int lengthOf(final byte[] buffer)
+    {
+        if (buffer == null)
+        {
+            throw new NullPointerException("buffer");
+        }
+        return buffer.length;
+    }
+
+    private static UnsafeBuffer wrap(final byte[] buffer)
+    {
+        if (buffer == null)
+        {
+            throw new NullPointerException("buffer");
+        }
+        return new UnsafeBuffer(buffer);
+    }
+
+    private static UnsafeBuffer wrap(final ByteBuffer buffer)
+    {
+        if (buffer == null)
+        {
+            throw new NullPointerException("buffer");
+        }
+        return new UnsafeBuffer(buffer);
+    }
+}

@@ -1,0 +1,27 @@
+package io.sm4j.message;
+
+/**
+ * The message layer's protocol, carried in the fragment header's type field.
+ * <pre>
+ *  type     tag        sequence              aux                   payload
+ *  EAGER    user tag   message seq (per pair) total length          the whole message
+ *  RNDV     user tag   message seq            total length          the first maxPayload bytes
+ *  ACK      0          message seq of RNDV    receiver request id, or -1 to discard     -
+ *  FRAG     0          byte offset            receiver request id   a max-size chunk
+ *  BARRIER  0          barrier epoch          0                     -
+ * </pre>
+ */
+final class MessageType
+{
+    static final int EAGER = 1;
+    static final int RNDV = 2;
+    static final int ACK = 3;
+    static final int FRAG = 4;
+    static final int BARRIER = 5;
+    /** ACK aux telling the sender the receiver discarded the message (truncation). */
+    static final long DISCARD = -1;
+
+    private MessageType()
+    {
+    }
+}

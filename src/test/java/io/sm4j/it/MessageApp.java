@@ -1,0 +1,398 @@
+package io.sm4j.it;
+
+import io.sm4j.message.Communicator;
+import io.sm4j.message.Request;
+import io.sm4j.message.Status;
+import io.sm4j.message.TruncationException;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.zip.CRC32;
+
+/**
+ * Rank program for the message-layer tests; the first argument names the scenario. Prints
+ * "rank R: SCENARIO ok" and exits 0, or prints the failure and exits 1.
+ */
+public final class MessageApp
+{
+    private final Communicator comm;
+    private final int me;
+    private final int n;
+
+    private MessageApp(final Communicator comm)
+    {
+        this.comm = comm;
+        this.me = comm.rank();
+        this.n = comm.size();
+    }
+
+    public static void main(final String[] args)
+    {
+        try (Communicator comm = Communicator.attachFromEnvironment())
+        {
+            final MessageApp app = new MessageApp(comm);
+            switch (args[0])
+            {
+                case "sizes" -> app.sizes();
+                case "any" -> app.anySourceAnyTag();
+                case "outoforder" -> app.outOfOrder();
+                case "probe" -> app.probe();
+                case "crossing" -> app.crossingLargeSends(Integer.parseInt(args[1]));
+                case "truncate" -> app.truncate();
+                case "zerocopy" -> app.zeroCopy();
+                case "random" -> app.random(Long.parseLong(args[1]), Integer.parseInt(args[2]));
+                default -> throw new IllegalArgumentException("unknown scenario " + args[0]);
+            }
+            comm.barrier();
+            System.out.println("rank " + app.me + ": " + args[0] + " ok");
+        }
+        catch (final AssertionError | RuntimeException ex)
+        {
+            System.out.println("rank " + System.getenv("SM4J_RANK") + " FAILED: " + ex);
+            ex.printStackTrace();
+            System.exit(1);
+        }
+    }
+
+    /** Every interesting size, to and from every peer, both directions at once, checked by CRC. */
+    private void sizes()
+    {
+        final int eager = 4096 - 32;
+        final int chunk = 32768 - 32;
+        final int[] sizes = { 0, 1, eager - 1, eager, eager + 1, chunk - 1, chunk, chunk + 1, 32767, 32768, 32769,
+            1 << 20, 64 << 20 };
+        for (final int size : sizes)
+        {
+            final byte[] out = pattern(me, size, size);
+            final List<Request> sends = new ArrayList<>();
+            final List<Request> recvs = new ArrayList<>();
+            final List<byte[]> ins = new ArrayList<>();
+            for (int peer = 0; peer < n; peer++)
+            {
+                if (peer != me)
+                {
+                    final byte[] in = new byte[size];
+                    ins.add(in);
+                    recvs.add(comm.irecv(peer, size % 1000, in, 0, size));
+                    sends.add(comm.isend(peer, size % 1000, out, 0, size));
+                }
+            }
+            int k = 0;
+            for (int peer = 0; peer < n; peer++)
+            {
+                if (peer != me)
+                {
+                    final Status status = recvs.get(k).await();
+                    check(status.source() == peer && status.length() == size, "status " + status + " for size " + size);
+                    check(crc(ins.get(k)) == crc(pattern(peer, size, size)), "CRC of " + size + " bytes from " + peer);
+                    k++;
+                }
+            }
+            sends.forEach(Request::await);
+        }
+    }
+
+    /** Rank 0 receives everything with wildcards; per-source order must hold. */
+    private void anySourceAnyTag()
+    {
+        final int perSource = 300;
+        if (me != 0)
+        {
+            anySourceAnyTagSender(perSource);
+            return;
+        }
+        final int[] next = new int[n];
+        final byte[] in = new byte[9000];
+        for (int i = 0; i < perSource * (n - 1); i++)
+        {
+            final Status status = comm.recv(Communicator.ANY_SOURCE, Communicator.ANY_TAG, in);
+            final int seq = next[status.source()]++;
+            check(status.tag() == seq % 3, "from " + status.source() + ": tag " + status.tag() + " for message " + seq);
+            check(status.length() == (seq % 7 == 0 ? 9000 : 16), "length " + status.length());
+            check(crc(in, status.length()) == crc(pattern(status.source(), seq, status.length())), "content of " + seq);
+        }
+        // specific source, any tag: posted before the message exists, matched after the barrier
+        if (n > 2)
+        {
+            final Request fromTwo = comm.irecv(2, Communicator.ANY_TAG, new byte[4], 0, 4);
+            comm.barrier();
+            final Status status = fromTwo.await();
+            check(status.source() == 2 && status.tag() == 99 && status.length() == 4, "specific source " + status);
+        }
+    }
+
+    private void anySourceAnyTagSender(final int perSource)
+    {
+        for (int i = 0; i < perSource; i++)
+        {
+            final int size = i % 7 == 0 ? 9000 : 16;
+            comm.send(0, i % 3, pattern(me, i, size));
+        }
+        if (n > 2)
+        {
+            comm.barrier();
+            if (me == 2)
+            {
+                comm.send(0, 99, new byte[4]);
+            }
+        }
+    }
+
+    /** Many receives posted first, matched and completed in reverse order. */
+    private void outOfOrder()
+    {
+        final int count = 60;
+        if (me == 1)
+        {
+            final List<Request> requests = new ArrayList<>();
+            final List<byte[]> buffers = new ArrayList<>();
+            for (int tag = 0; tag < count; tag++)
+            {
+                final byte[] in = new byte[20000];
+                buffers.add(in);
+                requests.add(comm.irecv(0, tag, in, 0, in.length));
+            }
+            comm.barrier();
+            for (int tag = count - 1; tag >= 0; tag--)
+            {
+                final Status status = requests.get(tag).await();
+                final int size = tag % 2 == 0 ? 100 : 20000;
+                check(status.tag() == tag && status.length() == size, "status " + status);
+                check(crc(buffers.get(tag), size) == crc(pattern(0, tag, size)), "content of tag " + tag);
+            }
+        }
+        else if (me == 0)
+        {
+            comm.barrier();
+            final List<Request> sends = new ArrayList<>();
+            for (int tag = count - 1; tag >= 0; tag--)
+            {
+                sends.add(comm.isend(1, tag, pattern(0, tag, tag % 2 == 0 ? 100 : 20000), 0, tag % 2 == 0 ? 100 : 20000));
+            }
+            sends.forEach(Request::await);
+        }
+        else
+        {
+            comm.barrier();
+        }
+    }
+
+    /** iprobe sees a queued message's envelope before it is received; probe waits for one. */
+    private void probe()
+    {
+        if (me == 0)
+        {
+            comm.send(1, 7, pattern(0, 7, 100));
+            comm.send(1, 8, pattern(0, 8, 100_000));
+        }
+        else if (me == 1)
+        {
+            Status status;
+            while ((status = comm.iprobe(0, 7)) == null)
+            {
+                Thread.onSpinWait();
+            }
+            check(status.length() == 100 && status.tag() == 7, "iprobe " + status);
+            final Status large = comm.probe(Communicator.ANY_SOURCE, 8);
+            check(large.length() == 100_000 && large.source() == 0, "probe " + large);
+            check(comm.iprobe(0, 9) == null, "iprobe of a message never sent");
+            final byte[] in = new byte[100_000];
+            check(comm.recv(0, 8, in).length() == 100_000 && crc(in) == crc(pattern(0, 8, 100_000)), "large after probe");
+            check(comm.recv(0, 7, in).length() == 100, "small after probe");
+        }
+    }
+
+    /** Both ranks start large sends to each other before either posts a receive. */
+    private void crossingLargeSends(final int size)
+    {
+        final int peer = me ^ 1;
+        if (peer >= n)
+        {
+            return;
+        }
+        final Request send = comm.isend(peer, 1, pattern(me, 1, size), 0, size);
+        final Request second = comm.isend(peer, 2, pattern(me, 2, size / 3), 0, size / 3);
+        final byte[] in = new byte[size];
+        check(comm.recv(peer, 1, in).length() == size && crc(in) == crc(pattern(peer, 1, size)), "first crossing message");
+        check(comm.recv(peer, 2, in).length() == size / 3 && crc(in, size / 3) == crc(pattern(peer, 2, size / 3)),
+            "second crossing message");
+        send.await();
+        second.await();
+    }
+
+    /** A receive buffer that is too small fails with both sizes, eager and large, and the job goes on. */
+    private void truncate()
+    {
+        if (me == 0)
+        {
+            comm.send(1, 1, new byte[100]);
+            final Request large = comm.isend(1, 2, new byte[50_000], 0, 50_000);
+            large.await();
+            comm.send(1, 3, new byte[10]);
+        }
+        else if (me == 1)
+        {
+            expectTruncation(() -> comm.recv(0, 1, new byte[99]), "message of 100 bytes from rank 0 (tag 1) truncated: the receive buffer holds 99 bytes");
+            expectTruncation(() -> comm.recv(0, 2, new byte[1000]), "message of 50000 bytes from rank 0 (tag 2) truncated: the receive buffer holds 1000 bytes");
+            check(comm.recv(0, 3, new byte[10]).length() == 10, "message after truncations");
+        }
+    }
+
+    /** Handler receive: eager messages seen in place. */
+    private void zeroCopy()
+    {
+        if (me == 0)
+        {
+            comm.barrier();
+            comm.send(1, 5, pattern(0, 5, 1000));
+            comm.send(1, 6, pattern(0, 6, 200_000));
+        }
+        else if (me == 1)
+        {
+            comm.barrier();
+            final long[] crcs = new long[2];
+            final Status eager = comm.recv(0, 5, (status, buffer, offset) ->
+            {
+                final byte[] copy = new byte[status.length()];
+                buffer.getBytes(offset, copy);
+                crcs[0] = crc(copy);
+            });
+            final Status large = comm.recv(0, 6, (status, buffer, offset) ->
+            {
+                final byte[] copy = new byte[status.length()];
+                buffer.getBytes(offset, copy);
+                crcs[1] = crc(copy);
+            });
+            check(eager.length() == 1000 && crcs[0] == crc(pattern(0, 5, 1000)), "zero-copy eager");
+            check(large.length() == 200_000 && crcs[1] == crc(pattern(0, 6, 200_000)), "handler large");
+        }
+        else
+        {
+            comm.barrier();
+        }
+    }
+
+    /**
+     * Seeded random traffic: every rank derives every pair's plan (tags, sizes) from the seed; sends are
+     * nonblocking (blocking for small ones), receives mixed, posted in plan order with specific tags.
+     */
+    private void random(final long seed, final int messagesPerPair)
+    {
+        final List<Request> sends = new ArrayList<>();
+        for (int dest = 0; dest < n; dest++)
+        {
+            final int[][] plan = plan(seed, me, dest, messagesPerPair);
+            for (int k = 0; k < plan.length; k++)
+            {
+                final byte[] out = pattern(me * 1000 + k, plan[k][0], plan[k][1]);
+                if (plan[k][1] <= 4064 && k % 2 == 0)
+                {
+                    comm.send(dest, plan[k][0], out);
+                }
+                else
+                {
+                    sends.add(comm.isend(dest, plan[k][0], out, 0, out.length));
+                }
+            }
+        }
+        final Random order = new Random(seed + me);
+        for (int source = 0; source < n; source++)
+        {
+            final int[][] plan = plan(seed, source, me, messagesPerPair);
+            final List<Request> pending = new ArrayList<>();
+            final List<byte[]> buffers = new ArrayList<>();
+            for (int k = 0; k < plan.length; k++)
+            {
+                final byte[] in = new byte[plan[k][1] + order.nextInt(3)];
+                buffers.add(in);
+                if (order.nextBoolean())
+                {
+                    pending.add(comm.irecv(source, plan[k][0], in, 0, in.length));
+                }
+                else
+                {
+                    pending.add(null);
+                    final Status status = comm.recv(source, plan[k][0], in);
+                    checkPlanned(status, source, k, plan[k], in);
+                }
+            }
+            for (int k = 0; k < plan.length; k++)
+            {
+                if (pending.get(k) != null)
+                {
+                    checkPlanned(pending.get(k).await(), source, k, plan[k], buffers.get(k));
+                }
+            }
+        }
+        sends.forEach(Request::await);
+    }
+
+    private static int[][] plan(final long seed, final int source, final int dest, final int count)
+    {
+        final Random random = new Random(seed * 7919 + source * 131 + dest);
+        final int[][] plan = new int[count][];
+        for (int k = 0; k < count; k++)
+        {
+            final int kind = random.nextInt(10);
+            final int size = kind < 6 ? random.nextInt(4100) : kind < 9 ? random.nextInt(200_000) : random.nextInt(3 << 20);
+            plan[k] = new int[]{ random.nextInt(4), size };
+        }
+        return plan;
+    }
+
+    private static void checkPlanned(final Status status, final int source, final int k, final int[] planned, final byte[] in)
+    {
+        check(status.source() == source && status.tag() == planned[0] && status.length() == planned[1],
+            "message " + k + " from " + source + ": " + status + ", planned tag " + planned[0] + " size " + planned[1]);
+        check(crc(in, planned[1]) == crc(pattern(source * 1000 + k, planned[0], planned[1])),
+            "content of message " + k + " from " + source + " (overtaken?)");
+    }
+
+    private static void expectTruncation(final Runnable receive, final String message)
+    {
+        try
+        {
+            receive.run();
+        }
+        catch (final TruncationException ex)
+        {
+            check(ex.getMessage().equals(message), "truncation message: " + ex.getMessage());
+            return;
+        }
+        throw new AssertionError("no truncation: " + message);
+    }
+
+    static byte[] pattern(final int who, final int what, final int size)
+    {
+        final byte[] bytes = new byte[size];
+        int x = who * 0x9E3779B1 ^ what * 0x85EBCA6B ^ size;
+        for (int j = 0; j < size; j++)
+        {
+            x = x * 1664525 + 1013904223;
+            bytes[j] = (byte)(x >>> 24);
+        }
+        return bytes;
+    }
+
+    private static long crc(final byte[] bytes)
+    {
+        return crc(bytes, bytes.length);
+    }
+
+    private static long crc(final byte[] bytes, final int length)
+    {
+        final CRC32 crc = new CRC32();
+        crc.update(bytes, 0, length);
+        return crc.getValue();
+    }
+
+    private static void check(final boolean ok, final String what)
+    {
+        if (!ok)
+        {
+            throw new AssertionError(what);
+        }
+    }
+}
