@@ -25,6 +25,13 @@ record JobRunner(int exitCode, String out, String err, boolean leftFiles)
     static JobRunner run(final LayoutParams params, final Map<String, String> env, final String... command)
         throws IOException
     {
+        return run(params, env, List.of("-Xmx768m", "-XX:+UseSerialGC"), command);
+    }
+
+    static JobRunner run(
+        final LayoutParams params, final Map<String, String> env, final List<String> jvmArgs, final String... command)
+        throws IOException
+    {
         final Path shm = Path.of("/dev/shm");
         final Path dir = Files.createTempDirectory(Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir")),
             "sm4j-test-");
@@ -33,7 +40,7 @@ record JobRunner(int exitCode, String out, String err, boolean leftFiles)
         try
         {
             final int code = JobLauncher.run(new JobLauncher.Job(params, dir, System.getProperty("java.class.path"),
-                    List.of(command), List.of("-Xmx768m", "-XX:+UseSerialGC"), env,
+                    List.of(command), jvmArgs, env,
                     Duration.ofSeconds(2), LIMIT),
                 new PrintWriter(out, true), new PrintWriter(err, true));
             final boolean left;

@@ -42,6 +42,7 @@ public final class MessageApp
                 case "crossing" -> app.crossingLargeSends(Integer.parseInt(args[1]));
                 case "truncate" -> app.truncate();
                 case "zerocopy" -> app.zeroCopy();
+                case "huge" -> app.huge(Integer.parseInt(args[1]));
                 case "random" -> app.random(Long.parseLong(args[1]), Integer.parseInt(args[2]));
                 default -> throw new IllegalArgumentException("unknown scenario " + args[0]);
             }
@@ -222,6 +223,35 @@ public final class MessageApp
         second.await();
     }
 
+    /**
+     * One message of {@code size} bytes from rank 0 to rank 1, which lets it wait unexpected first: the
+     * receiver's heap must not grow by the payload before the receive is posted.
+     */
+    private void huge(final int size)
+    {
+        if (me == 0)
+        {
+            comm.send(1, 1, pattern(0, 1, size));
+        }
+        else if (me == 1)
+        {
+            final Status announced = comm.probe(0, 1);
+            check(announced.length() == size, "probe " + announced);
+            final long heldBeforePosting = usedHeap();
+            check(heldBeforePosting < size / 8, "heap in use with the message unexpected: " + heldBeforePosting);
+            final byte[] in = new byte[size];
+            check(comm.recv(0, 1, in).length() == size, "length");
+            check(crc(in) == patternCrc(0, 1, size), "CRC of " + size + " bytes");
+            System.out.println("rank 1: heap in use while the message was unexpected: " + heldBeforePosting + " bytes");
+        }
+    }
+
+    private static long usedHeap()
+    {
+        System.gc();
+        return Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory();
+    }
+
     /** A receive buffer that is too small fails with both sizes, eager and large, and the job goes on. */
     private void truncate()
     {
@@ -367,13 +397,40 @@ public final class MessageApp
     static byte[] pattern(final int who, final int what, final int size)
     {
         final byte[] bytes = new byte[size];
-        int x = who * 0x9E3779B1 ^ what * 0x85EBCA6B ^ size;
-        for (int j = 0; j < size; j++)
+        fill(bytes, size, seed(who, what, size));
+        return bytes;
+    }
+
+    /** CRC of {@link #pattern} computed in 64 KiB pieces, without the whole array. */
+    private static long patternCrc(final int who, final int what, final int size)
+    {
+        final CRC32 crc = new CRC32();
+        final byte[] piece = new byte[1 << 16];
+        int x = seed(who, what, size);
+        for (int done = 0; done < size; done += piece.length)
+        {
+            final int length = Math.min(piece.length, size - done);
+            x = fill(piece, length, x);
+            crc.update(piece, 0, length);
+        }
+        return crc.getValue();
+    }
+
+    private static int seed(final int who, final int what, final int size)
+    {
+        return who * 0x9E3779B1 ^ what * 0x85EBCA6B ^ size;
+    }
+
+    /** Fills bytes[0..length) from the generator state {@code x}; returns the next state. */
+    private static int fill(final byte[] bytes, final int length, final int state)
+    {
+        int x = state;
+        for (int j = 0; j < length; j++)
         {
             x = x * 1664525 + 1013904223;
             bytes[j] = (byte)(x >>> 24);
         }
-        return bytes;
+        return x;
     }
 
     private static long crc(final byte[] bytes)

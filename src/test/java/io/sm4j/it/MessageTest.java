@@ -7,6 +7,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import java.io.IOException;
+import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -50,6 +51,15 @@ class MessageTest
     void twoRanksSendingLargeMessagesToEachOtherBeforeReceivingShouldNotDeadlock() throws IOException
     {
         assertAllOk(run(2, "crossing", Integer.toString(8 << 20)), 2, "crossing");
+    }
+
+    @Test
+    @Timeout(120)
+    void aOneGibibyteMessageShouldArriveIntactWithoutBufferingWhileUnexpected() throws IOException
+    {
+        final JobRunner job = JobRunner.run(LayoutParams.defaults(2), Map.of(), List.of("-Xmx1300m", "-Xmn64m", "-XX:+UseSerialGC"),
+            MessageApp.class.getName(), "huge", Integer.toString(1 << 30));
+        assertAllOk(job, 2, "huge");
     }
 
     @ParameterizedTest(name = "seed {0}, {1} ranks")

@@ -10,8 +10,6 @@ import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -28,7 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 @Timeout(60)
 class EndpointTest
 {
-    private Path dir;
+    private TwoRanks ranks;
     private Segment segment;
     private Endpoint rank0;
     private Endpoint rank1;
@@ -36,34 +34,16 @@ class EndpointTest
     @BeforeEach
     void openTwoRanks() throws IOException
     {
-        dir = Files.createTempDirectory(Path.of("/dev/shm"), "sm4j-endpoint-test-");
-        segment = Segment.create(LayoutParams.builder(2).queueEntries(8).eagerFragsPerPeer(4).build(), dir, 11);
-        final CompletableFuture<Endpoint> other =
-            CompletableFuture.supplyAsync(() -> Endpoint.open(segment, 1, TransportOptions.defaults(), false));
-        rank0 = Endpoint.open(segment, 0, TransportOptions.defaults(), false);
-        rank1 = other.join();
+        ranks = new TwoRanks(LayoutParams.builder(2).queueEntries(8).eagerFragsPerPeer(4).build());
+        segment = ranks.segment;
+        rank0 = ranks.rank0;
+        rank1 = ranks.rank1;
     }
 
     @AfterEach
     void close() throws IOException
     {
-        try
-        {
-            rank0.close();
-        }
-        finally
-        {
-            try
-            {
-                rank1.close();
-            }
-            finally
-            {
-                segment.close();
-                Files.deleteIfExists(segment.path());
-                Files.delete(dir);
-            }
-        }
+        ranks.close();
     }
 
     @Test

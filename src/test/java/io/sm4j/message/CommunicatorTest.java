@@ -1,0 +1,126 @@
+package io.sm4j.message;
+
+import io.sm4j.layout.LayoutParams;
+import io.sm4j.transport.TwoRanks;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+
+import static io.sm4j.message.Communicator.ANY_SOURCE;
+import static io.sm4j.message.Communicator.ANY_TAG;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+/**
+ * The communicator's contract in one JVM over a real two-rank segment: argument errors, self messages,
+ * timeouts, and a large message between two threads (the multi-JVM behaviour is in io.sm4j.it.MessageTest).
+ */
+@Timeout(60)
+class CommunicatorTest
+{
+    private TwoRanks ranks;
+    private Communicator rank0;
+    private Communicator rank1;
+
+    @BeforeEach
+    void open() throws IOException
+    {
+        ranks = new TwoRanks(LayoutParams.defaults(2));
+        rank0 = new Communicator(ranks.rank0);
+        rank1 = new Communicator(ranks.rank1);
+    }
+
+    @AfterEach
+    void close() throws IOException
+    {
+        ranks.close();
+    }
+
+    @Test
+    void shouldRejectBadArgumentsBeforeAnythingIsSent()
+    {
+        final byte[] four = new byte[4];
+        assertEquals("tag=-2 (expected: >= 0)",
+            assertThrows(IllegalArgumentException.class, () -> rank0.send(1, -2, four)).getMessage());
+        assertEquals("tag=-1 (expected: >= 0)",
+            assertThrows(IllegalArgumentException.class, () -> rank0.send(1, ANY_TAG, four)).getMessage());
+        assertEquals("tag=-7 (expected: >= 0 or ANY_TAG)",
+            assertThrows(IllegalArgumentException.class, () -> rank1.irecv(0, -7, four, 0, 4)).getMessage());
+        assertEquals("dest=2 (expected: 0..1)",
+            assertThrows(IllegalArgumentException.class, () -> rank0.isend(2, 0, four, 0, 4)).getMessage());
+        assertEquals("dest=-1 (expected: 0..1)",
+            assertThrows(IllegalArgumentException.class, () -> rank0.send(ANY_SOURCE, 0, four)).getMessage());
+        assertEquals("source=5 (expected: 0..1 or ANY_SOURCE)",
+            assertThrows(IllegalArgumentException.class, () -> rank1.recv(5, 0, four)).getMessage());
+        assertEquals("source=-3 (expected: 0..1 or ANY_SOURCE)",
+            assertThrows(IllegalArgumentException.class, () -> rank1.iprobe(-3, 0)).getMessage());
+        assertEquals("buffer", assertThrows(NullPointerException.class, () -> rank0.send(1, 0, (byte[])null)).getMessage());
+        assertEquals("buffer", assertThrows(NullPointerException.class, () -> rank1.irecv(0, 0, (ByteBuffer)null)).getMessage());
+        assertEquals("handler", assertThrows(NullPointerException.class, () -> rank1.recv(0, 0, (MessageHandler)null)).getMessage());
+        assertEquals("offset=2 length=3 capacity=4",
+            assertThrows(IndexOutOfBoundsException.class, () -> rank0.isend(1, 0, four, 2, 3)).getMessage());
+        assertEquals("offset=-1 length=1 capacity=4",
+            assertThrows(IndexOutOfBoundsException.class, () -> rank1.irecv(0, 0, four, -1, 1)).getMessage());
+        assertEquals("offset=0 length=-1 capacity=4",
+            assertThrows(IndexOutOfBoundsException.class, () -> rank1.irecv(0, 0, new UnsafeBuffer(four), 0, -1)).getMessage());
+
+        assertNull(rank1.iprobe(ANY_SOURCE, ANY_TAG), "a rejected call sent something");
+        rank0.send(1, 3, new byte[]{ 9 });
+        final byte[] in = new byte[1];
+        assertEquals(new Status(0, 3, 1), rank1.recv(0, ANY_TAG, in));
+        assertEquals(9, in[0]);
+    }
+
+    @Test
+    void shouldDeliverMessagesToSelfInOrderAndTruncateWithBothSizes()
+    {
+        final Request first = rank0.isend(0, 1, new byte[]{ 1, 2 }, 0, 2);
+        rank0.send(0, 1, ByteBuffer.wrap(new byte[]{ 3, 4, 5 }));
+        assertEquals(new Status(0, 1, 2), first.await());
+        final byte[] in = new byte[3];
+        assertEquals(new Status(0, 1, 2), rank0.recv(ANY_SOURCE, 1, in));
+        assertArrayEquals(new byte[]{ 1, 2, 0 }, in);
+        assertEquals("message of 3 bytes from rank 0 (tag 1) truncated: the receive buffer holds 2 bytes",
+            assertThrows(TruncationException.class, () -> rank0.recv(0, 1, new byte[2])).getMessage());
+        assertNull(rank0.iprobe(0, 1), "the truncated message was not consumed");
+    }
+
+    @Test
+    void awaitWithATimeoutShouldReturnNullWhenNothingArrivesAndLeaveTheReceivePosted()
+    {
+        final byte[] in = new byte[8];
+        final Request pending = rank1.irecv(0, 4, in, 0, 8);
+        assertNull(pending.await(Duration.ofMillis(50)));
+        assertNull(pending.status());
+        rank0.send(1, 4, new byte[]{ 7 });
+        assertEquals(new Status(0, 4, 1), pending.await(Duration.ofSeconds(30)));
+        assertEquals(7, in[0]);
+    }
+
+    @Test
+    void aLargeMessageShouldArriveWhole() throws Exception
+    {
+        final byte[] out = new byte[1_000_003];
+        for (int i = 0; i < out.length; i++)
+        {
+            out[i] = (byte)(i * 31 + (i >>> 11));
+        }
+        final CompletableFuture<Status> sender = CompletableFuture.supplyAsync(() -> rank0.isend(1, 2, out, 0, out.length).await());
+        final ByteBuffer in = ByteBuffer.allocateDirect(out.length + 10);
+        in.position(5);
+        assertEquals(new Status(0, 2, out.length), rank1.recv(0, 2, in));
+        assertEquals(new Status(1, 2, out.length), sender.get());
+        final byte[] received = new byte[out.length];
+        in.get(received);
+        assertArrayEquals(out, received);
+    }
+}

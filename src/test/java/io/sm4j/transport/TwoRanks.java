@@ -1,0 +1,53 @@
+package io.sm4j.transport;
+
+import io.sm4j.layout.LayoutParams;
+import io.sm4j.segment.Segment;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Test fixture: a real segment in a fresh /dev/shm directory with both ranks of a two-rank job attached in
+ * this JVM. Closing detaches both, unmaps and removes the file and the directory.
+ */
+public final class TwoRanks implements AutoCloseable
+{
+    public final Segment segment;
+    public final Endpoint rank0;
+    public final Endpoint rank1;
+    private final Path dir;
+
+    public TwoRanks(final LayoutParams params) throws IOException
+    {
+        dir = Files.createTempDirectory(Path.of("/dev/shm"), "sm4j-two-ranks-");
+        segment = Segment.create(params, dir, 11);
+        final CompletableFuture<Endpoint> other =
+            CompletableFuture.supplyAsync(() -> Endpoint.open(segment, 1, TransportOptions.defaults(), false));
+        rank0 = Endpoint.open(segment, 0, TransportOptions.defaults(), false);
+        rank1 = other.join();
+    }
+
+    @Override
+    public void close() throws IOException
+    {
+        try
+        {
+            rank0.close();
+        }
+        finally
+        {
+            try
+            {
+                rank1.close();
+            }
+            finally
+            {
+                segment.close();
+                Files.deleteIfExists(segment.path());
+                Files.delete(dir);
+            }
+        }
+    }
+}
