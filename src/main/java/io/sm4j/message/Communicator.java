@@ -86,6 +86,14 @@ public final class Communicator implements AutoCloseable
         return size;
     }
 
+    /**
+     * @return the largest message sent eagerly, in one fragment; larger ones go by rendezvous.
+     */
+    public int eagerPayload()
+    {
+        return eagerPayload;
+    }
+
     public void send(final int dest, final int tag, final byte[] buffer)
     {
         isend(dest, tag, buffer, 0, lengthOf(buffer)).await();

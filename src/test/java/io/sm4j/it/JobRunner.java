@@ -17,18 +17,18 @@ import java.util.stream.Stream;
  * Runs a real multi-JVM job over a real segment in a fresh directory under /dev/shm, and reports what the
  * ranks printed and whether the directory was left empty.
  */
-record JobRunner(int exitCode, String out, String err, boolean leftFiles)
+public record JobRunner(int exitCode, String out, String err, boolean leftFiles)
 {
     /** A hung job is aborted by the launcher (exit 124) so the test sees what the ranks printed. */
     private static final Duration LIMIT = Duration.ofSeconds(90);
 
-    static JobRunner run(final LayoutParams params, final Map<String, String> env, final String... command)
+    public static JobRunner run(final LayoutParams params, final Map<String, String> env, final String... command)
         throws IOException
     {
         return run(params, env, List.of("-Xmx768m", "-XX:+UseSerialGC"), command);
     }
 
-    static JobRunner run(
+    public static JobRunner run(
         final LayoutParams params, final Map<String, String> env, final List<String> jvmArgs, final String... command)
         throws IOException
     {
