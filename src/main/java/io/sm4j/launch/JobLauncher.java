@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -60,7 +61,8 @@ public final class JobLauncher
     {
         final long jobId = SegmentFiles.newJobId();
         final int n = job.params().peers();
-        final List<Process> ranks = new ArrayList<>();
+        // the shutdown hook reads this list from another thread while ranks are being started
+        final List<Process> ranks = new CopyOnWriteArrayList<>();
         final List<Thread> pumps = new ArrayList<>();
         try (Segment segment = Segment.create(job.params(), job.dir(), jobId))
         {
@@ -165,8 +167,8 @@ public final class JobLauncher
             if (firstFailure == 0 && remaining > 0 && System.nanoTime() - deadline > 0)
             {
                 firstFailure = TIMED_OUT;
-                killAt = abort(segment, "time limit of " + job.limit().toSeconds() + " s passed with ranks "
-                    + running(done) + " still running", job.grace(), err);
+                killAt = abort(segment, "time limit of " + job.limit().toSeconds() + " s passed with " +
+                    stillRunning(done, segment) + " still running", job.grace(), err);
             }
             if (System.nanoTime() - killAt > 0)
             {
@@ -192,17 +194,24 @@ public final class JobLauncher
         return System.nanoTime() + grace.toNanos();
     }
 
-    private static List<Integer> running(final boolean[] done)
+    /**
+     * Names the ranks still running and when each last waited inside sm4j (its heartbeat): a rank that
+     * waited recently is blocked in sm4j, one that has not for long is busy in the application.
+     */
+    private static String stillRunning(final boolean[] done, final Segment segment)
     {
-        final List<Integer> running = new ArrayList<>();
+        final StringBuilder text = new StringBuilder();
+        final long now = System.nanoTime();
         for (int rank = 0; rank < done.length; rank++)
         {
             if (!done[rank])
             {
-                running.add(rank);
+                final long heartbeat = segment.lastHeartbeat(rank);
+                text.append(text.length() == 0 ? "rank " : ", rank ").append(rank).append(heartbeat == 0 ?
+                    " (never attached)" : " (last waited in sm4j " + TimeUnit.NANOSECONDS.toMillis(now - heartbeat) + " ms ago)");
             }
         }
-        return running;
+        return text.toString();
     }
 
     private static Thread pump(final InputStream stream, final PrintWriter sink, final int rank)

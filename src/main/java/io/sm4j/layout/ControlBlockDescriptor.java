@@ -10,7 +10,7 @@ package io.sm4j.layout;
  *  +---------------------------------------------------------------+ 0
  *  |                          Pid (64 bits)                       ...
  *  +---------------------------------------------------------------+ 8
- *  |           Rank state (ABSENT, ATTACHED, DETACHED, FAILED)     |
+ *  |           Rank state (ABSENT, ATTACHED, DETACHED)             |
  *  +---------------------------------------------------------------+ 12
  *  |                           Reserved                            |
  *  +---------------------------------------------------------------+ 16
@@ -28,7 +28,6 @@ public final class ControlBlockDescriptor
     public static final int STATE_ABSENT = 0;
     public static final int STATE_ATTACHED = 1;
     public static final int STATE_DETACHED = 2;
-    public static final int STATE_FAILED = 3;
 
     public static final int PID_OFFSET = 0;
     public static final int STATE_OFFSET = PID_OFFSET + Long.BYTES;

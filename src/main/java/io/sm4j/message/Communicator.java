@@ -1,6 +1,7 @@
 package io.sm4j.message;
 
 import io.sm4j.segment.Sm4jException;
+import io.sm4j.transport.BufferChecks;
 import io.sm4j.transport.Endpoint;
 import io.sm4j.transport.FragmentHandler;
 import io.sm4j.transport.FragmentView;
@@ -131,7 +132,7 @@ public final class Communicator implements AutoCloseable
     {
         checkRank("dest", dest, false);
         checkTag(tag, false);
-        checkRange(buffer, offset, length);
+        BufferChecks.checkRange("buffer", buffer, offset, length);
         final long sequence = dest == rank ? 0 : nextSequence[dest]++;
         final SendRequest request = new SendRequest(this, dest, tag, sequence, buffer, offset, length);
         if (dest == rank)
@@ -208,7 +209,7 @@ public final class Communicator implements AutoCloseable
     {
         checkRank("source", source, true);
         checkTag(tag, true);
-        checkRange(buffer, offset, length);
+        BufferChecks.checkRange("buffer", buffer, offset, length);
         final RecvRequest request = new RecvRequest(this, source, tag, buffer, offset, length, null);
         post(request);
         return request;
@@ -511,18 +512,6 @@ public final class Communicator implements AutoCloseable
         if (tag < 0 && !(anyAllowed && tag == ANY_TAG))
         {
             throw new IllegalArgumentException("tag=" + tag + " (expected: >= 0" + (anyAllowed ? " or ANY_TAG" : "") + ")");
-        }
-    }
-
-    private static void checkRange(final DirectBuffer buffer, final int offset, final int length)
-    {
-        if (buffer == null)
-        {
-            throw new NullPointerException("buffer");
-        }
-        if (offset < 0 || length < 0 || (long)offset + length > buffer.capacity())
-        {
-            throw new IndexOutOfBoundsException("offset=" + offset + " length=" + length + " capacity=" + buffer.capacity());
         }
     }
 

@@ -69,7 +69,15 @@ public final class Segment implements AutoCloseable
         {
             channel = SegmentFiles.createAllocated(path, layout.totalBytes());
             final Segment segment = new Segment(path, layout, channel, true);
-            segment.format(jobId);
+            try
+            {
+                segment.format(jobId);
+            }
+            catch (final RuntimeException ex)
+            {
+                segment.sections.close();
+                throw ex;
+            }
             return segment;
         }
         catch (final IOException | RuntimeException ex)
@@ -156,7 +164,8 @@ public final class Segment implements AutoCloseable
         try
         {
             final SegmentHeader header = new SegmentHeader(new UnsafeBuffer(mapped));
-            if (!header.hasIdentity(path.toString()) || header.state() == SegmentHeaderDescriptor.STATE_CREATING)
+            // NOTE: magic first (a foreign file fails fast), then the state's acquire, then the rest of the header
+            if (!header.hasMagic(path.toString()) || header.state() == SegmentHeaderDescriptor.STATE_CREATING)
             {
                 return null;
             }
@@ -342,13 +351,52 @@ public final class Segment implements AutoCloseable
             final UnsafeBuffer control = control(r);
             final int state = control.getIntAcquire(STATE_OFFSET);
             final long pid = control.getLongAcquire(PID_OFFSET);
-            if (state == STATE_FAILED ||
-                state == STATE_ATTACHED && pid != 0 && !ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false))
+            if (state == STATE_ATTACHED && pid != 0 && !isAlive(pid))
             {
                 return r;
             }
         }
         return -1;
+    }
+
+    public long creatorPid()
+    {
+        return header.creatorPid();
+    }
+
+    /**
+     * @return false if the process that created the segment (the launcher) is gone while it is not one of
+     * the ranks (a rank that created it and left is accounted for by its own state).
+     */
+    public boolean isCreatorAlive()
+    {
+        final long creatorPid = header.creatorPid();
+        if (isAlive(creatorPid))
+        {
+            return true;
+        }
+        final int n = layout.params().peers();
+        for (int r = 0; r < n; r++)
+        {
+            if (pidOf(r) == creatorPid)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * @return System.nanoTime() of {@code rank}'s last health check while waiting, 0 if never.
+     */
+    public long lastHeartbeat(final int rank)
+    {
+        return control(rank).getLongAcquire(HEARTBEAT_OFFSET);
+    }
+
+    private static boolean isAlive(final long pid)
+    {
+        return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
     }
 
     /**

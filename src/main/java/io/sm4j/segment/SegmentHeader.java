@@ -63,39 +63,37 @@ final class SegmentHeader
     }
 
     /**
-     * Checks magic and version, which the creator writes before anything else can be trusted.
+     * Checks the magic, which tells an sm4j segment from a foreign file at any time: a creator writes either
+     * nothing (0) or {@link SegmentHeaderDescriptor#MAGIC} there, in one aligned 8-byte store.
      *
      * @return false while the magic is still 0 (the creator is allocating the file).
-     * @throws Sm4jException if the file is not an sm4j segment or has another format version.
+     * @throws Sm4jException if the file is not an sm4j segment.
      */
-    boolean hasIdentity(final String path)
+    boolean hasMagic(final String path)
     {
         final long magic = buffer.getLong(MAGIC_OFFSET);
-        if (magic == 0)
-        {
-            return false;
-        }
-        if (magic != MAGIC)
+        if (magic != 0 && magic != MAGIC)
         {
             throw new Sm4jException("not an sm4j segment: " + path + " (magic=0x" + Long.toHexString(magic) + ")");
         }
-        final int version = buffer.getInt(VERSION_OFFSET);
-        if (version != VERSION)
-        {
-            throw new Sm4jException("segment version not compatible: app=" + VERSION + " file=" + version + " (" + path + ")");
-        }
-        return true;
+        return magic == MAGIC;
     }
 
     /**
-     * Validates parameters, length and checksum against this build's layout; call after
-     * {@link #hasIdentity}.
+     * Validates version, parameters, length and checksum against this build's layout. Call only after
+     * {@link #state()} has returned a state past CREATING: that acquire is what makes the creator's plain
+     * stores of these fields visible (a version read before it could still be 0).
      *
      * @param fileLength the file's actual length.
      * @return the layout the header describes.
      */
     SegmentLayout validate(final long fileLength, final String path)
     {
+        final int version = buffer.getInt(VERSION_OFFSET);
+        if (version != VERSION)
+        {
+            throw new Sm4jException("segment version not compatible: app=" + VERSION + " file=" + version + " (" + path + ")");
+        }
         final int[] words = new int[PARAMS_COUNT];
         for (int i = 0; i < words.length; i++)
         {
@@ -122,6 +120,11 @@ final class SegmentHeader
                 path + ")");
         }
         return layout;
+    }
+
+    long creatorPid()
+    {
+        return buffer.getLong(CREATOR_PID_OFFSET);
     }
 
     long jobId()

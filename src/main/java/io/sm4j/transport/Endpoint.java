@@ -10,15 +10,12 @@ import io.sm4j.segment.JobAbortedException;
 import io.sm4j.segment.Segment;
 import io.sm4j.segment.Sm4jException;
 import org.agrona.DirectBuffer;
-import org.agrona.concurrent.BackoffIdleStrategy;
-import org.agrona.concurrent.BusySpinIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
 
 import static io.sm4j.layout.CbIndexDescriptor.RETURN_FLAG;
 
@@ -39,7 +36,6 @@ import static io.sm4j.layout.CbIndexDescriptor.RETURN_FLAG;
  */
 public final class Endpoint implements AutoCloseable
 {
-    private static final long HEALTH_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     private static final long CLOSE_FLUSH_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     private final Segment segment;
@@ -59,10 +55,10 @@ public final class Endpoint implements AutoCloseable
     private final Inbound.WordHandler onWord = this::onWord;
     private final IdleStrategy idle;
     private final ThreadLocal<IdleStrategy> threadIdle;
-    private final ReentrantLock pollLock;
-    private final ReentrantLock poolLock;
+    private final OptionalLock pollLock;
+    private final OptionalLock poolLock;
+    private final HealthMonitor health;
     private FragmentHandler handler;
-    private long nextHealthCheck;
     private volatile boolean closed;
 
     private Endpoint(final Segment segment, final int rank, final TransportOptions options, final boolean ownsSegment)
@@ -95,10 +91,11 @@ public final class Endpoint implements AutoCloseable
             poolBase[peer] = layout.poolRegionOffset(peer);
             pools[peer] = segment.view(poolBase[peer], (int)layout.sectionLength(1 + size + peer));
         }
-        idle = idleStrategy(options.idle(), size);
-        threadIdle = multiple ? ThreadLocal.withInitial(() -> idleStrategy(options.idle(), size)) : null;
-        pollLock = multiple ? new ReentrantLock() : null;
-        poolLock = multiple ? new ReentrantLock() : null;
+        idle = options.idleStrategy(size);
+        threadIdle = multiple ? ThreadLocal.withInitial(() -> options.idleStrategy(size)) : null;
+        pollLock = OptionalLock.create(multiple);
+        poolLock = OptionalLock.create(multiple);
+        health = new HealthMonitor(segment, rank);
     }
 
     /**
@@ -238,7 +235,7 @@ public final class Endpoint implements AutoCloseable
         }
         if (fragment < 0)
         {
-            if (tryLock(pollLock))
+            if (pollLock.tryLock())
             {
                 try
                 {
@@ -246,7 +243,7 @@ public final class Endpoint implements AutoCloseable
                 }
                 finally
                 {
-                    unlock(pollLock);
+                    pollLock.unlock();
                 }
             }
             fragment = acquireFragment(false);
@@ -277,7 +274,8 @@ public final class Endpoint implements AutoCloseable
      */
     public int poll(final FragmentHandler handler, final int limit)
     {
-        lock(pollLock);
+        checkOpen();
+        pollLock.lock();
         try
         {
             int delivered = 0;
@@ -290,13 +288,13 @@ public final class Endpoint implements AutoCloseable
             delivered += drain(handler, limit - delivered);
             if (delivered == 0)
             {
-                healthCheck();
+                health.check();
             }
             return delivered;
         }
         finally
         {
-            unlock(pollLock);
+            pollLock.unlock();
         }
     }
 
@@ -305,8 +303,9 @@ public final class Endpoint implements AutoCloseable
      */
     public void idle()
     {
+        checkOpen();
         (threadIdle == null ? idle : threadIdle.get()).idle();
-        healthCheck();
+        health.check();
     }
 
     /**
@@ -381,49 +380,27 @@ public final class Endpoint implements AutoCloseable
 
     private long acquireFragment(final boolean max)
     {
-        lock(poolLock);
+        poolLock.lock();
         try
         {
             return max ? pool.acquireMax() : pool.acquireEager();
         }
         finally
         {
-            unlock(poolLock);
+            poolLock.unlock();
         }
     }
 
     private boolean releaseFragment(final long offset)
     {
-        lock(poolLock);
+        poolLock.lock();
         try
         {
             return pool.release(offset);
         }
         finally
         {
-            unlock(poolLock);
-        }
-    }
-
-    /**
-     * At most every {@link #HEALTH_CHECK_NANOS}: heartbeat, abort check, dead-peer check. The timestamp is
-     * racy in MULTIPLE mode on purpose: a lost update only means one extra check.
-     */
-    private void healthCheck()
-    {
-        final long now = System.nanoTime();
-        if (now - nextHealthCheck < 0)
-        {
-            return;
-        }
-        nextHealthCheck = now + HEALTH_CHECK_NANOS;
-        segment.heartbeat(rank);
-        segment.checkNotAborted();
-        final int dead = segment.findDeadPeer(rank);
-        if (dead >= 0)
-        {
-            segment.abort(rank, "rank " + dead + " (pid " + segment.pidOf(dead) + ") died");
-            segment.checkNotAborted();
+            poolLock.unlock();
         }
     }
 
@@ -437,27 +414,28 @@ public final class Endpoint implements AutoCloseable
     private void checkSend(
         final int dest, final DirectBuffer payload, final int offset, final int length, final int limit)
     {
-        if (closed)
-        {
-            throw new IllegalStateException("endpoint of rank " + rank + " is closed");
-        }
+        checkOpen();
         if (dest < 0 || dest >= size || dest == rank)
         {
             throw new IllegalArgumentException("dest=" + dest + " (expected: 0.." + (size - 1) + ", not this rank " + rank + ")");
         }
-        if (payload == null)
-        {
-            throw new NullPointerException("payload");
-        }
+        BufferChecks.checkRange("payload", payload, offset, length);
         if (length > limit)
         {
             throw new IllegalArgumentException("length=" + length + " exceeds maxPayload=" + limit + " (" +
                 (limit == maxPayload ? "eagerLimit=" + layout.params().eagerLimit() : "maxFragSize=" + layout.params().maxFragSize()) +
                 " less the " + FragmentDescriptor.HEADER_LENGTH + "-byte header)");
         }
-        if (offset < 0 || length < 0 || (long)offset + length > payload.capacity())
+    }
+
+    /**
+     * After {@link #close} the segment may be unmapped: every public call checks this first.
+     */
+    private void checkOpen()
+    {
+        if (closed)
         {
-            throw new IndexOutOfBoundsException("offset=" + offset + " length=" + length + " capacity=" + payload.capacity());
+            throw new IllegalStateException("endpoint of rank " + rank + " is closed");
         }
     }
 
@@ -469,35 +447,6 @@ public final class Endpoint implements AutoCloseable
             wrapper.getInt(CbWrapperDescriptor.RECEIVER_OFFSET) != receiver)
         {
             throw new Sm4jException("corrupt CB wrapper " + sender + " -> " + receiver + " in " + segment.path());
-        }
-    }
-
-    private static IdleStrategy idleStrategy(final TransportOptions.Idle mode, final int ranks)
-    {
-        final boolean spin = mode == TransportOptions.Idle.SPIN ||
-            mode == TransportOptions.Idle.AUTO && ranks <= Runtime.getRuntime().availableProcessors();
-        return spin ? new BusySpinIdleStrategy() :
-            new BackoffIdleStrategy(10, 20, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MICROSECONDS.toNanos(500));
-    }
-
-    private static void lock(final ReentrantLock lock)
-    {
-        if (lock != null)
-        {
-            lock.lock();
-        }
-    }
-
-    private static boolean tryLock(final ReentrantLock lock)
-    {
-        return lock == null || lock.tryLock();
-    }
-
-    private static void unlock(final ReentrantLock lock)
-    {
-        if (lock != null)
-        {
-            lock.unlock();
         }
     }
 
@@ -518,14 +467,14 @@ public final class Endpoint implements AutoCloseable
             final long deadline = System.nanoTime() + CLOSE_FLUSH_NANOS;
             while (outbound.pendingToAttached(segment) && System.nanoTime() - deadline < 0 && !aborted())
             {
-                lock(pollLock);
+                pollLock.lock();
                 try
                 {
                     drain(null, Integer.MAX_VALUE);
                 }
                 finally
                 {
-                    unlock(pollLock);
+                    pollLock.unlock();
                 }
                 idle.idle();
             }

@@ -9,7 +9,6 @@ import org.agrona.collections.LongArrayQueue;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * One rank's out-bound FIFOs: a producer per peer, the process-local pending list of words that found
@@ -25,7 +24,7 @@ final class Outbound
     private final LongArrayQueue[] pending;
     private final UnsafeBuffer[] peerActivity;
     private final boolean[] announced;
-    private final ReentrantLock[] locks;
+    private final OptionalLock[] locks;
     private final AtomicInteger pendingWords = new AtomicInteger();
 
     Outbound(final Segment segment, final int rank, final boolean locked)
@@ -38,7 +37,7 @@ final class Outbound
         pending = new LongArrayQueue[size];
         peerActivity = new UnsafeBuffer[size];
         announced = new boolean[size];
-        locks = locked ? new ReentrantLock[size] : null;
+        locks = new OptionalLock[size];
         for (int peer = 0; peer < size; peer++)
         {
             if (peer == rank)
@@ -49,10 +48,7 @@ final class Outbound
                 entries, segment.view(layout.headOffset(rank, peer), CbIndexDescriptor.HEAD_LENGTH));
             pending[peer] = new LongArrayQueue(Math.max(LongArrayQueue.MIN_CAPACITY, entries), 0);
             peerActivity[peer] = segment.view(layout.activityOffset(peer), ControlBlockDescriptor.activityLength(size));
-            if (locks != null)
-            {
-                locks[peer] = new ReentrantLock();
-            }
+            locks[peer] = OptionalLock.create(locked);
         }
     }
 
@@ -61,7 +57,7 @@ final class Outbound
      */
     void enqueue(final int dest, final long word)
     {
-        lock(dest);
+        locks[dest].lock();
         try
         {
             if (!announced[dest])
@@ -79,7 +75,7 @@ final class Outbound
         }
         finally
         {
-            unlock(dest);
+            locks[dest].unlock();
         }
     }
 
@@ -96,14 +92,14 @@ final class Outbound
         {
             if (dest != rank)
             {
-                lock(dest);
+                locks[dest].lock();
                 try
                 {
                     flush(dest);
                 }
                 finally
                 {
-                    unlock(dest);
+                    locks[dest].unlock();
                 }
             }
         }
@@ -151,21 +147,5 @@ final class Outbound
         // dest, so a receiver that rereads its bitmap on every poll never misses a sender.
         while ((word & bit) == 0 && !bitmap.compareAndSetLong(index, word, word | bit));
         announced[dest] = true;
-    }
-
-    private void lock(final int dest)
-    {
-        if (locks != null)
-        {
-            locks[dest].lock();
-        }
-    }
-
-    private void unlock(final int dest)
-    {
-        if (locks != null)
-        {
-            locks[dest].unlock();
-        }
     }
 }

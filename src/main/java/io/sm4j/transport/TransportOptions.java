@@ -1,7 +1,12 @@
 package io.sm4j.transport;
 
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.BusySpinIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
+
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Per-rank runtime settings; unlike {@link io.sm4j.layout.LayoutParams} they need not agree across ranks.
@@ -22,6 +27,19 @@ public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle i
     public enum Idle
     {
         AUTO, SPIN, BACKOFF
+    }
+
+    /**
+     * @param ranks ranks in the job.
+     * @return a fresh idle strategy (they hold per-thread state): busy spin for SPIN, or for AUTO while
+     * every rank can have a processor; otherwise back off, spinning, then yielding, then parking up to
+     * 500 us, so oversubscribed ranks leave the processors to the ranks that have work.
+     */
+    public IdleStrategy idleStrategy(final int ranks)
+    {
+        final boolean spin = idle == Idle.SPIN || idle == Idle.AUTO && ranks <= Runtime.getRuntime().availableProcessors();
+        return spin ? new BusySpinIdleStrategy() :
+            new BackoffIdleStrategy(10, 20, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MICROSECONDS.toNanos(500));
     }
 
     public static TransportOptions defaults()

@@ -6,9 +6,11 @@ import io.sm4j.transport.Sm4j;
 
 /**
  * A job where the last rank fails right after attaching, either by exiting with code 3 ({@code exit}) or by
- * vanishing without detaching ({@code halt}, as a crash or kill -9 would). Every other rank polls until it
- * is told the job was aborted (possibly while still waiting for all ranks to attach), prints the reason
- * and exits with code 4.
+ * vanishing without detaching ({@code halt}, as a crash or kill -9 would), or where no rank fails
+ * ({@code wait}: every rank prints its pid and waits for a message that never comes, until the launcher's
+ * time limit or the launcher's death aborts the job). Every other rank polls until it is told the job was
+ * aborted (possibly while still waiting for all ranks to attach), prints the reason, detaches and exits
+ * with code 4.
  */
 public final class FailureApp
 {
@@ -30,7 +32,11 @@ public final class FailureApp
             System.exit(4);
             return;
         }
-        if (endpoint.rank() == endpoint.size() - 1)
+        if (args[0].equals("wait"))
+        {
+            System.out.println("rank " + rank + " pid " + ProcessHandle.current().pid() + " waiting");
+        }
+        else if (endpoint.rank() == endpoint.size() - 1)
         {
             if (args[0].equals("halt"))
             {

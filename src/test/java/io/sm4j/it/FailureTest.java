@@ -1,11 +1,28 @@
 package io.sm4j.it;
 
+import io.sm4j.cli.Sm4jCli;
+import io.sm4j.launch.JobLauncher;
 import io.sm4j.layout.LayoutParams;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -27,6 +44,107 @@ class FailureTest
         assertTrue(job.out().contains("[1] rank 1 saw: job aborted by the launcher: rank 2 exited with code 3"), job.out());
         assertFalse(job.err().contains("killing rank"), "ranks ended by themselves: " + job.err());
         assertFalse(job.leftFiles());
+    }
+
+    @Test
+    @Timeout(120)
+    void aJobPastItsTimeLimitShouldBeAbortedNamingTheWaitingRanks() throws IOException
+    {
+        final Path dir = Files.createTempDirectory(Path.of("/dev/shm"), "sm4j-timeout-");
+        try
+        {
+            final StringWriter out = new StringWriter();
+            final StringWriter err = new StringWriter();
+            final int code = Sm4jCli.execute(new String[]{ "run", "-n", "2", "--dir", dir.toString(), "--timeout", "3",
+                "--", FailureApp.class.getName(), "wait" }, new PrintWriter(out, true), new PrintWriter(err, true));
+            assertEquals(JobLauncher.TIMED_OUT, code, out + "" + err);
+            assertTrue(err.toString().matches("(?s).*sm4j run: time limit of 3 s passed with rank 0 \\(last waited in sm4j \\d+ ms " +
+                "ago\\), rank 1 \\(last waited in sm4j \\d+ ms ago\\) still running; aborting the job.*"), err.toString());
+            assertTrue(out.toString().contains("[1] rank 1 saw: job aborted by the launcher: time limit of 3 s passed"), out.toString());
+            assertTrue(isEmpty(dir), "segment left behind");
+        }
+        finally
+        {
+            Files.delete(dir);
+        }
+    }
+
+    /**
+     * The launcher is killed (SIGKILL: no shutdown hook runs); its ranks must notice, abort, detach and exit,
+     * and the last one out removes the file.
+     */
+    @Test
+    @Timeout(120)
+    void ranksShouldEndByThemselvesWhenTheLauncherIsKilled() throws Exception
+    {
+        final Path dir = Files.createTempDirectory(Path.of("/dev/shm"), "sm4j-orphans-");
+        final List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        command.addAll(JobLauncher.JVM_FLAGS);
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), Sm4jCli.class.getName(), "run", "-n", "2",
+            "--dir", dir.toString(), "--", FailureApp.class.getName(), "wait"));
+        final Process launcher = new ProcessBuilder(command).redirectErrorStream(true).start();
+        final List<ProcessHandle> ranks = new ArrayList<>();
+        try
+        {
+            // read on another thread so that a launcher that never prints cannot block past the deadline
+            ranks.addAll(CompletableFuture.supplyAsync(() -> waitingRanks(launcher, 2)).get(60, TimeUnit.SECONDS));
+            assertEquals(2, ranks.size(), "both ranks attached");
+            launcher.destroyForcibly().waitFor();
+            for (final ProcessHandle rank : ranks)
+            {
+                rank.onExit().get(30, TimeUnit.SECONDS);
+            }
+            assertTrue(isEmpty(dir), "segment left behind");
+        }
+        finally
+        {
+            launcher.destroyForcibly();
+            ranks.forEach(ProcessHandle::destroyForcibly);
+            try (Stream<Path> files = Files.list(dir))
+            {
+                files.forEach(f -> f.toFile().delete());
+            }
+            Files.delete(dir);
+        }
+    }
+
+    /**
+     * @return the processes of the first {@code count} ranks that print "rank R pid P waiting".
+     */
+    private static List<ProcessHandle> waitingRanks(final Process launcher, final int count)
+    {
+        final List<ProcessHandle> ranks = new ArrayList<>();
+        final Pattern waiting = Pattern.compile("\\[\\d] rank \\d pid (\\d+) waiting");
+        final BufferedReader lines = new BufferedReader(new InputStreamReader(launcher.getInputStream(), StandardCharsets.UTF_8));
+        try
+        {
+            while (ranks.size() < count)
+            {
+                final String line = lines.readLine();
+                if (line == null)
+                {
+                    break;
+                }
+                final Matcher matcher = waiting.matcher(line);
+                if (matcher.matches())
+                {
+                    ranks.add(ProcessHandle.of(Long.parseLong(matcher.group(1))).orElseThrow());
+                }
+            }
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+        return ranks;
+    }
+
+    private static boolean isEmpty(final Path dir) throws IOException
+    {
+        try (Stream<Path> files = Files.list(dir))
+        {
+            return files.findAny().isEmpty();
+        }
     }
 
     @Test

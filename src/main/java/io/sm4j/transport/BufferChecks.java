@@ -1,0 +1,30 @@
+package io.sm4j.transport;
+
+import org.agrona.DirectBuffer;
+
+/**
+ * Argument checks shared by the transport and the message layer, done before anything touches shared
+ * memory.
+ */
+public final class BufferChecks
+{
+    private BufferChecks()
+    {
+    }
+
+    /**
+     * @throws NullPointerException      naming {@code name} if {@code buffer} is null.
+     * @throws IndexOutOfBoundsException if {@code [offset, offset + length)} is not inside the buffer.
+     */
+    public static void checkRange(final String name, final DirectBuffer buffer, final int offset, final int length)
+    {
+        if (buffer == null)
+        {
+            throw new NullPointerException(name);
+        }
+        if (offset < 0 || length < 0 || (long)offset + length > buffer.capacity())
+        {
+            throw new IndexOutOfBoundsException("offset=" + offset + " length=" + length + " capacity=" + buffer.capacity());
+        }
+    }
+}
