@@ -9,6 +9,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import java.io.IOException;
+import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -21,20 +22,25 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class ExchangeTest
 {
-    @ParameterizedTest(name = "{0} ranks, {1}, {2}, {3} entries, {4} eager/peer, {5} fragments each")
+    /** 4065 fragments per pair: every payload size from 0 to the eager payload (4064) once. */
+    @ParameterizedTest(name = "{0} ranks, {1} {2}, {3}, cacheline {4}, {5} entries, {6} eager/peer")
     @CsvSource({
-        "2, AGGREGATED, SINGLE,   128, 2, 4065",
-        "4, AGGREGATED, SINGLE,   128, 2, 1200",
-        "4, PAGE,       SINGLE,   128, 2, 1200",
-        "4, CACHELINE,  MULTIPLE, 128, 2, 1200",
-        "2, AGGREGATED, MULTIPLE,   4, 1, 3000" })
+        "2, AGGREGATED, 4096, SINGLE,   128, 128, 2",
+        "4, AGGREGATED, 4096, SINGLE,   128, 128, 2",
+        "4, AGGREGATED, 4096, MULTIPLE,  64, 128, 2",
+        "4, PAGE,       4096, SINGLE,   128, 128, 2",
+        "3, PAGE,       8192, MULTIPLE, 128, 128, 2",
+        "4, CACHELINE,  4096, MULTIPLE, 128, 128, 2",
+        "3, CACHELINE,  4096, SINGLE,    64, 128, 2",
+        "2, AGGREGATED, 4096, MULTIPLE, 128,   4, 1" })
     @Timeout(180)
     void everyRankShouldReceiveEveryFragmentInOrderAndIntact(
-        final int ranks, final Policy policy, final ThreadMode mode, final int entries, final int eagerPerPeer,
-        final int count) throws IOException
+        final int ranks, final Policy policy, final int pageSize, final ThreadMode mode, final int cacheline,
+        final int entries, final int eagerPerPeer) throws IOException
     {
-        final LayoutParams params = LayoutParams.builder(ranks).policy(policy).threadMode(mode)
-            .queueEntries(entries).eagerFragsPerPeer(eagerPerPeer).build();
+        final int count = 4065;
+        final LayoutParams params = LayoutParams.builder(ranks).policy(policy).pageSize(pageSize).threadMode(mode)
+            .cacheline(cacheline).queueEntries(entries).eagerFragsPerPeer(eagerPerPeer).build();
         final JobRunner job = JobRunner.run(params, Map.of(), ExchangeApp.class.getName(), Integer.toString(count));
         assertEquals(0, job.exitCode(), job.out() + job.err());
         for (int r = 0; r < ranks; r++)
@@ -54,6 +60,7 @@ class ExchangeTest
         assertEquals(0, job.exitCode(), job.out() + job.err());
         assertTrue(job.out().contains("[0] rank 0 received 5000 fragments"), job.out());
         assertTrue(job.out().contains("[1] rank 1 received 5000 fragments"), job.out());
+        assertFalse(job.leftFiles(), "segment file left behind");
     }
 
     @Test
@@ -67,17 +74,21 @@ class ExchangeTest
         {
             assertTrue(job.out().contains("[" + r + "] rank " + r + " received 12000 fragments in order"), job.out());
         }
+        assertFalse(job.leftFiles(), "segment file left behind");
     }
 
     @Test
     @Timeout(300)
     void eightRanksOnTwoCoresShouldCompleteAnAllToAllByBackingOff() throws IOException
     {
-        final JobRunner job = JobRunner.run(LayoutParams.defaults(8), Map.of(), ExchangeApp.class.getName(), "300");
+        // the JVMs see 2 processors whatever the machine, so AUTO must choose backing off over spinning
+        final JobRunner job = JobRunner.run(LayoutParams.defaults(8), Map.of(),
+            List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:ActiveProcessorCount=2"), ExchangeApp.class.getName(), "300");
         assertEquals(0, job.exitCode(), job.out() + job.err());
         for (int r = 0; r < 8; r++)
         {
             assertTrue(job.out().contains("[" + r + "] rank " + r + " received 2100 fragments"), job.out());
         }
+        assertFalse(job.leftFiles(), "segment file left behind");
     }
 }

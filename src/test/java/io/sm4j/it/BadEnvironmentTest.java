@@ -1,0 +1,108 @@
+package io.sm4j.it;
+
+import io.sm4j.launch.JobLauncher;
+import io.sm4j.layout.LayoutParams;
+import io.sm4j.segment.Segment;
+import io.sm4j.transport.Sm4j;
+import io.sm4j.transport.TransportOptions;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A rank JVM started with a bad environment against a real segment fails with a clear exception (exit
+ * code 1, no crash) and leaves the segment as it was: the file stays the creator's to remove.
+ */
+@Timeout(120)
+class BadEnvironmentTest
+{
+    private Path dir;
+    private Segment segment;
+
+    @BeforeEach
+    void createTwoRankSegment() throws IOException
+    {
+        dir = Files.createTempDirectory(Path.of("/dev/shm"), "sm4j-bad-env-");
+        segment = Segment.create(LayoutParams.defaults(2), dir, 5);
+    }
+
+    @AfterEach
+    void removeSegment() throws IOException
+    {
+        segment.close();
+        assertTrue(Files.notExists(segment.path()), "the creator removes the file");
+        Files.delete(dir);
+    }
+
+    @Test
+    void rankOutOfRangeShouldBeRefused() throws Exception
+    {
+        assertFails(env("2", "2"), "java.lang.IllegalArgumentException: rank=2 (expected: 0..1)");
+    }
+
+    @Test
+    void sizeDifferentFromTheSegmentShouldBeRefused() throws Exception
+    {
+        assertFails(env("0", "3"), "java.lang.IllegalArgumentException: SM4J_SIZE=3 but the segment was created for 2 ranks");
+    }
+
+    @Test
+    void rankThatIsNotANumberShouldBeRefused() throws Exception
+    {
+        assertFails(env("one", "2"), "java.lang.IllegalArgumentException: SM4J_RANK=one is not an integer");
+    }
+
+    @Test
+    void aRankAlreadyHeldByAnotherProcessShouldBeRefused() throws Exception
+    {
+        segment.register(0);
+        assertFails(env("0", "2"), "io.sm4j.segment.Sm4jException: rank 0 is already attached (pid " +
+            ProcessHandle.current().pid() + ", state 1) in " + segment.path());
+    }
+
+    @Test
+    void aMissingSegmentShouldTimeOutNamingWhatItWaitedFor() throws Exception
+    {
+        final Map<String, String> env = env("0", "2");
+        final Path missing = dir.resolve("no-such-segment");
+        env.put(Sm4j.SEGMENT_ENV, missing.toString());
+        env.put(TransportOptions.ATTACH_TIMEOUT_ENV, "300");
+        assertFails(env, "io.sm4j.segment.Sm4jException: segment " + missing + " not ready after 300 ms (waiting for the file to exist)");
+    }
+
+    private Map<String, String> env(final String rank, final String size)
+    {
+        return new java.util.HashMap<>(Map.of(Sm4j.SEGMENT_ENV, segment.path().toString(), Sm4j.RANK_ENV, rank,
+            Sm4j.SIZE_ENV, size));
+    }
+
+    private static void assertFails(final Map<String, String> env, final String firstLine) throws Exception
+    {
+        final List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        command.addAll(JobLauncher.JVM_FLAGS);
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), AttachApp.class.getName()));
+        final ProcessBuilder builder = new ProcessBuilder(command);
+        builder.environment().putAll(env);
+        final Process process = builder.start();
+        process.getOutputStream().close();
+        final String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        final String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(process.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(1, process.exitValue(), out + err);
+        assertTrue(err.startsWith("Exception in thread \"main\" " + firstLine + "\n"), err);
+        assertTrue(!err.contains("SIGBUS") && !err.contains("hs_err"), err);
+    }
+}
