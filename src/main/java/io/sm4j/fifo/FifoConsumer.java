@@ -61,14 +61,6 @@ public final class FifoConsumer
         return value;
     }
 
-    /**
-     * @return true if a word is waiting at the tail.
-     */
-    public boolean hasNext()
-    {
-        return queue.getLongAcquire((int)(tail & mask) * SLOT_LENGTH) != EMPTY_SLOT;
-    }
-
     private void clearConsumed()
     {
         for (long position = clearedUpTo; position < tail; position++)

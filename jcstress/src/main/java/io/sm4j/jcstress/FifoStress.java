@@ -121,4 +121,68 @@ public final class FifoStress
             r.r2 = ok ? producer.head() : -1;
         }
     }
+
+    /**
+     * Lazy free in batches of 2 on a 4-slot queue: the consumer clears two slots at a time, so the producer's
+     * fifth offer succeeds only once the consumer has consumed and released the first two. The producer
+     * offers six words, the consumer polls six times, the arbiter drains the rest. r1 = 1 if every accepted
+     * word was seen exactly once and in order (a slot reused before it was consumed would lose a word),
+     * r2 = offers accepted.
+     */
+    @JCStressTest
+    @Outcome(id = { "1, 4", "1, 5" }, expect = ACCEPTABLE, desc = "Queue full until the consumer freed a batch.")
+    @Outcome(id = "1, 6", expect = ACCEPTABLE_INTERESTING, desc = "Both batches freed in time for all six offers.")
+    @Outcome(expect = FORBIDDEN, desc = "Duplicate, reordered or lost word, or fewer than four offers accepted.")
+    @State
+    public static class LazyFreeInBatches
+    {
+        private static final int OFFERS = 6;
+        private final UnsafeBuffer memory = new UnsafeBuffer(BufferUtil.allocateDirectAligned(256, 64));
+        private final FifoProducer producer =
+            new FifoProducer(new UnsafeBuffer(memory, 0, 32), 4, new UnsafeBuffer(memory, 64, 8));
+        private final FifoConsumer consumer =
+            new FifoConsumer(new UnsafeBuffer(memory, 0, 32), 4, new UnsafeBuffer(memory, 72, 8), 2);
+        private final long[] polled = new long[OFFERS];
+
+        @Actor
+        public void sender()
+        {
+            for (int i = 1; i <= OFFERS && producer.offer(8L * i); i++)
+            {
+                // a refused offer ends the run: the words accepted stay a prefix
+            }
+        }
+
+        @Actor
+        public void receiver()
+        {
+            for (int i = 0; i < OFFERS; i++)
+            {
+                polled[i] = consumer.poll();
+            }
+        }
+
+        @Arbiter
+        public void verdict(final JJ_Result r)
+        {
+            long expected = 8;
+            boolean ok = true;
+            for (final long word : polled)
+            {
+                if (word != 0)
+                {
+                    ok &= word == expected;
+                    expected += 8;
+                }
+            }
+            for (long word = consumer.poll(); word != 0; word = consumer.poll())
+            {
+                ok &= word == expected;
+                expected += 8;
+            }
+            ok &= expected / 8 - 1 == producer.head();
+            r.r1 = ok ? 1 : 0;
+            r.r2 = producer.head();
+        }
+    }
 }
