@@ -35,6 +35,7 @@ public final class Communicator implements AutoCloseable
     public static final int ANY_SOURCE = -1;
     public static final int ANY_TAG = -1;
     private static final int POLL_LIMIT = 64;
+    private static final long ORPHAN_CHECK_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(100);
 
     private final Endpoint endpoint;
     private final int rank;
@@ -53,6 +54,9 @@ public final class Communicator implements AutoCloseable
     private final UnsafeBuffer empty = new UnsafeBuffer(new byte[0]);
     private long nextReceiveId = 1;
     private long barrierEpoch;
+    private long nextOrphanCheck;
+    private boolean inHandler;
+    private boolean closed;
 
     /**
      * @param endpoint the transport endpoint; closed with this communicator.
@@ -97,21 +101,33 @@ public final class Communicator implements AutoCloseable
 
     public void send(final int dest, final int tag, final byte[] buffer)
     {
-        isend(dest, tag, buffer, 0, lengthOf(buffer)).await();
+        send(dest, tag, wrap(buffer), 0, buffer.length);
     }
 
     public void send(final int dest, final int tag, final byte[] buffer, final int offset, final int length)
     {
-        isend(dest, tag, buffer, offset, length).await();
+        send(dest, tag, wrap(buffer), offset, length);
     }
 
     public void send(final int dest, final int tag, final ByteBuffer buffer)
     {
-        isend(dest, tag, buffer).await();
+        send(dest, tag, wrap(buffer), buffer.position(), buffer.remaining());
     }
 
+    /**
+     * Sends and returns when the buffer may be reused (a large message: once the receiver has matched it and
+     * the last fragment has left).
+     *
+     * @throws IllegalArgumentException for a large message to this rank itself with no receive posted for it,
+     *                                  which could never complete (post the receive first, or use isend).
+     */
     public void send(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
     {
+        if (dest == rank && length > eagerPayload && findPosted(rank, tag) < 0)
+        {
+            throw new IllegalArgumentException("a blocking send of " + length + " bytes to this rank itself (tag " + tag +
+                ") would never complete: post the receive first, or use isend");
+        }
         isend(dest, tag, buffer, offset, length).await();
     }
 
@@ -130,6 +146,7 @@ public final class Communicator implements AutoCloseable
      */
     public Request isend(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
     {
+        checkUsable();
         checkRank("dest", dest, false);
         checkTag(tag, false);
         BufferChecks.checkRange("buffer", buffer, offset, length);
@@ -137,8 +154,7 @@ public final class Communicator implements AutoCloseable
         final SendRequest request = new SendRequest(this, dest, tag, sequence, buffer, offset, length);
         if (dest == rank)
         {
-            arrival(rank, tag, 0, length, buffer, offset, length, false);
-            request.complete();
+            sendToSelf(request);
         }
         else if (length <= eagerPayload)
         {
@@ -148,8 +164,10 @@ public final class Communicator implements AutoCloseable
         else
         {
             request.sent = eagerPayload;
-            awaitingAck.put(ackKey(dest, sequence), request);
             endpoint.send(dest, RNDV, tag, sequence, length, buffer, offset, eagerPayload);
+            // after the send: if it throws, no stale entry is left to wait for; the ACK cannot be handled
+            // before this line because Endpoint.send never calls this communicator's handler
+            awaitingAck.put(ackKey(dest, sequence), request);
         }
         return request;
     }
@@ -181,6 +199,7 @@ public final class Communicator implements AutoCloseable
      */
     public Status recv(final int source, final int tag, final MessageHandler handler)
     {
+        checkUsable();
         checkRank("source", source, true);
         checkTag(tag, true);
         if (handler == null)
@@ -199,6 +218,10 @@ public final class Communicator implements AutoCloseable
 
     public Request irecv(final int source, final int tag, final ByteBuffer buffer)
     {
+        if (buffer != null && buffer.isReadOnly())
+        {
+            throw new java.nio.ReadOnlyBufferException();
+        }
         return irecv(source, tag, wrap(buffer), buffer.position(), buffer.remaining());
     }
 
@@ -207,6 +230,7 @@ public final class Communicator implements AutoCloseable
      */
     public Request irecv(final int source, final int tag, final MutableDirectBuffer buffer, final int offset, final int length)
     {
+        checkUsable();
         checkRank("source", source, true);
         checkTag(tag, true);
         BufferChecks.checkRange("buffer", buffer, offset, length);
@@ -221,6 +245,7 @@ public final class Communicator implements AutoCloseable
      */
     public Status iprobe(final int source, final int tag)
     {
+        checkUsable();
         checkRank("source", source, true);
         checkTag(tag, true);
         progress();
@@ -232,6 +257,7 @@ public final class Communicator implements AutoCloseable
      */
     public Status probe(final int source, final int tag)
     {
+        checkUsable();
         checkRank("source", source, true);
         checkTag(tag, true);
         Status status;
@@ -248,6 +274,7 @@ public final class Communicator implements AutoCloseable
      */
     public void barrier()
     {
+        checkUsable();
         for (int distance = 1; distance < size; distance <<= 1)
         {
             final int to = (rank + distance) % size;
@@ -269,6 +296,7 @@ public final class Communicator implements AutoCloseable
      */
     public int progress()
     {
+        checkUsable();
         return endpoint.poll(onFragment, POLL_LIMIT) + advanceStreams();
     }
 
@@ -277,15 +305,22 @@ public final class Communicator implements AutoCloseable
         if (progress() == 0)
         {
             endpoint.idle();
+            failOrphans();
         }
     }
 
     /**
-     * Finishes outstanding sends (progressing), then closes the endpoint.
+     * Completes outstanding sends (progressing; a send to a rank that has detached fails instead of
+     * waiting), then closes the endpoint, which delivers fragments still waiting for a full FIFO to every
+     * rank that is still attached. Receives still posted are dropped. Idempotent.
      */
     @Override
     public void close()
     {
+        if (closed)
+        {
+            return;
+        }
         try
         {
             while (!awaitingAck.isEmpty() || !streaming.isEmpty())
@@ -295,8 +330,55 @@ public final class Communicator implements AutoCloseable
         }
         finally
         {
+            closed = true;
             endpoint.close();
         }
+    }
+
+    /**
+     * At most every {@link #ORPHAN_CHECK_NANOS} while idle: fails the requests that wait for a rank that has
+     * detached (closed its endpoint) and so can never answer. Detachment is read first (acquire), then the
+     * in-bound FIFOs are drained, so everything such a rank published before detaching has been received.
+     */
+    private void failOrphans()
+    {
+        final long now = System.nanoTime();
+        if (now - nextOrphanCheck < 0)
+        {
+            return;
+        }
+        nextOrphanCheck = now + ORPHAN_CHECK_NANOS;
+        final boolean[] gone = new boolean[size];
+        int goneCount = 0;
+        for (int peer = 0; peer < size; peer++)
+        {
+            if (peer != rank && !endpoint.isAttached(peer))
+            {
+                gone[peer] = true;
+                goneCount++;
+            }
+        }
+        if (goneCount == 0)
+        {
+            return;
+        }
+        while (progress() > 0)
+        {
+            // drain what the detached ranks sent before leaving
+        }
+        final boolean everyoneGone = goneCount == size - 1;
+        awaitingAck.values().removeIf(send -> gone[send.dest] && orphan(send, "send of " + send.length + " bytes to rank " + send.dest));
+        streaming.removeIf(send -> gone[send.dest] && orphan(send, "send of " + send.length + " bytes to rank " + send.dest));
+        activeReceives.values().removeIf(recv -> gone[recv.matchedSource] &&
+            orphan(recv, "receive of " + recv.total + " bytes from rank " + recv.matchedSource));
+        posted.removeIf(recv -> (recv.source == ANY_SOURCE ? everyoneGone : gone[recv.source]) &&
+            orphan(recv, "receive from " + (recv.source == ANY_SOURCE ? "any rank" : "rank " + recv.source)));
+    }
+
+    private static boolean orphan(final Request request, final String what)
+    {
+        request.fail(new Sm4jException("the " + what + " cannot complete: the peer has detached"));
+        return true;
     }
 
     private void onFragment(final FragmentView f)
@@ -324,19 +406,47 @@ public final class Communicator implements AutoCloseable
         final int source, final int tag, final long sequence, final int total,
         final DirectBuffer buffer, final int offset, final int length, final boolean large)
     {
-        for (int i = 0; i < posted.size(); i++)
+        final int match = findPosted(source, tag);
+        if (match >= 0)
         {
-            final RecvRequest request = posted.get(i);
-            if (request.matches(source, tag))
-            {
-                posted.remove(i);
-                deliver(request, source, tag, sequence, total, buffer, offset, length, large);
-                return;
-            }
+            deliver(posted.remove(match), source, tag, sequence, total, buffer, offset, length, large);
+            return;
         }
         final byte[] copy = new byte[length];
         buffer.getBytes(offset, copy);
-        unexpected.add(new Unexpected(source, tag, sequence, total, copy, large));
+        unexpected.add(new Unexpected(source, tag, sequence, total, copy, large, null));
+    }
+
+    /**
+     * A message to this rank: matched at once if a receive is posted; else queued, an eager one as a copy
+     * and a large one by reference, the send completing only when a receive takes it.
+     */
+    private void sendToSelf(final SendRequest request)
+    {
+        if (request.length <= eagerPayload || findPosted(rank, request.tag) >= 0)
+        {
+            arrival(rank, request.tag, 0, request.length, request.buffer, request.offset, request.length, false);
+            request.complete();
+        }
+        else
+        {
+            unexpected.add(new Unexpected(rank, request.tag, 0, request.length, null, false, request));
+        }
+    }
+
+    /**
+     * @return index of the earliest posted receive that accepts ({@code source}, {@code tag}), or -1.
+     */
+    private int findPosted(final int source, final int tag)
+    {
+        for (int i = 0; i < posted.size(); i++)
+        {
+            if (posted.get(i).matches(source, tag))
+            {
+                return i;
+            }
+        }
+        return -1;
     }
 
     private void post(final RecvRequest request)
@@ -347,6 +457,13 @@ public final class Communicator implements AutoCloseable
             if (request.matches(message.source(), message.tag()))
             {
                 unexpected.remove(i);
+                final SendRequest local = message.localSend();
+                if (local != null)
+                {
+                    deliver(request, rank, local.tag, 0, local.length, local.buffer, local.offset, local.length, false);
+                    local.complete();
+                    return;
+                }
                 final UnsafeBuffer first = new UnsafeBuffer(message.firstChunk());
                 deliver(request, message.source(), message.tag(), message.sequence(), message.total(), first, 0,
                     first.capacity(), message.large());
@@ -367,8 +484,7 @@ public final class Communicator implements AutoCloseable
         {
             if (!large)
             {
-                request.handler.onMessage(request.matchedStatus(), buffer, offset);
-                request.complete(request.matchedStatus());
+                callHandler(request, buffer, offset);
                 return;
             }
             request.buffer = new UnsafeBuffer(new byte[total]);
@@ -393,6 +509,30 @@ public final class Communicator implements AutoCloseable
         final long id = nextReceiveId++;
         activeReceives.put(id, request);
         endpoint.send(source, ACK, 0, sequence, id, empty, 0, 0);
+    }
+
+    /**
+     * Runs a receive's handler; the request completes with the handler's outcome (an exception fails it and
+     * is rethrown). The handler must not call back into this communicator.
+     */
+    private void callHandler(final RecvRequest request, final DirectBuffer buffer, final int offset)
+    {
+        final Status status = request.matchedStatus();
+        inHandler = true;
+        try
+        {
+            request.handler.onMessage(status, buffer, offset);
+        }
+        catch (final RuntimeException ex)
+        {
+            request.fail(new Sm4jException("the message handler failed on " + status + ": " + ex, ex));
+            throw ex;
+        }
+        finally
+        {
+            inHandler = false;
+        }
+        request.complete(status);
     }
 
     private void onAck(final FragmentView f)
@@ -427,7 +567,8 @@ public final class Communicator implements AutoCloseable
             activeReceives.remove(f.aux());
             if (request.handler != null)
             {
-                request.handler.onMessage(request.matchedStatus(), request.buffer, 0);
+                callHandler(request, request.buffer, 0);
+                return;
             }
             request.complete(request.matchedStatus());
         }
@@ -482,6 +623,18 @@ public final class Communicator implements AutoCloseable
             }
         }
         return null;
+    }
+
+    private void checkUsable()
+    {
+        if (inHandler)
+        {
+            throw new IllegalStateException("a MessageHandler must not call the communicator");
+        }
+        if (closed)
+        {
+            throw new IllegalStateException("communicator of rank " + rank + " is closed");
+        }
     }
 
     private long ackKey(final int peer, final long sequence)

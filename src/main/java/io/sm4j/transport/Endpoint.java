@@ -15,7 +15,6 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
-import java.util.concurrent.TimeUnit;
 
 import static io.sm4j.layout.CbIndexDescriptor.RETURN_FLAG;
 
@@ -36,7 +35,6 @@ import static io.sm4j.layout.CbIndexDescriptor.RETURN_FLAG;
  */
 public final class Endpoint implements AutoCloseable
 {
-    private static final long CLOSE_FLUSH_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     private final Segment segment;
     private final boolean ownsSegment;
@@ -149,6 +147,15 @@ public final class Endpoint implements AutoCloseable
         return layout;
     }
 
+    /**
+     * @return true while {@code peer} is attached (registered and not yet closed); acquire: whatever it
+     * published before detaching is visible to a poll that follows.
+     */
+    public boolean isAttached(final int peer)
+    {
+        return segment.isAttached(peer);
+    }
+
     public void send(final int dest, final byte[] payload)
     {
         send(dest, new UnsafeBuffer(payload), 0, payload.length);
@@ -173,7 +180,7 @@ public final class Endpoint implements AutoCloseable
      * list: it reaches the FIFO on a later {@link #poll}, send or {@link #close} of this endpoint, so a rank
      * must keep calling into the endpoint (or close it) for its last sends to leave.
      *
-     * @throws Sm4jException if {@code dest} detaches while this send waits.
+     * @throws Sm4jException if {@code dest} has detached, or detaches while this send waits.
      */
     public void send(
         final int dest, final int type, final int tag, final long sequence, final long aux,
@@ -181,11 +188,6 @@ public final class Endpoint implements AutoCloseable
     {
         while (!trySend(dest, type, tag, sequence, aux, payload, offset, length))
         {
-            if (!segment.isAttached(dest))
-            {
-                throw new Sm4jException("rank " + dest + " has detached: rank " + rank + " cannot send to it (its pool " +
-                    "is exhausted and the fragments it holds will not come back)");
-            }
             idle();
         }
     }
@@ -425,6 +427,9 @@ public final class Endpoint implements AutoCloseable
             throw new IllegalArgumentException("length=" + length + " exceeds maxPayload=" + limit + " (" +
                 (limit == maxPayload ? "eagerLimit=" + layout.params().eagerLimit() : "maxFragSize=" + layout.params().maxFragSize()) +
                 " less the " + FragmentDescriptor.HEADER_LENGTH + "-byte header)");
+        }        if (!segment.isAttached(dest))
+        {
+            throw new Sm4jException("rank " + dest + " has detached: rank " + rank + " cannot send to it");
         }
     }
 
@@ -451,8 +456,10 @@ public final class Endpoint implements AutoCloseable
     }
 
     /**
-     * Flushes pending fragments to peers still attached (bounded), detaches, and unmaps the segment if this
-     * endpoint owns it.
+     * Delivers the fragments still on the pending list to every peer that is still attached (waiting, as
+     * long as it takes, for them to make room: a send that returned is never dropped while its receiver
+     * lives), stops early if the job is aborted, then detaches and unmaps the segment if this endpoint owns
+     * it.
      */
     @Override
     public void close()
@@ -464,8 +471,7 @@ public final class Endpoint implements AutoCloseable
         closed = true;
         try
         {
-            final long deadline = System.nanoTime() + CLOSE_FLUSH_NANOS;
-            while (outbound.pendingToAttached(segment) && System.nanoTime() - deadline < 0 && !aborted())
+            while (outbound.pendingToAttached(segment) && !aborted())
             {
                 pollLock.lock();
                 try
@@ -489,11 +495,14 @@ public final class Endpoint implements AutoCloseable
         }
     }
 
+    /**
+     * @return true if the job is aborted, or has just been because a peer or the launcher died.
+     */
     private boolean aborted()
     {
         try
         {
-            segment.checkNotAborted();
+            health.check();
             return false;
         }
         catch (final JobAbortedException ex)

@@ -35,7 +35,10 @@ public final class MessageApp
             final MessageApp app = new MessageApp(comm);
             switch (args[0])
             {
-                case "sizes" -> app.sizes();
+                case "sizes" -> app.sizes(false);
+                case "sizes-unexpected" -> app.sizes(true);
+                case "overtake" -> app.overtake();
+                case "barrier" -> app.barriers(Integer.parseInt(args[1]));
                 case "any" -> app.anySourceAnyTag();
                 case "outoforder" -> app.outOfOrder();
                 case "probe" -> app.probe();
@@ -57,8 +60,11 @@ public final class MessageApp
         }
     }
 
-    /** Every interesting size, to and from every peer, both directions at once, checked by CRC. */
-    private void sizes()
+    /**
+     * Every interesting size, to and from every peer, both directions at once, checked by CRC; receives
+     * posted first, or ({@code unexpected}) only after every message has arrived or announced itself.
+     */
+    private void sizes(final boolean unexpected)
     {
         final int eager = 4096 - 32;
         final int chunk = 32768 - 32;
@@ -74,10 +80,31 @@ public final class MessageApp
             {
                 if (peer != me)
                 {
-                    final byte[] in = new byte[size];
-                    ins.add(in);
-                    recvs.add(comm.irecv(peer, size % 1000, in, 0, size));
+                    ins.add(new byte[size]);
+                    if (!unexpected)
+                    {
+                        recvs.add(comm.irecv(peer, size % 1000, ins.get(ins.size() - 1), 0, size));
+                    }
                     sends.add(comm.isend(peer, size % 1000, out, 0, size));
+                }
+            }
+            if (unexpected)
+            {
+                for (int peer = 0; peer < n; peer++)
+                {
+                    if (peer != me)
+                    {
+                        check(comm.probe(peer, size % 1000).length() == size, "probe of " + size + " bytes from " + peer);
+                    }
+                }
+                int k = 0;
+                for (int peer = 0; peer < n; peer++)
+                {
+                    if (peer != me)
+                    {
+                        recvs.add(comm.irecv(peer, size % 1000, ins.get(k), 0, size));
+                        k++;
+                    }
                 }
             }
             int k = 0;
@@ -138,6 +165,116 @@ public final class MessageApp
             {
                 comm.send(0, 99, new byte[4]);
             }
+        }
+    }
+
+    /**
+     * Non-overtaking across protocols: rank 0 starts a large send, then small ones with the same and other
+     * tags, without waiting; rank 1 takes them with wildcards, first from receives posted in advance
+     * (matched in post order), then from the unexpected queue. The large one must come first each time.
+     */
+    private void overtake()
+    {
+        final int large = 300_000;
+        if (me == 0)
+        {
+            comm.barrier();
+            final List<Request> sends = new ArrayList<>();
+            for (int round = 0; round < 2; round++)
+            {
+                sends.add(comm.isend(1, 5, pattern(0, round, large), 0, large));
+                sends.add(comm.isend(1, 5, pattern(0, round + 10, 16), 0, 16));
+                sends.add(comm.isend(1, 6, pattern(0, round + 20, 16), 0, 16));
+                if (round == 0)
+                {
+                    sends.forEach(Request::await);
+                    comm.barrier();
+                }
+            }
+            sends.forEach(Request::await);
+        }
+        else if (me == 1)
+        {
+            final byte[][] ins = { new byte[large], new byte[large], new byte[large] };
+            final List<Request> posted = new ArrayList<>();
+            for (final byte[] in : ins)
+            {
+                posted.add(comm.irecv(Communicator.ANY_SOURCE, Communicator.ANY_TAG, in, 0, in.length));
+            }
+            comm.barrier();
+            checkOvertake(posted.get(0).await(), posted.get(1).await(), posted.get(2).await(), ins, 0, large);
+            comm.barrier();
+            while (comm.iprobe(0, 6) == null)
+            {
+                Thread.onSpinWait();
+            }
+            final Status first = comm.recv(Communicator.ANY_SOURCE, Communicator.ANY_TAG, ins[0]);
+            final Status second = comm.recv(0, Communicator.ANY_TAG, ins[1]);
+            final Status third = comm.recv(Communicator.ANY_SOURCE, 6, ins[2]);
+            checkOvertake(first, second, third, ins, 1, large);
+        }
+        else
+        {
+            comm.barrier();
+            comm.barrier();
+        }
+    }
+
+    private static void checkOvertake(
+        final Status first, final Status second, final Status third, final byte[][] ins, final int round, final int large)
+    {
+        check(first.tag() == 5 && first.length() == large, "round " + round + ": first " + first);
+        check(crc(ins[0], large) == crc(pattern(0, round, large)), "round " + round + ": large content");
+        check(second.tag() == 5 && second.length() == 16 && crc(ins[1], 16) == crc(pattern(0, round + 10, 16)),
+            "round " + round + ": second " + second);
+        check(third.tag() == 6 && third.length() == 16 && crc(ins[2], 16) == crc(pattern(0, round + 20, 16)),
+            "round " + round + ": third " + third);
+    }
+
+    /**
+     * Barriers really wait: each rank sleeps a random time before each barrier and notes when it entered and
+     * left (System.nanoTime is one clock for all processes on Linux); rank 0 checks that no rank left
+     * before the last one entered.
+     */
+    private void barriers(final int rounds)
+    {
+        final Random random = new Random(me);
+        for (int round = 0; round < rounds; round++)
+        {
+            sleep(random.nextInt(20));
+            final long entered = System.nanoTime();
+            comm.barrier();
+            final long left = System.nanoTime();
+            final UnsafeBuffer times = new UnsafeBuffer(new byte[16]);
+            times.putLong(0, entered);
+            times.putLong(8, left);
+            comm.send(0, 100 + round, times, 0, 16);
+            if (me == 0)
+            {
+                long lastEntered = Long.MIN_VALUE;
+                long firstLeft = Long.MAX_VALUE;
+                for (int r = 0; r < n; r++)
+                {
+                    comm.recv(r, 100 + round, times, 0, 16);
+                    lastEntered = Math.max(lastEntered, times.getLong(0));
+                    firstLeft = Math.min(firstLeft, times.getLong(8));
+                }
+                check(firstLeft >= lastEntered, "round " + round + ": a rank left the barrier " +
+                    (lastEntered - firstLeft) + " ns before the last one entered");
+            }
+        }
+    }
+
+    private static void sleep(final int millis)
+    {
+        try
+        {
+            Thread.sleep(millis);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
         }
     }
 
@@ -270,37 +407,42 @@ public final class MessageApp
         }
     }
 
-    /** Handler receive: eager messages seen in place. */
+    /**
+     * Handler receive: an eager message that arrives after the receive is posted is seen in place, in shared
+     * (off-heap) memory; a large one from a heap copy. Rank 1 posts before rank 0 sends: it sends "go" and
+     * then posts, and it does not poll in between, so the data cannot arrive unexpected.
+     */
     private void zeroCopy()
     {
         if (me == 0)
         {
-            comm.barrier();
+            comm.recv(1, 4, new byte[0]);
             comm.send(1, 5, pattern(0, 5, 1000));
             comm.send(1, 6, pattern(0, 6, 200_000));
         }
         else if (me == 1)
         {
-            comm.barrier();
             final long[] crcs = new long[2];
+            final boolean[] inSharedMemory = new boolean[2];
+            comm.send(0, 4, new byte[0]);
             final Status eager = comm.recv(0, 5, (status, buffer, offset) ->
             {
+                inSharedMemory[0] = buffer.byteArray() == null;
                 final byte[] copy = new byte[status.length()];
                 buffer.getBytes(offset, copy);
                 crcs[0] = crc(copy);
             });
             final Status large = comm.recv(0, 6, (status, buffer, offset) ->
             {
+                inSharedMemory[1] = buffer.byteArray() == null;
                 final byte[] copy = new byte[status.length()];
                 buffer.getBytes(offset, copy);
                 crcs[1] = crc(copy);
             });
             check(eager.length() == 1000 && crcs[0] == crc(pattern(0, 5, 1000)), "zero-copy eager");
+            check(inSharedMemory[0], "the eager message was not seen in shared memory");
             check(large.length() == 200_000 && crcs[1] == crc(pattern(0, 6, 200_000)), "handler large");
-        }
-        else
-        {
-            comm.barrier();
+            check(!inSharedMemory[1], "a large message is assembled on the heap");
         }
     }
 

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.util.List;
@@ -38,8 +39,8 @@ class MessageTest
 
     @ParameterizedTest(name = "{0} ranks, {1}")
     @CsvSource({
-        "2, sizes", "4, sizes", "3, any", "4, any", "2, outoforder", "3, outoforder", "2, probe", "2, truncate",
-        "2, zerocopy", "3, zerocopy" })
+        "2, sizes", "4, sizes", "2, sizes-unexpected", "4, sizes-unexpected", "3, any", "4, any", "2, outoforder",
+        "3, outoforder", "2, probe", "2, truncate", "2, zerocopy", "3, zerocopy", "2, overtake", "3, overtake" })
     @Timeout(120)
     void scenarioShouldSucceedOnEveryRank(final int ranks, final String scenario) throws IOException
     {
@@ -60,6 +61,14 @@ class MessageTest
         final JobRunner job = JobRunner.run(LayoutParams.defaults(2), Map.of(), List.of("-Xmx1300m", "-Xmn64m", "-XX:+UseSerialGC"),
             MessageApp.class.getName(), "huge", Integer.toString(1 << 30));
         assertAllOk(job, 2, "huge");
+    }
+
+    @ParameterizedTest(name = "{0} ranks")
+    @ValueSource(ints = { 3, 4 })
+    @Timeout(120)
+    void aBarrierShouldLetNoRankLeaveBeforeTheLastHasEntered(final int ranks) throws IOException
+    {
+        assertAllOk(run(ranks, "barrier", "30"), ranks, "barrier");
     }
 
     @ParameterizedTest(name = "seed {0}, {1} ranks")

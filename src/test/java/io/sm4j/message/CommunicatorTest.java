@@ -123,4 +123,58 @@ class CommunicatorTest
         in.get(received);
         assertArrayEquals(out, received);
     }
+
+    @Test
+    void aLargeMessageToSelfShouldBeHeldByReferenceAndCompleteWhenReceived()
+    {
+        final byte[] out = new byte[100_000];
+        out[99_999] = 5;
+        assertEquals("a blocking send of 100000 bytes to this rank itself (tag 3) would never complete: post the " +
+            "receive first, or use isend", assertThrows(IllegalArgumentException.class, () -> rank0.send(0, 3, out)).getMessage());
+        final Request send = rank0.isend(0, 3, out, 0, out.length);
+        assertNull(send.status(), "completes only when received");
+        assertEquals(new Status(0, 3, 100_000), rank0.iprobe(0, 3));
+        final byte[] in = new byte[100_000];
+        assertEquals(new Status(0, 3, 100_000), rank0.recv(0, 3, in));
+        assertEquals(new Status(0, 3, 100_000), send.status());
+        assertArrayEquals(out, in);
+    }
+
+    @Test
+    void misuseShouldFailClearly()
+    {
+        assertThrows(java.nio.ReadOnlyBufferException.class,
+            () -> rank1.irecv(0, 1, ByteBuffer.allocate(4).asReadOnlyBuffer()));
+        rank0.send(1, 1, new byte[]{ 1 });
+        assertEquals("a MessageHandler must not call the communicator", assertThrows(IllegalStateException.class,
+            () -> rank1.recv(0, 1, (status, buffer, offset) -> rank1.iprobe(0, 2))).getMessage());
+        rank0.send(1, 2, new byte[]{ 2 });
+        final RuntimeException boom = new IllegalStateException("boom");
+        assertEquals(boom, assertThrows(IllegalStateException.class, () -> rank1.recv(0, 2, (status, buffer, offset) ->
+        {
+            throw boom;
+        })));
+        rank0.close();
+        assertEquals("communicator of rank 0 is closed",
+            assertThrows(IllegalStateException.class, () -> rank0.send(1, 0, new byte[1])).getMessage());
+        assertEquals("communicator of rank 0 is closed",
+            assertThrows(IllegalStateException.class, () -> rank0.irecv(1, 0, new byte[1], 0, 1)).getMessage());
+    }
+
+    @Test
+    void requestsWaitingForARankThatDetachedShouldFailInsteadOfHanging()
+    {
+        final Request large = rank0.isend(1, 1, new byte[50_000], 0, 50_000);
+        final Request receive = rank0.irecv(1, 2, new byte[4], 0, 4);
+        final Request anyone = rank0.irecv(ANY_SOURCE, 2, new byte[4], 0, 4);
+        rank1.close();
+        assertEquals("the send of 50000 bytes to rank 1 cannot complete: the peer has detached",
+            assertThrows(io.sm4j.segment.Sm4jException.class, large::await).getMessage());
+        assertEquals("the receive from rank 1 cannot complete: the peer has detached",
+            assertThrows(io.sm4j.segment.Sm4jException.class, receive::await).getMessage());
+        assertEquals("the receive from any rank cannot complete: the peer has detached",
+            assertThrows(io.sm4j.segment.Sm4jException.class, anyone::await).getMessage());
+        assertEquals("rank 1 has detached: rank 0 cannot send to it",
+            assertThrows(io.sm4j.segment.Sm4jException.class, () -> rank0.send(1, 0, new byte[1])).getMessage());
+    }
 }
