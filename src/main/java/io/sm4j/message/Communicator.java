@@ -8,11 +8,9 @@ import io.sm4j.transport.FragmentView;
 import io.sm4j.transport.Sm4j;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
-import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.ByteBuffer;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 
 import static io.sm4j.message.MessageType.*;
@@ -28,7 +26,8 @@ import static io.sm4j.message.MessageType.*;
  * first fragment announces the length and carries the first chunk, the receiver answers once matched, and
  * the sender streams the rest in max-size fragments, pipelined, copied straight into the posted buffer.
  * <p>
- * Not thread-safe: one thread per communicator. Complete every request before {@link #close()}.
+ * Not thread-safe: one thread per communicator. {@link #close()} completes outstanding sends; receives still
+ * posted are dropped.
  */
 public final class Communicator implements AutoCloseable
 {
@@ -45,15 +44,11 @@ public final class Communicator implements AutoCloseable
     private final long[] nextSequence;
     private final ArrayList<RecvRequest> posted = new ArrayList<>();
     private final ArrayList<Unexpected> unexpected = new ArrayList<>();
-    private final Long2ObjectHashMap<SendRequest> awaitingAck = new Long2ObjectHashMap<>();
-    private final ArrayDeque<SendRequest> streaming = new ArrayDeque<>();
-    private final Long2ObjectHashMap<RecvRequest> activeReceives = new Long2ObjectHashMap<>();
-    private final long[] barrierReceived;
-    private final long[] barrierExpected;
+    private final Rendezvous rendezvous;
+    private final Barrier barrier;
+    private final Runnable progressOrIdle = this::progressOrIdle;
     private final FragmentHandler onFragment = this::onFragment;
     private final UnsafeBuffer empty = new UnsafeBuffer(new byte[0]);
-    private long nextReceiveId = 1;
-    private long barrierEpoch;
     private long nextOrphanCheck;
     private boolean inHandler;
     private boolean closed;
@@ -69,8 +64,8 @@ public final class Communicator implements AutoCloseable
         this.eagerPayload = endpoint.maxPayload();
         this.chunk = endpoint.maxFragmentPayload();
         nextSequence = new long[size];
-        barrierReceived = new long[size];
-        barrierExpected = new long[size];
+        rendezvous = new Rendezvous(endpoint);
+        barrier = new Barrier(endpoint);
     }
 
     /**
@@ -101,17 +96,17 @@ public final class Communicator implements AutoCloseable
 
     public void send(final int dest, final int tag, final byte[] buffer)
     {
-        send(dest, tag, wrap(buffer), 0, buffer.length);
+        send(dest, tag, Arguments.wrap(buffer), 0, buffer.length);
     }
 
     public void send(final int dest, final int tag, final byte[] buffer, final int offset, final int length)
     {
-        send(dest, tag, wrap(buffer), offset, length);
+        send(dest, tag, Arguments.wrap(buffer), offset, length);
     }
 
     public void send(final int dest, final int tag, final ByteBuffer buffer)
     {
-        send(dest, tag, wrap(buffer), buffer.position(), buffer.remaining());
+        send(dest, tag, Arguments.wrap(buffer), buffer.position(), buffer.remaining());
     }
 
     /**
@@ -133,12 +128,12 @@ public final class Communicator implements AutoCloseable
 
     public Request isend(final int dest, final int tag, final byte[] buffer, final int offset, final int length)
     {
-        return isend(dest, tag, wrap(buffer), offset, length);
+        return isend(dest, tag, Arguments.wrap(buffer), offset, length);
     }
 
     public Request isend(final int dest, final int tag, final ByteBuffer buffer)
     {
-        return isend(dest, tag, wrap(buffer), buffer.position(), buffer.remaining());
+        return isend(dest, tag, Arguments.wrap(buffer), buffer.position(), buffer.remaining());
     }
 
     /**
@@ -147,8 +142,8 @@ public final class Communicator implements AutoCloseable
     public Request isend(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
     {
         checkUsable();
-        checkRank("dest", dest, false);
-        checkTag(tag, false);
+        Arguments.checkRank("dest", dest, size, false);
+        Arguments.checkTag(tag, false);
         BufferChecks.checkRange("buffer", buffer, offset, length);
         final long sequence = dest == rank ? 0 : nextSequence[dest]++;
         final SendRequest request = new SendRequest(this, dest, tag, sequence, buffer, offset, length);
@@ -167,14 +162,14 @@ public final class Communicator implements AutoCloseable
             endpoint.send(dest, RNDV, tag, sequence, length, buffer, offset, eagerPayload);
             // after the send: if it throws, no stale entry is left to wait for; the ACK cannot be handled
             // before this line because Endpoint.send never calls this communicator's handler
-            awaitingAck.put(ackKey(dest, sequence), request);
+            rendezvous.awaitAck(request);
         }
         return request;
     }
 
     public Status recv(final int source, final int tag, final byte[] buffer)
     {
-        return irecv(source, tag, buffer, 0, lengthOf(buffer)).await();
+        return irecv(source, tag, Arguments.wrap(buffer), 0, buffer.length).await();
     }
 
     public Status recv(final int source, final int tag, final byte[] buffer, final int offset, final int length)
@@ -200,8 +195,8 @@ public final class Communicator implements AutoCloseable
     public Status recv(final int source, final int tag, final MessageHandler handler)
     {
         checkUsable();
-        checkRank("source", source, true);
-        checkTag(tag, true);
+        Arguments.checkRank("source", source, size, true);
+        Arguments.checkTag(tag, true);
         if (handler == null)
         {
             throw new NullPointerException("handler");
@@ -213,7 +208,7 @@ public final class Communicator implements AutoCloseable
 
     public Request irecv(final int source, final int tag, final byte[] buffer, final int offset, final int length)
     {
-        return irecv(source, tag, wrap(buffer), offset, length);
+        return irecv(source, tag, Arguments.wrap(buffer), offset, length);
     }
 
     public Request irecv(final int source, final int tag, final ByteBuffer buffer)
@@ -222,7 +217,7 @@ public final class Communicator implements AutoCloseable
         {
             throw new java.nio.ReadOnlyBufferException();
         }
-        return irecv(source, tag, wrap(buffer), buffer.position(), buffer.remaining());
+        return irecv(source, tag, Arguments.wrap(buffer), buffer.position(), buffer.remaining());
     }
 
     /**
@@ -231,8 +226,8 @@ public final class Communicator implements AutoCloseable
     public Request irecv(final int source, final int tag, final MutableDirectBuffer buffer, final int offset, final int length)
     {
         checkUsable();
-        checkRank("source", source, true);
-        checkTag(tag, true);
+        Arguments.checkRank("source", source, size, true);
+        Arguments.checkTag(tag, true);
         BufferChecks.checkRange("buffer", buffer, offset, length);
         final RecvRequest request = new RecvRequest(this, source, tag, buffer, offset, length, null);
         post(request);
@@ -246,8 +241,8 @@ public final class Communicator implements AutoCloseable
     public Status iprobe(final int source, final int tag)
     {
         checkUsable();
-        checkRank("source", source, true);
-        checkTag(tag, true);
+        Arguments.checkRank("source", source, size, true);
+        Arguments.checkTag(tag, true);
         progress();
         return findUnexpected(source, tag);
     }
@@ -258,8 +253,8 @@ public final class Communicator implements AutoCloseable
     public Status probe(final int source, final int tag)
     {
         checkUsable();
-        checkRank("source", source, true);
-        checkTag(tag, true);
+        Arguments.checkRank("source", source, size, true);
+        Arguments.checkTag(tag, true);
         Status status;
         while ((status = findUnexpected(source, tag)) == null)
         {
@@ -275,18 +270,7 @@ public final class Communicator implements AutoCloseable
     public void barrier()
     {
         checkUsable();
-        for (int distance = 1; distance < size; distance <<= 1)
-        {
-            final int to = (rank + distance) % size;
-            final int from = (rank - distance + size) % size;
-            endpoint.send(to, BARRIER, 0, barrierEpoch, 0, empty, 0, 0);
-            barrierExpected[from]++;
-            while (barrierReceived[from] < barrierExpected[from])
-            {
-                progressOrIdle();
-            }
-        }
-        barrierEpoch++;
+        barrier.await(progressOrIdle);
     }
 
     /**
@@ -297,7 +281,7 @@ public final class Communicator implements AutoCloseable
     public int progress()
     {
         checkUsable();
-        return endpoint.poll(onFragment, POLL_LIMIT) + advanceStreams();
+        return endpoint.poll(onFragment, POLL_LIMIT) + rendezvous.advance();
     }
 
     void progressOrIdle()
@@ -323,7 +307,7 @@ public final class Communicator implements AutoCloseable
         }
         try
         {
-            while (!awaitingAck.isEmpty() || !streaming.isEmpty())
+            while (rendezvous.hasSends())
             {
                 progressOrIdle();
             }
@@ -367,18 +351,9 @@ public final class Communicator implements AutoCloseable
             // drain what the detached ranks sent before leaving
         }
         final boolean everyoneGone = goneCount == size - 1;
-        awaitingAck.values().removeIf(send -> gone[send.dest] && orphan(send, "send of " + send.length + " bytes to rank " + send.dest));
-        streaming.removeIf(send -> gone[send.dest] && orphan(send, "send of " + send.length + " bytes to rank " + send.dest));
-        activeReceives.values().removeIf(recv -> gone[recv.matchedSource] &&
-            orphan(recv, "receive of " + recv.total + " bytes from rank " + recv.matchedSource));
+        rendezvous.failOrphans(gone);
         posted.removeIf(recv -> (recv.source == ANY_SOURCE ? everyoneGone : gone[recv.source]) &&
-            orphan(recv, "receive from " + (recv.source == ANY_SOURCE ? "any rank" : "rank " + recv.source)));
-    }
-
-    private static boolean orphan(final Request request, final String what)
-    {
-        request.fail(new Sm4jException("the " + what + " cannot complete: the peer has detached"));
-        return true;
+            Request.orphan(recv, "receive from " + (recv.source == ANY_SOURCE ? "any rank" : "rank " + recv.source)));
     }
 
     private void onFragment(final FragmentView f)
@@ -391,14 +366,14 @@ public final class Communicator implements AutoCloseable
                 final long total = f.aux();
                 if (large ? total <= f.length() || total > Integer.MAX_VALUE : total != f.length())
                 {
-                    throw protocolError(f, "length " + total + " with a " + f.length() + "-byte first fragment");
+                    throw Rendezvous.protocolError(f, rank, "length " + total + " with a " + f.length() + "-byte first fragment");
                 }
                 arrival(f.source(), f.tag(), f.sequence(), (int)total, f.buffer(), f.offset(), f.length(), large);
             }
-            case ACK -> onAck(f);
-            case FRAG -> onFrag(f);
-            case BARRIER -> barrierReceived[f.source()]++;
-            default -> throw protocolError(f, "unknown type");
+            case ACK -> rendezvous.onAck(f, rank);
+            case FRAG -> complete(rendezvous.onFrag(f, rank));
+            case BARRIER -> barrier.onMessage(f.source());
+            default -> throw Rendezvous.protocolError(f, rank, "unknown type");
         }
     }
 
@@ -506,9 +481,24 @@ public final class Communicator implements AutoCloseable
             request.complete(request.matchedStatus());
             return;
         }
-        final long id = nextReceiveId++;
-        activeReceives.put(id, request);
-        endpoint.send(source, ACK, 0, sequence, id, empty, 0, 0);
+        endpoint.send(source, ACK, 0, sequence, rendezvous.accept(request), empty, 0, 0);
+    }
+
+    /**
+     * Completes a large receive once its last fragment is in (null: not yet).
+     */
+    private void complete(final RecvRequest request)
+    {
+        if (request == null)
+        {
+            return;
+        }
+        if (request.handler != null)
+        {
+            callHandler(request, request.buffer, 0);
+            return;
+        }
+        request.complete(request.matchedStatus());
     }
 
     /**
@@ -535,84 +525,6 @@ public final class Communicator implements AutoCloseable
         request.complete(status);
     }
 
-    private void onAck(final FragmentView f)
-    {
-        final SendRequest request = awaitingAck.remove(ackKey(f.source(), f.sequence()));
-        if (request == null)
-        {
-            throw protocolError(f, "ACK for no pending send (sequence " + f.sequence() + ")");
-        }
-        if (f.aux() == DISCARD)
-        {
-            request.complete();
-            return;
-        }
-        request.remoteId = f.aux();
-        streaming.add(request);
-    }
-
-    private void onFrag(final FragmentView f)
-    {
-        final RecvRequest request = activeReceives.get(f.aux());
-        final long position = f.sequence();
-        if (request == null || request.matchedSource != f.source() || position < 0 ||
-            position + f.length() > request.total)
-        {
-            throw protocolError(f, "fragment at " + position + " for no matching receive (id " + f.aux() + ")");
-        }
-        request.buffer.putBytes(request.offset + (int)position, f.buffer(), f.offset(), f.length());
-        request.received += f.length();
-        if (request.received == request.total)
-        {
-            activeReceives.remove(f.aux());
-            if (request.handler != null)
-            {
-                callHandler(request, request.buffer, 0);
-                return;
-            }
-            request.complete(request.matchedStatus());
-        }
-    }
-
-    /**
-     * Streams acknowledged large sends in max-size fragments while the max pool has free fragments; the
-     * receiver's returns refill it, which pipelines up to maxFragsPerRank fragments.
-     */
-    private int advanceStreams()
-    {
-        int work = 0;
-        for (int i = streaming.size(); i > 0; i--)
-        {
-            final SendRequest request = streaming.poll();
-            boolean poolEmpty = false;
-            while (request.sent < request.length)
-            {
-                final int length = Math.min(chunk, request.length - request.sent);
-                if (!endpoint.trySendMax(request.dest, FRAG, 0, request.sent, request.remoteId, request.buffer,
-                    request.offset + request.sent, length))
-                {
-                    poolEmpty = true;
-                    break;
-                }
-                request.sent += length;
-                work++;
-            }
-            if (request.sent == request.length)
-            {
-                request.complete();
-            }
-            else
-            {
-                streaming.add(request);
-            }
-            if (poolEmpty)
-            {
-                break;
-            }
-        }
-        return work;
-    }
-
     private Status findUnexpected(final int source, final int tag)
     {
         for (final Unexpected message : unexpected)
@@ -637,61 +549,4 @@ public final class Communicator implements AutoCloseable
         }
     }
 
-    private long ackKey(final int peer, final long sequence)
-    {
-        return sequence * size + peer;
-    }
-
-    private Sm4jException protocolError(final FragmentView f, final String what)
-    {
-        return new Sm4jException("protocol error from rank " + f.source() + " at rank " + rank + " (type " + f.type() +
-            "): " + what);
-    }
-
-    private void checkRank(final String name, final int value, final boolean anyAllowed)
-    {
-        if (value < 0 || value >= size)
-        {
-            if (!(anyAllowed && value == ANY_SOURCE))
-            {
-                throw new IllegalArgumentException(name + "=" + value + " (expected: 0.." + (size - 1) +
-                    (anyAllowed ? " or ANY_SOURCE" : "") + ")");
-            }
-        }
-    }
-
-    private static void checkTag(final int tag, final boolean anyAllowed)
-    {
-        if (tag < 0 && !(anyAllowed && tag == ANY_TAG))
-        {
-            throw new IllegalArgumentException("tag=" + tag + " (expected: >= 0" + (anyAllowed ? " or ANY_TAG" : "") + ")");
-        }
-    }
-
-    private static int lengthOf(final byte[] buffer)
-    {
-        if (buffer == null)
-        {
-            throw new NullPointerException("buffer");
-        }
-        return buffer.length;
-    }
-
-    private static UnsafeBuffer wrap(final byte[] buffer)
-    {
-        if (buffer == null)
-        {
-            throw new NullPointerException("buffer");
-        }
-        return new UnsafeBuffer(buffer);
-    }
-
-    private static UnsafeBuffer wrap(final ByteBuffer buffer)
-    {
-        if (buffer == null)
-        {
-            throw new NullPointerException("buffer");
-        }
-        return new UnsafeBuffer(buffer);
-    }
 }

@@ -86,9 +86,15 @@ public abstract class Request
         this.complete = true;
     }
 
-    boolean isComplete()
+    /**
+     * Fails {@code request}: its peer has detached and can never answer.
+     *
+     * @return true, for use in removeIf.
+     */
+    static boolean orphan(final Request request, final String what)
     {
-        return complete;
+        request.fail(new Sm4jException("the " + what + " cannot complete: the peer has detached"));
+        return true;
     }
 
     private boolean completed()

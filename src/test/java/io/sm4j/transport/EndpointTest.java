@@ -193,4 +193,30 @@ class EndpointTest
         assertEquals("endpoint of rank 0 is closed",
             assertThrows(IllegalStateException.class, () -> rank0.send(1, new byte[1])).getMessage());
     }
+
+    /**
+     * A full FIFO parks fragments on the sender's pending list: ten sends into a 4-entry queue all return,
+     * the receiver finds at most four in the FIFO, and the rest arrive, in order, once the sender's own
+     * progress flushes its pending list.
+     */
+    @Test
+    void sendsThatFindTheFifoFullShouldWaitOnThePendingListAndArriveInOrder() throws IOException
+    {
+        try (TwoRanks small = new TwoRanks(LayoutParams.builder(2).queueEntries(4).eagerFragsPerPeer(8).build()))
+        {
+            final UnsafeBuffer payload = new UnsafeBuffer(new byte[8]);
+            for (int i = 0; i < 10; i++)
+            {
+                small.rank0.send(1, 0, 0, i, 0, payload, 0, 8);
+            }
+            final List<Long> received = new ArrayList<>();
+            assertEquals(4, small.rank1.poll(f -> received.add(f.sequence()), 100), "only the FIFO's 4 entries are there");
+            while (received.size() < 10)
+            {
+                small.rank0.poll(f -> { }, 16);
+                small.rank1.poll(f -> received.add(f.sequence()), 100);
+            }
+            assertEquals(List.of(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L), received);
+        }
+    }
 }

@@ -1,0 +1,50 @@
+package io.sm4j.message;
+
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Argument checks of the message layer's public calls, made before anything touches shared memory.
+ */
+final class Arguments
+{
+    private Arguments()
+    {
+    }
+
+    static void checkRank(final String name, final int value, final int size, final boolean anyAllowed)
+    {
+        if ((value < 0 || value >= size) && !(anyAllowed && value == Communicator.ANY_SOURCE))
+        {
+            throw new IllegalArgumentException(name + "=" + value + " (expected: 0.." + (size - 1) +
+                (anyAllowed ? " or ANY_SOURCE" : "") + ")");
+        }
+    }
+
+    static void checkTag(final int tag, final boolean anyAllowed)
+    {
+        if (tag < 0 && !(anyAllowed && tag == Communicator.ANY_TAG))
+        {
+            throw new IllegalArgumentException("tag=" + tag + " (expected: >= 0" + (anyAllowed ? " or ANY_TAG" : "") + ")");
+        }
+    }
+
+    static UnsafeBuffer wrap(final byte[] buffer)
+    {
+        if (buffer == null)
+        {
+            throw new NullPointerException("buffer");
+        }
+        return new UnsafeBuffer(buffer);
+    }
+
+    static UnsafeBuffer wrap(final ByteBuffer buffer)
+    {
+        if (buffer == null)
+        {
+            throw new NullPointerException("buffer");
+        }
+        return new UnsafeBuffer(buffer);
+    }
+}

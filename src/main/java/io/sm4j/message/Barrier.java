@@ -1,0 +1,56 @@
+package io.sm4j.message;
+
+import io.sm4j.transport.Endpoint;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import static io.sm4j.message.MessageType.BARRIER;
+
+/**
+ * A dissemination barrier through the segment: in round k each rank sends one empty BARRIER fragment to
+ * rank + 2^k and waits for one from rank - 2^k, ceil(log2 n) rounds. Counting per source suffices: within
+ * an epoch the distances are distinct, so a rank receives at most one BARRIER per source per epoch, and
+ * the pair's FIFO keeps epochs in order.
+ */
+final class Barrier
+{
+    private final Endpoint endpoint;
+    private final int rank;
+    private final int size;
+    private final long[] received;
+    private final long[] expected;
+    private final UnsafeBuffer empty = new UnsafeBuffer(new byte[0]);
+    private long epoch;
+
+    Barrier(final Endpoint endpoint)
+    {
+        this.endpoint = endpoint;
+        this.rank = endpoint.rank();
+        this.size = endpoint.size();
+        this.received = new long[size];
+        this.expected = new long[size];
+    }
+
+    /**
+     * @param progressOrIdle drives the communicator while a round waits.
+     */
+    void await(final Runnable progressOrIdle)
+    {
+        for (int distance = 1; distance < size; distance <<= 1)
+        {
+            final int to = (rank + distance) % size;
+            final int from = (rank - distance + size) % size;
+            endpoint.send(to, BARRIER, 0, epoch, 0, empty, 0, 0);
+            expected[from]++;
+            while (received[from] < expected[from])
+            {
+                progressOrIdle.run();
+            }
+        }
+        epoch++;
+    }
+
+    void onMessage(final int source)
+    {
+        received[source]++;
+    }
+}

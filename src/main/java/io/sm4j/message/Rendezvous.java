@@ -1,0 +1,165 @@
+package io.sm4j.message;
+
+import io.sm4j.segment.Sm4jException;
+import io.sm4j.transport.Endpoint;
+import io.sm4j.transport.FragmentView;
+import org.agrona.collections.Long2ObjectHashMap;
+
+import java.util.ArrayDeque;
+
+import static io.sm4j.message.MessageType.DISCARD;
+import static io.sm4j.message.MessageType.FRAG;
+
+/**
+ * The large-message protocol's state at one rank: sends waiting for their receiver's ACK, acknowledged
+ * sends streaming max-size fragments, and matched receives being filled. The RNDV fragment and the
+ * matching itself belong to the {@link Communicator}.
+ */
+final class Rendezvous
+{
+    private final Endpoint endpoint;
+    private final int size;
+    private final int chunk;
+    private final Long2ObjectHashMap<SendRequest> awaitingAck = new Long2ObjectHashMap<>();
+    private final ArrayDeque<SendRequest> streaming = new ArrayDeque<>();
+    private final Long2ObjectHashMap<RecvRequest> activeReceives = new Long2ObjectHashMap<>();
+    private long nextReceiveId = 1;
+
+    Rendezvous(final Endpoint endpoint)
+    {
+        this.endpoint = endpoint;
+        this.size = endpoint.size();
+        this.chunk = endpoint.maxFragmentPayload();
+    }
+
+    /** A send whose RNDV fragment has left waits for the receiver's ACK. */
+    void awaitAck(final SendRequest request)
+    {
+        awaitingAck.put(ackKey(request.dest, request.sequence), request);
+    }
+
+    /**
+     * A receive matched to a RNDV fragment waits for the rest of the message.
+     *
+     * @return the id the sender puts in every FRAG fragment.
+     */
+    long accept(final RecvRequest request)
+    {
+        final long id = nextReceiveId++;
+        activeReceives.put(id, request);
+        return id;
+    }
+
+    boolean hasSends()
+    {
+        return !awaitingAck.isEmpty() || !streaming.isEmpty();
+    }
+
+    void onAck(final FragmentView f, final int rank)
+    {
+        final SendRequest request = awaitingAck.remove(ackKey(f.source(), f.sequence()));
+        if (request == null)
+        {
+            throw protocolError(f, rank, "ACK for no pending send (sequence " + f.sequence() + ")");
+        }
+        if (f.aux() == DISCARD)
+        {
+            request.complete();
+            return;
+        }
+        request.remoteId = f.aux();
+        streaming.add(request);
+    }
+
+    /**
+     * Copies one FRAG fragment into its receive's buffer, at its offset.
+     *
+     * @return the receive if this fragment completed it, else null.
+     */
+    RecvRequest onFrag(final FragmentView f, final int rank)
+    {
+        final RecvRequest request = activeReceives.get(f.aux());
+        final long position = f.sequence();
+        if (request == null || request.matchedSource != f.source() || position < 0 ||
+            position + f.length() > request.total)
+        {
+            throw protocolError(f, rank, "fragment at " + position + " for no matching receive (id " + f.aux() + ")");
+        }
+        request.buffer.putBytes(request.offset + (int)position, f.buffer(), f.offset(), f.length());
+        request.received += f.length();
+        if (request.received < request.total)
+        {
+            return null;
+        }
+        activeReceives.remove(f.aux());
+        return request;
+    }
+
+    /**
+     * Streams acknowledged large sends in max-size fragments while the max pool has free fragments; the
+     * receiver's returns refill it, which pipelines up to maxFragsPerRank fragments.
+     *
+     * @return fragments sent.
+     */
+    int advance()
+    {
+        int work = 0;
+        for (int i = streaming.size(); i > 0; i--)
+        {
+            final SendRequest request = streaming.poll();
+            boolean poolEmpty = false;
+            while (request.sent < request.length)
+            {
+                final int length = Math.min(chunk, request.length - request.sent);
+                if (!endpoint.trySendMax(request.dest, FRAG, 0, request.sent, request.remoteId, request.buffer,
+                    request.offset + request.sent, length))
+                {
+                    poolEmpty = true;
+                    break;
+                }
+                request.sent += length;
+                work++;
+            }
+            if (request.sent == request.length)
+            {
+                request.complete();
+            }
+            else
+            {
+                streaming.add(request);
+            }
+            if (poolEmpty)
+            {
+                break;
+            }
+        }
+        return work;
+    }
+
+    /**
+     * Fails every send to, and every receive being filled by, a rank in {@code gone}.
+     */
+    void failOrphans(final boolean[] gone)
+    {
+        awaitingAck.values().removeIf(send -> gone[send.dest] && Request.orphan(send, sendName(send)));
+        streaming.removeIf(send -> gone[send.dest] && Request.orphan(send, sendName(send)));
+        activeReceives.values().removeIf(recv -> gone[recv.matchedSource] &&
+            Request.orphan(recv, "receive of " + recv.total + " bytes from rank " + recv.matchedSource));
+    }
+
+    static Sm4jException protocolError(final FragmentView f, final int rank, final String what)
+    {
+        return new Sm4jException("protocol error from rank " + f.source() + " at rank " + rank + " (type " + f.type() +
+            "): " + what);
+    }
+
+    private static String sendName(final SendRequest send)
+    {
+        return "send of " + send.length + " bytes to rank " + send.dest;
+    }
+
+    private long ackKey(final int peer, final long sequence)
+    {
+        return sequence * size + peer;
+    }
+}
