@@ -99,24 +99,12 @@ public final class FifoStress
         @Arbiter
         public void verdict(final JJ_Result r)
         {
-            long expected = 8;
+            final boolean ok = inOrderOnce(polled, consumer, producer);
             long seen = 0;
-            boolean ok = true;
             for (final long word : polled)
             {
-                if (word != 0)
-                {
-                    ok &= word == expected;
-                    expected += 8;
-                    seen++;
-                }
+                seen += word != 0 ? 1 : 0;
             }
-            for (long word = consumer.poll(); word != 0; word = consumer.poll())
-            {
-                ok &= word == expected;
-                expected += 8;
-            }
-            ok &= expected / 8 - 1 == producer.head();
             r.r1 = ok ? seen : -1;
             r.r2 = ok ? producer.head() : -1;
         }
@@ -165,24 +153,32 @@ public final class FifoStress
         @Arbiter
         public void verdict(final JJ_Result r)
         {
-            long expected = 8;
-            boolean ok = true;
-            for (final long word : polled)
-            {
-                if (word != 0)
-                {
-                    ok &= word == expected;
-                    expected += 8;
-                }
-            }
-            for (long word = consumer.poll(); word != 0; word = consumer.poll())
+            r.r1 = inOrderOnce(polled, consumer, producer) ? 1 : 0;
+            r.r2 = producer.head();
+        }
+    }
+
+    /**
+     * Drains what the consumer left and checks that the words 8, 16, 24, ... the producer had accepted were
+     * each seen exactly once, in order, across {@code polled} (0 = nothing) and the drain.
+     */
+    private static boolean inOrderOnce(final long[] polled, final FifoConsumer consumer, final FifoProducer producer)
+    {
+        long expected = 8;
+        boolean ok = true;
+        for (final long word : polled)
+        {
+            if (word != 0)
             {
                 ok &= word == expected;
                 expected += 8;
             }
-            ok &= expected / 8 - 1 == producer.head();
-            r.r1 = ok ? 1 : 0;
-            r.r2 = producer.head();
         }
+        for (long word = consumer.poll(); word != 0; word = consumer.poll())
+        {
+            ok &= word == expected;
+            expected += 8;
+        }
+        return ok && expected / 8 - 1 == producer.head();
     }
 }
