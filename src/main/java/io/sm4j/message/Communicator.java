@@ -1,19 +1,13 @@
 package io.sm4j.message;
 
-import io.sm4j.segment.Sm4jException;
 import io.sm4j.transport.BufferChecks;
 import io.sm4j.transport.Endpoint;
-import io.sm4j.transport.FragmentHandler;
-import io.sm4j.transport.FragmentView;
 import io.sm4j.transport.Sm4j;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 
-import static io.sm4j.message.MessageType.*;
 
 /**
  * MPI-style point-to-point messaging between the ranks of a job: what applications program against.
@@ -42,15 +36,11 @@ public final class Communicator implements AutoCloseable
     private final int eagerPayload;
     private final int chunk;
     private final long[] nextSequence;
-    private final ArrayList<RecvRequest> posted = new ArrayList<>();
-    private final ArrayList<Unexpected> unexpected = new ArrayList<>();
     private final Rendezvous rendezvous;
     private final Barrier barrier;
+    private final Matcher matcher;
     private final Runnable progressOrIdle = this::progressOrIdle;
-    private final FragmentHandler onFragment = this::onFragment;
-    private final UnsafeBuffer empty = new UnsafeBuffer(new byte[0]);
     private long nextOrphanCheck;
-    private boolean inHandler;
     private boolean closed;
 
     /**
@@ -66,6 +56,7 @@ public final class Communicator implements AutoCloseable
         nextSequence = new long[size];
         rendezvous = new Rendezvous(endpoint);
         barrier = new Barrier(endpoint);
+        matcher = new Matcher(endpoint, rendezvous, barrier);
     }
 
     /**
@@ -118,7 +109,7 @@ public final class Communicator implements AutoCloseable
      */
     public void send(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
     {
-        if (dest == rank && length > eagerPayload && findPosted(rank, tag) < 0)
+        if (dest == rank && length > eagerPayload && !matcher.queues().hasPosted(rank, tag))
         {
             throw new IllegalArgumentException("a blocking send of " + length + " bytes to this rank itself (tag " + tag +
                 ") would never complete: post the receive first, or use isend");
@@ -147,23 +138,7 @@ public final class Communicator implements AutoCloseable
         BufferChecks.checkRange("buffer", buffer, offset, length);
         final long sequence = dest == rank ? 0 : nextSequence[dest]++;
         final SendRequest request = new SendRequest(this, dest, tag, sequence, buffer, offset, length);
-        if (dest == rank)
-        {
-            sendToSelf(request);
-        }
-        else if (length <= eagerPayload)
-        {
-            endpoint.send(dest, EAGER, tag, sequence, length, buffer, offset, length);
-            request.complete();
-        }
-        else
-        {
-            request.sent = eagerPayload;
-            endpoint.send(dest, RNDV, tag, sequence, length, buffer, offset, eagerPayload);
-            // after the send: if it throws, no stale entry is left to wait for; the ACK cannot be handled
-            // before this line because Endpoint.send never calls this communicator's handler
-            rendezvous.awaitAck(request);
-        }
+        matcher.send(request);
         return request;
     }
 
@@ -202,7 +177,7 @@ public final class Communicator implements AutoCloseable
             throw new NullPointerException("handler");
         }
         final RecvRequest request = new RecvRequest(this, source, tag, null, 0, 0, handler);
-        post(request);
+        matcher.post(request);
         return request.await();
     }
 
@@ -230,7 +205,7 @@ public final class Communicator implements AutoCloseable
         Arguments.checkTag(tag, true);
         BufferChecks.checkRange("buffer", buffer, offset, length);
         final RecvRequest request = new RecvRequest(this, source, tag, buffer, offset, length, null);
-        post(request);
+        matcher.post(request);
         return request;
     }
 
@@ -244,7 +219,7 @@ public final class Communicator implements AutoCloseable
         Arguments.checkRank("source", source, size, true);
         Arguments.checkTag(tag, true);
         progress();
-        return findUnexpected(source, tag);
+        return matcher.queues().peekUnexpected(source, tag);
     }
 
     /**
@@ -256,7 +231,7 @@ public final class Communicator implements AutoCloseable
         Arguments.checkRank("source", source, size, true);
         Arguments.checkTag(tag, true);
         Status status;
-        while ((status = findUnexpected(source, tag)) == null)
+        while ((status = matcher.queues().peekUnexpected(source, tag)) == null)
         {
             progressOrIdle();
         }
@@ -281,7 +256,7 @@ public final class Communicator implements AutoCloseable
     public int progress()
     {
         checkUsable();
-        return endpoint.poll(onFragment, POLL_LIMIT) + rendezvous.advance();
+        return endpoint.poll(matcher, POLL_LIMIT) + rendezvous.advance();
     }
 
     void progressOrIdle()
@@ -352,194 +327,12 @@ public final class Communicator implements AutoCloseable
         }
         final boolean everyoneGone = goneCount == size - 1;
         rendezvous.failOrphans(gone);
-        posted.removeIf(recv -> (recv.source == ANY_SOURCE ? everyoneGone : gone[recv.source]) &&
-            Request.orphan(recv, "receive from " + (recv.source == ANY_SOURCE ? "any rank" : "rank " + recv.source)));
-    }
-
-    private void onFragment(final FragmentView f)
-    {
-        switch (f.type())
-        {
-            case EAGER, RNDV ->
-            {
-                final boolean large = f.type() == RNDV;
-                final long total = f.aux();
-                if (large ? total <= f.length() || total > Integer.MAX_VALUE : total != f.length())
-                {
-                    throw Rendezvous.protocolError(f, rank, "length " + total + " with a " + f.length() + "-byte first fragment");
-                }
-                arrival(f.source(), f.tag(), f.sequence(), (int)total, f.buffer(), f.offset(), f.length(), large);
-            }
-            case ACK -> rendezvous.onAck(f, rank);
-            case FRAG -> complete(rendezvous.onFrag(f, rank));
-            case BARRIER -> barrier.onMessage(f.source());
-            default -> throw Rendezvous.protocolError(f, rank, "unknown type");
-        }
-    }
-
-    private void arrival(
-        final int source, final int tag, final long sequence, final int total,
-        final DirectBuffer buffer, final int offset, final int length, final boolean large)
-    {
-        final int match = findPosted(source, tag);
-        if (match >= 0)
-        {
-            deliver(posted.remove(match), source, tag, sequence, total, buffer, offset, length, large);
-            return;
-        }
-        final byte[] copy = new byte[length];
-        buffer.getBytes(offset, copy);
-        unexpected.add(new Unexpected(source, tag, sequence, total, copy, large, null));
-    }
-
-    /**
-     * A message to this rank: matched at once if a receive is posted; else queued, an eager one as a copy
-     * and a large one by reference, the send completing only when a receive takes it.
-     */
-    private void sendToSelf(final SendRequest request)
-    {
-        if (request.length <= eagerPayload || findPosted(rank, request.tag) >= 0)
-        {
-            arrival(rank, request.tag, 0, request.length, request.buffer, request.offset, request.length, false);
-            request.complete();
-        }
-        else
-        {
-            unexpected.add(new Unexpected(rank, request.tag, 0, request.length, null, false, request));
-        }
-    }
-
-    /**
-     * @return index of the earliest posted receive that accepts ({@code source}, {@code tag}), or -1.
-     */
-    private int findPosted(final int source, final int tag)
-    {
-        for (int i = 0; i < posted.size(); i++)
-        {
-            if (posted.get(i).matches(source, tag))
-            {
-                return i;
-            }
-        }
-        return -1;
-    }
-
-    private void post(final RecvRequest request)
-    {
-        for (int i = 0; i < unexpected.size(); i++)
-        {
-            final Unexpected message = unexpected.get(i);
-            if (request.matches(message.source(), message.tag()))
-            {
-                unexpected.remove(i);
-                final SendRequest local = message.localSend();
-                if (local != null)
-                {
-                    deliver(request, rank, local.tag, 0, local.length, local.buffer, local.offset, local.length, false);
-                    local.complete();
-                    return;
-                }
-                final UnsafeBuffer first = new UnsafeBuffer(message.firstChunk());
-                deliver(request, message.source(), message.tag(), message.sequence(), message.total(), first, 0,
-                    first.capacity(), message.large());
-                return;
-            }
-        }
-        posted.add(request);
-    }
-
-    private void deliver(
-        final RecvRequest request, final int source, final int tag, final long sequence, final int total,
-        final DirectBuffer buffer, final int offset, final int length, final boolean large)
-    {
-        request.matchedSource = source;
-        request.matchedTag = tag;
-        request.total = total;
-        if (request.handler != null)
-        {
-            if (!large)
-            {
-                callHandler(request, buffer, offset);
-                return;
-            }
-            request.buffer = new UnsafeBuffer(new byte[total]);
-            request.capacity = total;
-        }
-        if (total > request.capacity)
-        {
-            request.fail(new TruncationException(source, tag, total, request.capacity));
-            if (large)
-            {
-                endpoint.send(source, ACK, 0, sequence, DISCARD, empty, 0, 0);
-            }
-            return;
-        }
-        request.buffer.putBytes(request.offset, buffer, offset, length);
-        request.received = length;
-        if (!large)
-        {
-            request.complete(request.matchedStatus());
-            return;
-        }
-        endpoint.send(source, ACK, 0, sequence, rendezvous.accept(request), empty, 0, 0);
-    }
-
-    /**
-     * Completes a large receive once its last fragment is in (null: not yet).
-     */
-    private void complete(final RecvRequest request)
-    {
-        if (request == null)
-        {
-            return;
-        }
-        if (request.handler != null)
-        {
-            callHandler(request, request.buffer, 0);
-            return;
-        }
-        request.complete(request.matchedStatus());
-    }
-
-    /**
-     * Runs a receive's handler; the request completes with the handler's outcome (an exception fails it and
-     * is rethrown). The handler must not call back into this communicator.
-     */
-    private void callHandler(final RecvRequest request, final DirectBuffer buffer, final int offset)
-    {
-        final Status status = request.matchedStatus();
-        inHandler = true;
-        try
-        {
-            request.handler.onMessage(status, buffer, offset);
-        }
-        catch (final RuntimeException ex)
-        {
-            request.fail(new Sm4jException("the message handler failed on " + status + ": " + ex, ex));
-            throw ex;
-        }
-        finally
-        {
-            inHandler = false;
-        }
-        request.complete(status);
-    }
-
-    private Status findUnexpected(final int source, final int tag)
-    {
-        for (final Unexpected message : unexpected)
-        {
-            if ((source == ANY_SOURCE || source == message.source()) && (tag == ANY_TAG || tag == message.tag()))
-            {
-                return new Status(message.source(), message.tag(), message.total());
-            }
-        }
-        return null;
+        matcher.queues().failOrphans(gone, everyoneGone);
     }
 
     private void checkUsable()
     {
-        if (inHandler)
+        if (matcher.inHandler())
         {
             throw new IllegalStateException("a MessageHandler must not call the communicator");
         }
@@ -548,5 +341,4 @@ public final class Communicator implements AutoCloseable
             throw new IllegalStateException("communicator of rank " + rank + " is closed");
         }
     }
-
 }
