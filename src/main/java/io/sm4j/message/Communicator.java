@@ -8,7 +8,6 @@ import org.agrona.MutableDirectBuffer;
 
 import java.nio.ByteBuffer;
 
-
 /**
  * MPI-style point-to-point messaging between the ranks of a job: what applications program against.
  * <p>
