@@ -1,6 +1,5 @@
 package io.sm4j.transport;
 
-import io.sm4j.fragment.FragmentPool;
 import io.sm4j.layout.CbWrapperDescriptor;
 import io.sm4j.layout.FragmentDescriptor;
 import io.sm4j.layout.LayoutParams;
@@ -14,9 +13,6 @@ import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.ByteBuffer;
-import java.util.ArrayDeque;
-
-import static io.sm4j.layout.CbIndexDescriptor.RETURN_FLAG;
 
 /**
  * One rank's transport endpoint: sends fragments up to the eager limit to peers and polls in-bound FIFOs.
@@ -45,18 +41,12 @@ public final class Endpoint implements AutoCloseable
     private final int maxFragmentPayload;
     private final Outbound outbound;
     private final Inbound inbound;
-    private final FragmentPool pool;
-    private final UnsafeBuffer[] pools;
-    private final long[] poolBase;
-    private final ArrayDeque<UnsafeBuffer> backlog = new ArrayDeque<>();
-    private final FragmentView view = new FragmentView();
-    private final Inbound.WordHandler onWord = this::onWord;
+    private final FragmentAccess fragments;
+    private final Receiver receiver;
     private final IdleStrategy idle;
     private final ThreadLocal<IdleStrategy> threadIdle;
     private final OptionalLock pollLock;
-    private final OptionalLock poolLock;
     private final HealthMonitor health;
-    private FragmentHandler handler;
     private volatile boolean closed;
 
     private Endpoint(final Segment segment, final int rank, final TransportOptions options, final boolean ownsSegment)
@@ -81,18 +71,11 @@ public final class Endpoint implements AutoCloseable
         }
         outbound = new Outbound(segment, rank, multiple);
         inbound = new Inbound(segment, rank, batch);
-        pool = new FragmentPool(layout, rank);
-        pools = new UnsafeBuffer[size];
-        poolBase = new long[size];
-        for (int peer = 0; peer < size; peer++)
-        {
-            poolBase[peer] = layout.poolRegionOffset(peer);
-            pools[peer] = segment.view(poolBase[peer], (int)layout.sectionLength(1 + size + peer));
-        }
+        fragments = new FragmentAccess(segment, rank, multiple);
+        receiver = new Receiver(inbound, outbound, fragments);
         idle = options.idleStrategy(size);
         threadIdle = multiple ? ThreadLocal.withInitial(() -> options.idleStrategy(size)) : null;
         pollLock = OptionalLock.create(multiple);
-        poolLock = OptionalLock.create(multiple);
         health = new HealthMonitor(segment, rank);
     }
 
@@ -230,7 +213,7 @@ public final class Endpoint implements AutoCloseable
         final int dest, final int type, final int tag, final long sequence, final long aux,
         final DirectBuffer payload, final int offset, final int length, final boolean max)
     {
-        long fragment = acquireFragment(max);
+        long fragment = fragments.acquire(max);
         if (fragment < 0 && max)
         {
             return false;
@@ -241,28 +224,20 @@ public final class Endpoint implements AutoCloseable
             {
                 try
                 {
-                    drain(null, Integer.MAX_VALUE);
+                    receiver.drain(null, Integer.MAX_VALUE);
                 }
                 finally
                 {
                     pollLock.unlock();
                 }
             }
-            fragment = acquireFragment(false);
+            fragment = fragments.acquire(false);
             if (fragment < 0)
             {
                 return false;
             }
         }
-        final UnsafeBuffer buffer = pools[rank];
-        final int index = (int)(fragment - poolBase[rank]);
-        buffer.putInt(index + FragmentDescriptor.LENGTH_OFFSET, length);
-        buffer.putInt(index + FragmentDescriptor.SENDER_OFFSET, rank);
-        buffer.putInt(index + FragmentDescriptor.TYPE_OFFSET, type);
-        buffer.putInt(index + FragmentDescriptor.TAG_OFFSET, tag);
-        buffer.putLong(index + FragmentDescriptor.SEQUENCE_OFFSET, sequence);
-        buffer.putLong(index + FragmentDescriptor.AUX_OFFSET, aux);
-        buffer.putBytes(index + FragmentDescriptor.HEADER_LENGTH, payload, offset, length);
+        fragments.write(fragment, type, tag, sequence, aux, payload, offset, length);
         outbound.enqueue(dest, fragment);
         return true;
     }
@@ -280,14 +255,7 @@ public final class Endpoint implements AutoCloseable
         pollLock.lock();
         try
         {
-            int delivered = 0;
-            while (delivered < limit && !backlog.isEmpty())
-            {
-                final UnsafeBuffer copy = backlog.poll();
-                handler.onFragment(view.wrap(copy, 0, copy.getInt(FragmentDescriptor.LENGTH_OFFSET)));
-                delivered++;
-            }
-            delivered += drain(handler, limit - delivered);
+            final int delivered = receiver.poll(handler, limit);
             if (delivered == 0)
             {
                 health.check();
@@ -308,109 +276,6 @@ public final class Endpoint implements AutoCloseable
         checkOpen();
         (threadIdle == null ? idle : threadIdle.get()).idle();
         health.check();
-    }
-
-    /**
-     * Drains in-bound FIFOs; with a null handler, data goes to the backlog. Re-entrant: a handler whose send
-     * finds the pool empty drains again, and the outer handler is restored afterwards.
-     */
-    private int drain(final FragmentHandler handler, final int limit)
-    {
-        final FragmentHandler outer = this.handler;
-        this.handler = handler;
-        try
-        {
-            final int delivered = inbound.drain(limit, onWord);
-            outbound.flushAll();
-            return delivered;
-        }
-        finally
-        {
-            this.handler = outer;
-        }
-    }
-
-    /**
-     * Delivers a data fragment to the handler, or parks a copy in the backlog when there is no handler or
-     * the backlog is not empty (anything behind a parked fragment is parked too, so order per sender holds).
-     *
-     * @return true if a data fragment was handed to the handler.
-     */
-    private boolean onWord(final int source, final long word)
-    {
-        if ((word & RETURN_FLAG) != 0)
-        {
-            if (!releaseFragment(word & ~RETURN_FLAG))
-            {
-                throw corrupt(source, "returned offset " + (word & ~RETURN_FLAG) + " is not an outstanding fragment of rank " + rank);
-            }
-            return false;
-        }
-        final int capacity = layout.fragmentCapacity(word);
-        if (layout.fragmentOwner(word) != source || capacity < 0)
-        {
-            throw corrupt(source, "offset " + word + " is not a fragment of rank " + source);
-        }
-        final UnsafeBuffer buffer = pools[source];
-        final int index = (int)(word - poolBase[source]);
-        final int length = buffer.getInt(index + FragmentDescriptor.LENGTH_OFFSET);
-        if (length < 0 || length > capacity - FragmentDescriptor.HEADER_LENGTH ||
-            buffer.getInt(index + FragmentDescriptor.SENDER_OFFSET) != source)
-        {
-            throw corrupt(source, "fragment at " + word + " has length " + length + " (capacity " + capacity + ")");
-        }
-        final boolean direct = handler != null && backlog.isEmpty();
-        try
-        {
-            if (direct)
-            {
-                handler.onFragment(view.wrap(buffer, index, length));
-            }
-            else
-            {
-                final UnsafeBuffer copy = new UnsafeBuffer(new byte[FragmentDescriptor.HEADER_LENGTH + length]);
-                copy.putBytes(0, buffer, index, copy.capacity());
-                backlog.add(copy);
-            }
-        }
-        finally
-        {
-            outbound.enqueue(source, word | RETURN_FLAG);
-        }
-        return direct;
-    }
-
-    private long acquireFragment(final boolean max)
-    {
-        poolLock.lock();
-        try
-        {
-            return max ? pool.acquireMax() : pool.acquireEager();
-        }
-        finally
-        {
-            poolLock.unlock();
-        }
-    }
-
-    private boolean releaseFragment(final long offset)
-    {
-        poolLock.lock();
-        try
-        {
-            return pool.release(offset);
-        }
-        finally
-        {
-            poolLock.unlock();
-        }
-    }
-
-    private Sm4jException corrupt(final int source, final String what)
-    {
-        final String reason = "corrupt data from rank " + source + " at rank " + rank + ": " + what;
-        segment.abort(rank, reason);
-        return new Sm4jException(reason);
     }
 
     private void checkSend(
@@ -476,7 +341,7 @@ public final class Endpoint implements AutoCloseable
                 pollLock.lock();
                 try
                 {
-                    drain(null, Integer.MAX_VALUE);
+                    receiver.drain(null, Integer.MAX_VALUE);
                 }
                 finally
                 {
