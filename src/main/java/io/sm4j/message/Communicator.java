@@ -5,6 +5,7 @@ import io.sm4j.transport.Endpoint;
 import io.sm4j.transport.Sm4j;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.ByteBuffer;
 
@@ -39,6 +40,7 @@ public final class Communicator implements AutoCloseable
     private final Barrier barrier;
     private final Matcher matcher;
     private final Runnable progressOrIdle = this::progressOrIdle;
+    private final UnsafeBuffer eagerWrapper = new UnsafeBuffer(new byte[0]);
     private long nextOrphanCheck;
     private boolean closed;
 
@@ -86,11 +88,19 @@ public final class Communicator implements AutoCloseable
 
     public void send(final int dest, final int tag, final byte[] buffer)
     {
-        send(dest, tag, Arguments.wrap(buffer), 0, buffer.length);
+        send(dest, tag, buffer, 0, Arguments.wrap(buffer).capacity());
     }
 
     public void send(final int dest, final int tag, final byte[] buffer, final int offset, final int length)
     {
+        // an eager send to a peer copies the bytes before it returns, so one wrapper serves every such call;
+        // any other send keeps its buffer in a request, and gets a wrapper of its own
+        if (dest != rank && length <= eagerPayload && buffer != null)
+        {
+            eagerWrapper.wrap(buffer);
+            send(dest, tag, eagerWrapper, offset, length);
+            return;
+        }
         send(dest, tag, Arguments.wrap(buffer), offset, length);
     }
 
@@ -108,12 +118,19 @@ public final class Communicator implements AutoCloseable
      */
     public void send(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
     {
+        checkSend(dest, tag, buffer, offset, length);
+        if (dest != rank && length <= eagerPayload)
+        {
+            // the hot path: no request, no status
+            matcher.sendEager(dest, tag, nextSequence[dest]++, buffer, offset, length);
+            return;
+        }
         if (dest == rank && length > eagerPayload && !matcher.queues().hasPosted(rank, tag))
         {
             throw new IllegalArgumentException("a blocking send of " + length + " bytes to this rank itself (tag " + tag +
                 ") would never complete: post the receive first, or use isend");
         }
-        isend(dest, tag, buffer, offset, length).await();
+        start(dest, tag, buffer, offset, length).await();
     }
 
     public Request isend(final int dest, final int tag, final byte[] buffer, final int offset, final int length)
@@ -131,10 +148,20 @@ public final class Communicator implements AutoCloseable
      */
     public Request isend(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
     {
+        checkSend(dest, tag, buffer, offset, length);
+        return start(dest, tag, buffer, offset, length);
+    }
+
+    private void checkSend(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
+    {
         checkUsable();
         Arguments.checkRank("dest", dest, size, false);
         Arguments.checkTag(tag, false);
         BufferChecks.checkRange("buffer", buffer, offset, length);
+    }
+
+    private Request start(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
+    {
         final long sequence = dest == rank ? 0 : nextSequence[dest]++;
         final SendRequest request = new SendRequest(this, dest, tag, sequence, buffer, offset, length);
         matcher.send(request);

@@ -49,6 +49,14 @@ final class Matcher implements FragmentHandler
     }
 
     /**
+     * Sends a checked eager message to a peer, in one fragment; the bytes are copied when this returns.
+     */
+    void sendEager(final int dest, final int tag, final long sequence, final DirectBuffer buffer, final int offset, final int length)
+    {
+        endpoint.send(dest, EAGER, tag, sequence, length, buffer, offset, length);
+    }
+
+    /**
      * Sends a checked request: to this rank through the queues, an eager message in one fragment, a large
      * one by its RNDV fragment, which then waits for the receiver's ACK.
      */
@@ -60,8 +68,7 @@ final class Matcher implements FragmentHandler
         }
         else if (request.length <= eagerPayload)
         {
-            endpoint.send(request.dest, EAGER, request.tag, request.sequence, request.length, request.buffer,
-                request.offset, request.length);
+            sendEager(request.dest, request.tag, request.sequence, request.buffer, request.offset, request.length);
             request.complete();
         }
         else
