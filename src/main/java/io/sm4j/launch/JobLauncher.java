@@ -4,6 +4,7 @@ import io.sm4j.layout.LayoutParams;
 import io.sm4j.segment.Segment;
 import io.sm4j.segment.SegmentFiles;
 import io.sm4j.transport.Sm4j;
+import io.sm4j.transport.TransportOptions;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -131,6 +132,7 @@ public final class JobLauncher
         builder.environment().put(Sm4j.RANK_ENV, Integer.toString(rank));
         builder.environment().put(Sm4j.SIZE_ENV, Integer.toString(job.params().peers()));
         builder.environment().put(Sm4j.JOB_ID_ENV, String.format(Locale.ROOT, "%016x", jobId));
+        builder.environment().put(TransportOptions.LAUNCHER_PID_ENV, Long.toString(ProcessHandle.current().pid()));
         builder.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
         return builder.start();
     }
@@ -196,7 +198,9 @@ public final class JobLauncher
 
     /**
      * Names the ranks still running and when each last waited inside sm4j (its heartbeat): a rank that
-     * waited recently is blocked in sm4j, one that has not for long is busy in the application.
+     * waited recently is blocked in sm4j, one that has not for long is busy in the application (or busy
+     * receiving: the heartbeat is written only while waiting). Compares System.nanoTime() across
+     * processes, which on Linux is one clock (CLOCK_MONOTONIC).
      */
     private static String stillRunning(final boolean[] done, final Segment segment)
     {

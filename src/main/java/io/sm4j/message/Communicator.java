@@ -1,5 +1,6 @@
 package io.sm4j.message;
 
+import io.sm4j.segment.Sm4jException;
 import io.sm4j.transport.BufferChecks;
 import io.sm4j.transport.Endpoint;
 import io.sm4j.transport.Sm4j;
@@ -29,19 +30,22 @@ public final class Communicator implements AutoCloseable
     public static final int ANY_TAG = -1;
     private static final int POLL_LIMIT = 64;
     private static final long ORPHAN_CHECK_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(100);
+    /** Under steady traffic the orphan check (a clock read) runs every 1024 progress calls. */
+    private static final long ORPHAN_CHECK_CALLS = 1023;
 
     private final Endpoint endpoint;
     private final int rank;
     private final int size;
     private final int eagerPayload;
-    private final int chunk;
     private final long[] nextSequence;
     private final Rendezvous rendezvous;
     private final Barrier barrier;
     private final Matcher matcher;
     private final Runnable progressOrIdle = this::progressOrIdle;
-    private final UnsafeBuffer eagerWrapper = new UnsafeBuffer(new byte[0]);
+    private static final byte[] NO_BYTES = new byte[0];
+    private final UnsafeBuffer eagerWrapper = new UnsafeBuffer(NO_BYTES);
     private long nextOrphanCheck;
+    private long progressCalls;
     private boolean closed;
 
     /**
@@ -53,7 +57,6 @@ public final class Communicator implements AutoCloseable
         this.rank = endpoint.rank();
         this.size = endpoint.size();
         this.eagerPayload = endpoint.maxPayload();
-        this.chunk = endpoint.maxFragmentPayload();
         nextSequence = new long[size];
         rendezvous = new Rendezvous(endpoint);
         barrier = new Barrier(endpoint);
@@ -88,7 +91,11 @@ public final class Communicator implements AutoCloseable
 
     public void send(final int dest, final int tag, final byte[] buffer)
     {
-        send(dest, tag, buffer, 0, Arguments.wrap(buffer).capacity());
+        if (buffer == null)
+        {
+            throw new NullPointerException("buffer");
+        }
+        send(dest, tag, buffer, 0, buffer.length);
     }
 
     public void send(final int dest, final int tag, final byte[] buffer, final int offset, final int length)
@@ -98,7 +105,14 @@ public final class Communicator implements AutoCloseable
         if (dest != rank && length <= eagerPayload && buffer != null)
         {
             eagerWrapper.wrap(buffer);
-            send(dest, tag, eagerWrapper, offset, length);
+            try
+            {
+                send(dest, tag, eagerWrapper, offset, length);
+            }
+            finally
+            {
+                eagerWrapper.wrap(NO_BYTES); // do not keep the caller's array alive
+            }
             return;
         }
         send(dest, tag, Arguments.wrap(buffer), offset, length);
@@ -259,6 +273,18 @@ public final class Communicator implements AutoCloseable
         Status status;
         while ((status = matcher.queues().peekUnexpected(source, tag)) == null)
         {
+            if (sourceGone(source))
+            {
+                // detachment read first (acquire), then drained: what it sent before leaving is here now
+                drainAll();
+                status = matcher.queues().peekUnexpected(source, tag);
+                if (status == null)
+                {
+                    throw new Sm4jException("the probe for a message from " + (source == ANY_SOURCE ? "any rank" :
+                        "rank " + source) + " cannot complete: the peer has detached");
+                }
+                return status;
+            }
             progressOrIdle();
         }
         return status;
@@ -282,7 +308,41 @@ public final class Communicator implements AutoCloseable
     public int progress()
     {
         checkUsable();
+        final int work = pollOnce();
+        if (work == 0 || (++progressCalls & ORPHAN_CHECK_CALLS) == 0)
+        {
+            failOrphans();
+        }
+        return work;
+    }
+
+    private int pollOnce()
+    {
         return endpoint.poll(matcher, POLL_LIMIT) + rendezvous.advance();
+    }
+
+    private void drainAll()
+    {
+        while (pollOnce() > 0)
+        {
+            // until the in-bound FIFOs and the backlog are empty
+        }
+    }
+
+    private boolean sourceGone(final int source)
+    {
+        if (source != ANY_SOURCE)
+        {
+            return source != rank && !endpoint.isAttached(source);
+        }
+        for (int peer = 0; peer < size; peer++)
+        {
+            if (peer != rank && endpoint.isAttached(peer))
+            {
+                return false;
+            }
+        }
+        return size > 1;
     }
 
     void progressOrIdle()
@@ -290,7 +350,6 @@ public final class Communicator implements AutoCloseable
         if (progress() == 0)
         {
             endpoint.idle();
-            failOrphans();
         }
     }
 
@@ -302,6 +361,10 @@ public final class Communicator implements AutoCloseable
     @Override
     public void close()
     {
+        if (matcher.inHandler())
+        {
+            throw new IllegalStateException("a MessageHandler must not call the communicator");
+        }
         if (closed)
         {
             return;
@@ -321,7 +384,8 @@ public final class Communicator implements AutoCloseable
     }
 
     /**
-     * At most every {@link #ORPHAN_CHECK_NANOS} while idle: fails the requests that wait for a rank that has
+     * At most every {@link #ORPHAN_CHECK_NANOS} (tried when a progress found nothing to do, and every
+     * {@link #ORPHAN_CHECK_CALLS} + 1 progress calls): fails the requests that wait for a rank that has
      * detached (closed its endpoint) and so can never answer. Detachment is read first (acquire), then the
      * in-bound FIFOs are drained, so everything such a rank published before detaching has been received.
      */
@@ -347,10 +411,7 @@ public final class Communicator implements AutoCloseable
         {
             return;
         }
-        while (progress() > 0)
-        {
-            // drain what the detached ranks sent before leaving
-        }
+        drainAll(); // what the detached ranks sent before leaving
         final boolean everyoneGone = goneCount == size - 1;
         rendezvous.failOrphans(gone);
         matcher.queues().failOrphans(gone, everyoneGone);

@@ -163,6 +163,12 @@ final class Matcher implements FragmentHandler
         request.matchedSource = source;
         request.matchedTag = tag;
         request.total = total;
+        if (large && !endpoint.isAttached(source))
+        {
+            // its RNDV was drained after it detached: nobody is left to answer the ACK with the rest
+            Request.orphan(request, "receive of " + total + " bytes from rank " + source);
+            return;
+        }
         if (request.handler != null)
         {
             if (!large)

@@ -359,33 +359,6 @@ public final class Segment implements AutoCloseable
         return -1;
     }
 
-    public long creatorPid()
-    {
-        return header.creatorPid();
-    }
-
-    /**
-     * @return false if the process that created the segment (the launcher) is gone while it is not one of
-     * the ranks (a rank that created it and left is accounted for by its own state).
-     */
-    public boolean isCreatorAlive()
-    {
-        final long creatorPid = header.creatorPid();
-        if (isAlive(creatorPid))
-        {
-            return true;
-        }
-        final int n = layout.params().peers();
-        for (int r = 0; r < n; r++)
-        {
-            if (pidOf(r) == creatorPid)
-            {
-                return true;
-            }
-        }
-        return false;
-    }
-
     /**
      * @return System.nanoTime() of {@code rank}'s last health check while waiting, 0 if never.
      */

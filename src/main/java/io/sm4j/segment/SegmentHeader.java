@@ -122,11 +122,6 @@ final class SegmentHeader
         return layout;
     }
 
-    long creatorPid()
-    {
-        return buffer.getLong(CREATOR_PID_OFFSET);
-    }
-
     long jobId()
     {
         return buffer.getLong(JOB_ID_OFFSET);

@@ -31,6 +31,9 @@ import java.nio.ByteBuffer;
  */
 public final class Endpoint implements AutoCloseable
 {
+    /** What close does with data that arrives while it waits: nobody will read it. */
+    private static final FragmentHandler DISCARD = fragment -> { };
+
 
     private final Segment segment;
     private final boolean ownsSegment;
@@ -76,7 +79,7 @@ public final class Endpoint implements AutoCloseable
         idle = options.idleStrategy(size);
         threadIdle = multiple ? ThreadLocal.withInitial(() -> options.idleStrategy(size)) : null;
         pollLock = OptionalLock.create(multiple);
-        health = new HealthMonitor(segment, rank);
+        health = new HealthMonitor(segment, rank, options.launcherPid());
     }
 
     /**
@@ -292,7 +295,8 @@ public final class Endpoint implements AutoCloseable
             throw new IllegalArgumentException("length=" + length + " exceeds maxPayload=" + limit + " (" +
                 (limit == maxPayload ? "eagerLimit=" + layout.params().eagerLimit() : "maxFragSize=" + layout.params().maxFragSize()) +
                 " less the " + FragmentDescriptor.HEADER_LENGTH + "-byte header)");
-        }        if (!segment.isAttached(dest))
+        }
+        if (!segment.isAttached(dest))
         {
             throw new Sm4jException("rank " + dest + " has detached: rank " + rank + " cannot send to it");
         }
@@ -341,7 +345,7 @@ public final class Endpoint implements AutoCloseable
                 pollLock.lock();
                 try
                 {
-                    receiver.drain(null, Integer.MAX_VALUE);
+                    receiver.drain(DISCARD, Integer.MAX_VALUE);
                 }
                 finally
                 {

@@ -7,7 +7,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * Watches the job from one rank while it waits: at most every {@link #INTERVAL_NANOS} it writes the rank's
  * heartbeat, fails if the job was aborted, and aborts the job itself if a peer's process or the launcher
- * that created the segment has died without detaching (killed, crashed), so no rank waits forever for a
+ * that supervises the job has died without detaching (killed, crashed), so no rank waits forever for a
  * message that cannot come.
  */
 final class HealthMonitor
@@ -15,12 +15,17 @@ final class HealthMonitor
     static final long INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     private final Segment segment;
     private final int rank;
+    private final long launcherPid;
     private long next;
 
-    HealthMonitor(final Segment segment, final int rank)
+    /**
+     * @param launcherPid the supervising launcher's pid, 0 if none (then only peers are watched).
+     */
+    HealthMonitor(final Segment segment, final int rank, final long launcherPid)
     {
         this.segment = segment;
         this.rank = rank;
+        this.launcherPid = launcherPid;
     }
 
     /**
@@ -44,9 +49,9 @@ final class HealthMonitor
         {
             segment.abort(rank, "rank " + dead + " (pid " + segment.pidOf(dead) + ") died");
         }
-        else if (!segment.isCreatorAlive())
+        else if (launcherPid != 0 && !ProcessHandle.of(launcherPid).map(ProcessHandle::isAlive).orElse(false))
         {
-            segment.abort(rank, "the launcher (pid " + segment.creatorPid() + ") that created the segment died");
+            segment.abort(rank, "the launcher (pid " + launcherPid + ") died");
         }
         segment.checkNotAborted();
     }

@@ -83,11 +83,6 @@ final class Inbound
         return delivered;
     }
 
-    int activeSenders()
-    {
-        return activeCount;
-    }
-
     private void refreshActivePeers()
     {
         boolean changed = false;

@@ -14,12 +14,16 @@ import java.util.concurrent.TimeUnit;
  * @param attachTimeout how long to wait for the segment and for all ranks to attach.
  * @param lazyFreeBatch consumed queue slots cleared together; 0 = half the queue.
  * @param idle          how to wait: AUTO spins while ranks <= processors and backs off otherwise.
+ * @param launcherPid   pid of the sm4j run that supervises this rank (0: none); if it dies, the rank aborts
+ *                      the job instead of waiting for peers nobody will clean up.
  */
-public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle idle)
+public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle idle, long launcherPid)
 {
     public static final String ATTACH_TIMEOUT_ENV = "SM4J_ATTACH_TIMEOUT_MS";
     public static final String LAZY_FREE_ENV = "SM4J_LAZY_FREE";
     public static final String IDLE_ENV = "SM4J_IDLE";
+    /** Set by {@code sm4j run} for its ranks. */
+    public static final String LAUNCHER_PID_ENV = "SM4J_LAUNCHER_PID";
 
     /**
      * Waiting strategies (Agrona idle strategies).
@@ -44,7 +48,7 @@ public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle i
 
     public static TransportOptions defaults()
     {
-        return new TransportOptions(Duration.ofSeconds(30), 0, Idle.AUTO);
+        return new TransportOptions(Duration.ofSeconds(30), 0, Idle.AUTO, 0);
     }
 
     /**
@@ -61,7 +65,8 @@ public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle i
                     Duration.ofMillis(Long.parseLong(env.get(ATTACH_TIMEOUT_ENV))) : defaults.attachTimeout(),
                 env.containsKey(LAZY_FREE_ENV) ? Integer.parseInt(env.get(LAZY_FREE_ENV)) : defaults.lazyFreeBatch(),
                 env.containsKey(IDLE_ENV) ? Idle.valueOf(env.get(IDLE_ENV).toUpperCase(java.util.Locale.ROOT)) :
-                    defaults.idle());
+                    defaults.idle(),
+                env.containsKey(LAUNCHER_PID_ENV) ? Long.parseLong(env.get(LAUNCHER_PID_ENV)) : defaults.launcherPid());
         }
         catch (final IllegalArgumentException ex)
         {

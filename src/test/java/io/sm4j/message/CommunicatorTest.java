@@ -174,6 +174,8 @@ class CommunicatorTest
             assertThrows(io.sm4j.segment.Sm4jException.class, receive::await).getMessage());
         assertEquals("the receive from any rank cannot complete: the peer has detached",
             assertThrows(io.sm4j.segment.Sm4jException.class, anyone::await).getMessage());
+        assertEquals("the probe for a message from rank 1 cannot complete: the peer has detached",
+            assertThrows(io.sm4j.segment.Sm4jException.class, () -> rank0.probe(1, ANY_TAG)).getMessage());
         assertEquals("rank 1 has detached: rank 0 cannot send to it",
             assertThrows(io.sm4j.segment.Sm4jException.class, () -> rank0.send(1, 0, new byte[1])).getMessage());
     }

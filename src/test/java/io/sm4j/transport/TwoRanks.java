@@ -29,25 +29,30 @@ public final class TwoRanks implements AutoCloseable
         rank1 = other.join();
     }
 
+    /**
+     * Closes both ranks at once (each close may wait for the other to take fragments still pending for
+     * it), then removes the segment.
+     */
     @Override
     public void close() throws IOException
     {
         try
         {
-            rank0.close();
-        }
-        finally
-        {
+            final CompletableFuture<Void> other = CompletableFuture.runAsync(rank1::close);
             try
             {
-                rank1.close();
+                rank0.close();
             }
             finally
             {
-                segment.close();
-                Files.deleteIfExists(segment.path());
-                Files.delete(dir);
+                other.join();
             }
+        }
+        finally
+        {
+            segment.close();
+            Files.deleteIfExists(segment.path());
+            Files.delete(dir);
         }
     }
 }
