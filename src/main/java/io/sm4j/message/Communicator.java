@@ -30,7 +30,7 @@ public final class Communicator implements AutoCloseable
     public static final int ANY_TAG = -1;
     private static final int POLL_LIMIT = 64;
     private static final long ORPHAN_CHECK_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(100);
-    /** Under steady traffic the orphan check (a clock read) runs every 1024 progress calls. */
+    /** The orphan check (a clock read, then rate-limited) runs every 1024 progress calls, kept off the spin. */
     private static final long ORPHAN_CHECK_CALLS = 1023;
 
     private final Endpoint endpoint;
@@ -309,7 +309,7 @@ public final class Communicator implements AutoCloseable
     {
         checkUsable();
         final int work = pollOnce();
-        if (work == 0 || (++progressCalls & ORPHAN_CHECK_CALLS) == 0)
+        if ((++progressCalls & ORPHAN_CHECK_CALLS) == 0)
         {
             failOrphans();
         }
@@ -384,8 +384,8 @@ public final class Communicator implements AutoCloseable
     }
 
     /**
-     * At most every {@link #ORPHAN_CHECK_NANOS} (tried when a progress found nothing to do, and every
-     * {@link #ORPHAN_CHECK_CALLS} + 1 progress calls): fails the requests that wait for a rank that has
+     * At most every {@link #ORPHAN_CHECK_NANOS}, tried every {@link #ORPHAN_CHECK_CALLS} + 1 progress
+     * calls: fails the requests that wait for a rank that has
      * detached (closed its endpoint) and so can never answer. Detachment is read first (acquire), then the
      * in-bound FIFOs are drained, so everything such a rank published before detaching has been received.
      */
