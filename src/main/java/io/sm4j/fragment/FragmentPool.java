@@ -18,6 +18,10 @@ public final class FragmentPool
     private final long[] max;
     private final boolean[] outstandingEager;
     private final boolean[] outstandingMax;
+    private final long eagerFirst;
+    private final long eagerStride;
+    private final long maxFirst;
+    private final long maxStride;
     private int eagerFree;
     private int maxFree;
 
@@ -37,6 +41,10 @@ public final class FragmentPool
         {
             max[maxFree++] = layout.maxFragmentOffset(owner, i);
         }
+        eagerFirst = layout.eagerFragmentOffset(owner, 0);
+        eagerStride = eager.length > 1 ? layout.eagerFragmentOffset(owner, 1) - eagerFirst : 1;
+        maxFirst = layout.maxFragmentOffset(owner, 0);
+        maxStride = max.length > 1 ? layout.maxFragmentOffset(owner, 1) - maxFirst : 1;
     }
 
     /**
@@ -75,15 +83,11 @@ public final class FragmentPool
      */
     public boolean release(final long offset)
     {
-        if (layout.fragmentOwner(offset) != owner)
+        if (layout.fragmentOwner(offset) != owner || layout.fragmentCapacity(offset) < 0)
         {
             return false;
         }
-        if (layout.fragmentCapacity(offset) < 0)
-        {
-            return false;
-        }
-        if (offset < layout.maxFragmentOffset(owner, 0))
+        if (offset < maxFirst)
         {
             final int index = eagerIndex(offset);
             if (!outstandingEager[index])
@@ -104,35 +108,13 @@ public final class FragmentPool
         return true;
     }
 
-    public int freeEager()
-    {
-        return eagerFree;
-    }
-
-    public int freeMax()
-    {
-        return maxFree;
-    }
-
-    /**
-     * @return true if every fragment is back on a free list.
-     */
-    public boolean allFree()
-    {
-        return eagerFree == eager.length && maxFree == max.length;
-    }
-
     private int eagerIndex(final long offset)
     {
-        final long first = layout.eagerFragmentOffset(owner, 0);
-        final long stride = eager.length > 1 ? layout.eagerFragmentOffset(owner, 1) - first : 1;
-        return (int)((offset - first) / stride);
+        return (int)((offset - eagerFirst) / eagerStride);
     }
 
     private int maxIndex(final long offset)
     {
-        final long first = layout.maxFragmentOffset(owner, 0);
-        final long stride = max.length > 1 ? layout.maxFragmentOffset(owner, 1) - first : 1;
-        return (int)((offset - first) / stride);
+        return (int)((offset - maxFirst) / maxStride);
     }
 }

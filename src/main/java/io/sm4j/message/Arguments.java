@@ -1,5 +1,6 @@
 package io.sm4j.message;
 
+import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.ByteBuffer;
@@ -30,12 +31,27 @@ final class Arguments
         }
     }
 
-    static UnsafeBuffer wrap(final byte[] buffer)
+    static int lengthOf(final byte[] buffer)
     {
         if (buffer == null)
         {
             throw new NullPointerException("buffer");
         }
+        return buffer.length;
+    }
+
+    static int capacityOf(final DirectBuffer buffer)
+    {
+        if (buffer == null)
+        {
+            throw new NullPointerException("buffer");
+        }
+        return buffer.capacity();
+    }
+
+    static UnsafeBuffer wrap(final byte[] buffer)
+    {
+        lengthOf(buffer);
         return new UnsafeBuffer(buffer);
     }
 

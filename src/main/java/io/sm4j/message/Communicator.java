@@ -42,8 +42,6 @@ public final class Communicator implements AutoCloseable
     private final Barrier barrier;
     private final Matcher matcher;
     private final Runnable progressOrIdle = this::progressOrIdle;
-    private static final byte[] NO_BYTES = new byte[0];
-    private final UnsafeBuffer eagerWrapper = new UnsafeBuffer(NO_BYTES);
     private long nextOrphanCheck;
     private long progressCalls;
     private boolean closed;
@@ -91,31 +89,19 @@ public final class Communicator implements AutoCloseable
 
     public void send(final int dest, final int tag, final byte[] buffer)
     {
-        if (buffer == null)
-        {
-            throw new NullPointerException("buffer");
-        }
-        send(dest, tag, buffer, 0, buffer.length);
+        send(dest, tag, buffer, 0, Arguments.lengthOf(buffer));
     }
 
     public void send(final int dest, final int tag, final byte[] buffer, final int offset, final int length)
     {
-        // an eager send to a peer copies the bytes before it returns, so one wrapper serves every such call;
-        // any other send keeps its buffer in a request, and gets a wrapper of its own
-        if (dest != rank && length <= eagerPayload && buffer != null)
+        checkSend(dest, tag, Arguments.lengthOf(buffer), offset, length);
+        if (dest != rank && length <= eagerPayload)
         {
-            eagerWrapper.wrap(buffer);
-            try
-            {
-                send(dest, tag, eagerWrapper, offset, length);
-            }
-            finally
-            {
-                eagerWrapper.wrap(NO_BYTES); // do not keep the caller's array alive
-            }
+            // the hot path: no request, no status, no wrapper (the transport copies from the array)
+            matcher.sendEager(dest, tag, nextSequence[dest]++, buffer, offset, length);
             return;
         }
-        send(dest, tag, Arguments.wrap(buffer), offset, length);
+        sendBlocking(dest, tag, new UnsafeBuffer(buffer), offset, length);
     }
 
     public void send(final int dest, final int tag, final ByteBuffer buffer)
@@ -132,13 +118,21 @@ public final class Communicator implements AutoCloseable
      */
     public void send(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
     {
-        checkSend(dest, tag, buffer, offset, length);
+        checkSend(dest, tag, Arguments.capacityOf(buffer), offset, length);
         if (dest != rank && length <= eagerPayload)
         {
             // the hot path: no request, no status
             matcher.sendEager(dest, tag, nextSequence[dest]++, buffer, offset, length);
             return;
         }
+        sendBlocking(dest, tag, buffer, offset, length);
+    }
+
+    /**
+     * A checked send that needs a request: to this rank, or large.
+     */
+    private void sendBlocking(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
+    {
         if (dest == rank && length > eagerPayload && !matcher.queues().hasPosted(rank, tag))
         {
             throw new IllegalArgumentException("a blocking send of " + length + " bytes to this rank itself (tag " + tag +
@@ -162,16 +156,16 @@ public final class Communicator implements AutoCloseable
      */
     public Request isend(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
     {
-        checkSend(dest, tag, buffer, offset, length);
+        checkSend(dest, tag, Arguments.capacityOf(buffer), offset, length);
         return start(dest, tag, buffer, offset, length);
     }
 
-    private void checkSend(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
+    private void checkSend(final int dest, final int tag, final int capacity, final int offset, final int length)
     {
         checkUsable();
         Arguments.checkRank("dest", dest, size, false);
         Arguments.checkTag(tag, false);
-        BufferChecks.checkRange("buffer", buffer, offset, length);
+        BufferChecks.checkBounds(offset, length, capacity);
     }
 
     private Request start(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)

@@ -56,6 +56,11 @@ final class Matcher implements FragmentHandler
         endpoint.send(dest, EAGER, tag, sequence, length, buffer, offset, length);
     }
 
+    void sendEager(final int dest, final int tag, final long sequence, final byte[] buffer, final int offset, final int length)
+    {
+        endpoint.send(dest, EAGER, tag, sequence, length, buffer, offset, length);
+    }
+
     /**
      * Sends a checked request: to this rank through the queues, an eager message in one fragment, a large
      * one by its RNDV fragment, which then waits for the receiver's ACK.
@@ -85,17 +90,19 @@ final class Matcher implements FragmentHandler
     @Override
     public void onFragment(final FragmentView f)
     {
-        switch (f.type())
+        final int type = f.type();
+        switch (type)
         {
             case EAGER, RNDV ->
             {
-                final boolean large = f.type() == RNDV;
+                final boolean large = type == RNDV;
+                final int length = f.length();
                 final long total = f.aux();
-                if (large ? total <= f.length() || total > Integer.MAX_VALUE : total != f.length())
+                if (large ? total <= length || total > Integer.MAX_VALUE : total != length)
                 {
-                    throw Rendezvous.protocolError(f, rank, "length " + total + " with a " + f.length() + "-byte first fragment");
+                    throw Rendezvous.protocolError(f, rank, "length " + total + " with a " + length + "-byte first fragment");
                 }
-                arrival(f.source(), f.tag(), f.sequence(), (int)total, f.buffer(), f.offset(), f.length(), large);
+                arrival(f.source(), f.tag(), f.sequence(), (int)total, f.buffer(), f.offset(), length, large);
             }
             case ACK -> rendezvous.onAck(f, rank);
             case FRAG -> complete(rendezvous.onFrag(f, rank));

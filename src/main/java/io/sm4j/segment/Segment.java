@@ -38,6 +38,7 @@ public final class Segment implements AutoCloseable
     private final FileChannel channel;
     private final MappedSections sections;
     private final SegmentHeader header;
+    private final UnsafeBuffer[] controls;
     private final boolean creator;
     private boolean closed;
 
@@ -49,6 +50,12 @@ public final class Segment implements AutoCloseable
         this.channel = channel;
         this.sections = MappedSections.map(channel, layout);
         this.header = new SegmentHeader(sections.view(layout.headerOffset(), SegmentHeaderDescriptor.LENGTH));
+        // one view per control block, made once: isAttached is read on every send
+        this.controls = new UnsafeBuffer[layout.params().peers()];
+        for (int rank = 0; rank < controls.length; rank++)
+        {
+            controls[rank] = sections.view(layout.controlBlockOffset(rank), ControlBlockDescriptor.OWNER_LENGTH);
+        }
         this.creator = creator;
     }
 
@@ -399,7 +406,8 @@ public final class Segment implements AutoCloseable
 
     private UnsafeBuffer control(final int rank)
     {
-        return view(layout.controlBlockOffset(rank), ControlBlockDescriptor.OWNER_LENGTH);
+        layout.controlBlockOffset(rank); // range check with the layout's message
+        return controls[rank];
     }
 
     /**

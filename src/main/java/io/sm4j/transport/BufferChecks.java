@@ -22,9 +22,17 @@ public final class BufferChecks
         {
             throw new NullPointerException(name);
         }
-        if (offset < 0 || length < 0 || (long)offset + length > buffer.capacity())
+        checkBounds(offset, length, buffer.capacity());
+    }
+
+    /**
+     * @throws IndexOutOfBoundsException if {@code [offset, offset + length)} is not inside {@code [0, capacity)}.
+     */
+    public static void checkBounds(final int offset, final int length, final int capacity)
+    {
+        if (offset < 0 || length < 0 || (long)offset + length > capacity)
         {
-            throw new IndexOutOfBoundsException("offset=" + offset + " length=" + length + " capacity=" + buffer.capacity());
+            throw new IndexOutOfBoundsException("offset=" + offset + " length=" + length + " capacity=" + capacity);
         }
     }
 }

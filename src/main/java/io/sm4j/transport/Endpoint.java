@@ -33,6 +33,7 @@ public final class Endpoint implements AutoCloseable
 {
     /** What close does with data that arrives while it waits: nobody will read it. */
     private static final FragmentHandler DISCARD = fragment -> { };
+    private static final byte[] NO_BYTES = new byte[0];
 
 
     private final Segment segment;
@@ -48,6 +49,8 @@ public final class Endpoint implements AutoCloseable
     private final Receiver receiver;
     private final IdleStrategy idle;
     private final ThreadLocal<IdleStrategy> threadIdle;
+    private final UnsafeBuffer scratch;
+    private final ThreadLocal<UnsafeBuffer> threadScratch;
     private final OptionalLock pollLock;
     private final HealthMonitor health;
     private volatile boolean closed;
@@ -78,6 +81,8 @@ public final class Endpoint implements AutoCloseable
         receiver = new Receiver(inbound, outbound, fragments);
         idle = options.idleStrategy(size);
         threadIdle = multiple ? ThreadLocal.withInitial(() -> options.idleStrategy(size)) : null;
+        scratch = multiple ? null : new UnsafeBuffer(NO_BYTES);
+        threadScratch = multiple ? ThreadLocal.withInitial(() -> new UnsafeBuffer(NO_BYTES)) : null;
         pollLock = OptionalLock.create(multiple);
         health = new HealthMonitor(segment, rank, options.launcherPid());
     }
@@ -144,7 +149,11 @@ public final class Endpoint implements AutoCloseable
 
     public void send(final int dest, final byte[] payload)
     {
-        send(dest, new UnsafeBuffer(payload), 0, payload.length);
+        if (payload == null)
+        {
+            throw new NullPointerException("payload");
+        }
+        send(dest, 0, 0, 0, 0, payload, 0, payload.length);
     }
 
     public void send(final int dest, final ByteBuffer payload)
@@ -172,9 +181,36 @@ public final class Endpoint implements AutoCloseable
         final int dest, final int type, final int tag, final long sequence, final long aux,
         final DirectBuffer payload, final int offset, final int length)
     {
-        while (!trySend(dest, type, tag, sequence, aux, payload, offset, length))
+        checkSend(dest, payload, offset, length, maxPayload);
+        while (!trySend(dest, type, tag, sequence, aux, payload, offset, length, false))
         {
             idle();
+            checkAttached(dest);
+        }
+    }
+
+    /**
+     * {@link #send(int, int, int, long, long, DirectBuffer, int, int)} from a byte array, without a wrapper
+     * per call: the bytes are copied into the fragment before this returns, so one scratch wrapper per
+     * thread serves every call.
+     */
+    public void send(
+        final int dest, final int type, final int tag, final long sequence, final long aux,
+        final byte[] payload, final int offset, final int length)
+    {
+        if (payload == null)
+        {
+            throw new NullPointerException("payload");
+        }
+        final UnsafeBuffer wrapper = scratch == null ? threadScratch.get() : scratch;
+        wrapper.wrap(payload);
+        try
+        {
+            send(dest, type, tag, sequence, aux, wrapper, offset, length);
+        }
+        finally
+        {
+            wrapper.wrap(NO_BYTES); // do not keep the caller's array alive
         }
     }
 
@@ -296,6 +332,11 @@ public final class Endpoint implements AutoCloseable
                 (limit == maxPayload ? "eagerLimit=" + layout.params().eagerLimit() : "maxFragSize=" + layout.params().maxFragSize()) +
                 " less the " + FragmentDescriptor.HEADER_LENGTH + "-byte header)");
         }
+        checkAttached(dest);
+    }
+
+    private void checkAttached(final int dest)
+    {
         if (!segment.isAttached(dest))
         {
             throw new Sm4jException("rank " + dest + " has detached: rank " + rank + " cannot send to it");
