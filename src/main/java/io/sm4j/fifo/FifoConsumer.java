@@ -72,11 +72,4 @@ public final class FifoConsumer
         tailWord.putLongRelease(0, tail);
     }
 
-    /**
-     * @return slots consumed so far.
-     */
-    public long tail()
-    {
-        return tail;
-    }
 }

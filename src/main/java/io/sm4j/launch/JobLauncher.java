@@ -16,7 +16,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -131,7 +130,7 @@ public final class JobLauncher
         builder.environment().put(Sm4j.SEGMENT_ENV, segment.path().toString());
         builder.environment().put(Sm4j.RANK_ENV, Integer.toString(rank));
         builder.environment().put(Sm4j.SIZE_ENV, Integer.toString(job.params().peers()));
-        builder.environment().put(Sm4j.JOB_ID_ENV, String.format(Locale.ROOT, "%016x", jobId));
+        builder.environment().put(Sm4j.JOB_ID_ENV, SegmentFiles.jobIdText(jobId));
         builder.environment().put(TransportOptions.LAUNCHER_PID_ENV, Long.toString(ProcessHandle.current().pid()));
         builder.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
         return builder.start();

@@ -88,15 +88,14 @@ public final class SegmentLayout
         }
         else
         {
-            final long align = params.policy() == Policy.PAGE ? params.pageSize() : cacheline;
             // Open MPI allocated each receiver's array of FIFO descriptors as one cacheline-aligned block.
             descriptors = new Run(
                 cb.separate(Category.FIFO_DESCRIPTORS, 1, (long)inbound * FifoDescriptor.LENGTH, cacheline)
                     .offset(0), inbound, FifoDescriptor.LENGTH, 1);
-            wrappers = cb.separate(Category.CB_WRAPPERS, inbound, CbWrapperDescriptor.LENGTH, align);
-            queues = cb.separate(Category.CB_QUEUES_AND_TAILS, inbound, queueBytes, align);
-            tails = cb.separate(Category.CB_QUEUES_AND_TAILS, inbound, CbIndexDescriptor.TAIL_LENGTH, align);
-            heads = cb.separate(Category.CB_HEADS, inbound, CbIndexDescriptor.HEAD_LENGTH, align);
+            wrappers = cb.separate(Category.CB_WRAPPERS, inbound, CbWrapperDescriptor.LENGTH, regionAlign);
+            queues = cb.separate(Category.CB_QUEUES_AND_TAILS, inbound, queueBytes, regionAlign);
+            tails = cb.separate(Category.CB_QUEUES_AND_TAILS, inbound, CbIndexDescriptor.TAIL_LENGTH, regionAlign);
+            heads = cb.separate(Category.CB_HEADS, inbound, CbIndexDescriptor.HEAD_LENGTH, regionAlign);
         }
         cbRegionStride = cb.finish(Category.CB_WRAPPERS, regionAlign);
 
@@ -151,15 +150,6 @@ public final class SegmentLayout
     public long totalBytes()
     {
         return totalBytes;
-    }
-
-    /**
-     * @param category a row of the memory table.
-     * @return bytes charged to it, padding included; the categories add up to {@link #totalBytes()}.
-     */
-    public long bytes(final Category category)
-    {
-        return bytesByCategory.getOrDefault(category, 0L);
     }
 
     /**
@@ -308,6 +298,14 @@ public final class SegmentLayout
     public long cbRegionOffset(final int receiver)
     {
         return cbRegionsOffset + checkRank("receiver", receiver) * cbRegionStride;
+    }
+
+    /**
+     * @return bytes of one sender's pool region (eager then max fragments), the same for every sender.
+     */
+    public long poolRegionLength()
+    {
+        return poolRegionStride;
     }
 
     public long poolRegionOffset(final int owner)

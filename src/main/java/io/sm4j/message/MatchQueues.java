@@ -61,8 +61,7 @@ final class MatchQueues
     {
         for (final Unexpected message : unexpected)
         {
-            if ((source == Communicator.ANY_SOURCE || source == message.source()) &&
-                (tag == Communicator.ANY_TAG || tag == message.tag()))
+            if (RecvRequest.accepts(source, tag, message.source(), message.tag()))
             {
                 return new Status(message.source(), message.tag(), message.total());
             }

@@ -33,6 +33,15 @@ final class RecvRequest extends Request
 
     boolean matches(final int messageSource, final int messageTag)
     {
+        return accepts(source, tag, messageSource, messageTag);
+    }
+
+    /**
+     * @return true if a receive for ({@code source}, {@code tag}), wildcards allowed, takes a message from
+     * {@code messageSource} with {@code messageTag}.
+     */
+    static boolean accepts(final int source, final int tag, final int messageSource, final int messageTag)
+    {
         return (source == Communicator.ANY_SOURCE || source == messageSource) &&
             (tag == Communicator.ANY_TAG || tag == messageTag);
     }

@@ -16,12 +16,10 @@ public final class MemoryTable
     private static final int LABEL_WIDTH = 20;
     private static final int COLUMN_WIDTH = 12;
 
-    private final LayoutParams params;
     private final EnumMap<Column, Map<Category, Long>> bytes = new EnumMap<>(Column.class);
 
     private MemoryTable(final LayoutParams params, final MemoryModel model)
     {
-        this.params = params;
         for (final Column column : Column.values())
         {
             bytes.put(column, model.bytes(column.apply(params)));
@@ -36,11 +34,6 @@ public final class MemoryTable
     public static MemoryTable of(final LayoutParams params, final MemoryModel model)
     {
         return new MemoryTable(params, model);
-    }
-
-    public LayoutParams params()
-    {
-        return params;
     }
 
     public long bytes(final Column column, final Category category)

@@ -358,7 +358,7 @@ public final class Segment implements AutoCloseable
             final UnsafeBuffer control = control(r);
             final int state = control.getIntAcquire(STATE_OFFSET);
             final long pid = control.getLongAcquire(PID_OFFSET);
-            if (state == STATE_ATTACHED && pid != 0 && !isAlive(pid))
+            if (state == STATE_ATTACHED && pid != 0 && !isProcessAlive(pid))
             {
                 return r;
             }
@@ -374,7 +374,10 @@ public final class Segment implements AutoCloseable
         return control(rank).getLongAcquire(HEARTBEAT_OFFSET);
     }
 
-    private static boolean isAlive(final long pid)
+    /**
+     * @return true if a process with {@code pid} exists and is alive (false if it cannot be seen).
+     */
+    public static boolean isProcessAlive(final long pid)
     {
         return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
     }

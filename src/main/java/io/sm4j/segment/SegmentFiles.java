@@ -76,7 +76,15 @@ public final class SegmentFiles
     public static String fileName(final long jobId)
     {
         final String user = System.getProperty("user.name", "user").replaceAll("[^A-Za-z0-9_.-]", "_");
-        return "sm4j-" + user + "-" + String.format(Locale.ROOT, "%016x", jobId) + ".seg";
+        return "sm4j-" + user + "-" + jobIdText(jobId) + ".seg";
+    }
+
+    /**
+     * @return the job id as it appears in the file name and in {@code SM4J_JOB_ID}: 16 hex digits.
+     */
+    public static String jobIdText(final long jobId)
+    {
+        return String.format(Locale.ROOT, "%016x", jobId);
     }
 
     /**

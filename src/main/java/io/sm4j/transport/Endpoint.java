@@ -66,7 +66,6 @@ public final class Endpoint implements AutoCloseable
         this.maxPayload = params.eagerLimit() - FragmentDescriptor.HEADER_LENGTH;
         this.maxFragmentPayload = params.maxFragSize() - FragmentDescriptor.HEADER_LENGTH;
         final boolean multiple = params.threadMode() == ThreadMode.MULTIPLE;
-        final int batch = options.lazyFreeBatch() == 0 ? Math.max(1, params.queueEntries() / 2) : options.lazyFreeBatch();
         for (int peer = 0; peer < size; peer++)
         {
             if (peer != rank)
@@ -76,7 +75,7 @@ public final class Endpoint implements AutoCloseable
             }
         }
         outbound = new Outbound(segment, rank, multiple);
-        inbound = new Inbound(segment, rank, batch);
+        inbound = new Inbound(segment, rank, options.lazyFreeBatch(params.queueEntries()));
         fragments = new FragmentAccess(segment, rank, multiple);
         receiver = new Receiver(inbound, outbound, fragments);
         idle = options.idleStrategy(size);
@@ -99,6 +98,7 @@ public final class Endpoint implements AutoCloseable
         {
             throw new IllegalArgumentException("rank=" + rank + " (expected: 0.." + (peers - 1) + ")");
         }
+        options.lazyFreeBatch(segment.layout().params().queueEntries()); // a bad setting fails before registering
         segment.checkNotAborted();
         segment.register(rank);
         try

@@ -38,7 +38,7 @@ final class FragmentAccess
         for (int peer = 0; peer < size; peer++)
         {
             regionBase[peer] = layout.poolRegionOffset(peer);
-            regions[peer] = segment.view(regionBase[peer], (int)layout.sectionLength(1 + size + peer));
+            regions[peer] = segment.view(regionBase[peer], (int)layout.poolRegionLength());
         }
     }
 

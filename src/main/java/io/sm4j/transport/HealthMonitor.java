@@ -56,7 +56,7 @@ final class HealthMonitor
         {
             segment.abort(rank, "rank " + dead + " (pid " + segment.pidOf(dead) + ") died");
         }
-        else if (launcherPid != 0 && !ProcessHandle.of(launcherPid).map(ProcessHandle::isAlive).orElse(false))
+        else if (launcherPid != 0 && !Segment.isProcessAlive(launcherPid))
         {
             segment.abort(rank, "the launcher (pid " + launcherPid + ") died");
         }

@@ -34,9 +34,9 @@ public final class Sm4j
 
     static Endpoint attach(final Map<String, String> env)
     {
-        final String segmentPath = require(env, SEGMENT_ENV);
-        final int rank = parse(env, RANK_ENV);
-        final int size = parse(env, SIZE_ENV);
+        final String segmentPath = Environment.require(env, SEGMENT_ENV);
+        final int rank = Environment.intValue(env, RANK_ENV);
+        final int size = Environment.intValue(env, SIZE_ENV);
         final TransportOptions options = TransportOptions.fromEnvironment(env);
         final Segment segment = Segment.attach(Path.of(segmentPath), options.attachTimeout());
         try
@@ -52,29 +52,6 @@ public final class Sm4j
         {
             segment.close();
             throw ex;
-        }
-    }
-
-    private static String require(final Map<String, String> env, final String name)
-    {
-        final String value = env.get(name);
-        if (value == null || value.isBlank())
-        {
-            throw new IllegalStateException(name + " is not set: start ranks with 'sm4j run -n N -- <main class>'");
-        }
-        return value;
-    }
-
-    private static int parse(final Map<String, String> env, final String name)
-    {
-        final String value = require(env, name);
-        try
-        {
-            return Integer.parseInt(value.trim());
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new IllegalArgumentException(name + "=" + value + " is not an integer");
         }
     }
 }

@@ -46,6 +46,21 @@ public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle i
             new BackoffIdleStrategy(10, 20, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MICROSECONDS.toNanos(500));
     }
 
+    /**
+     * @param queueEntries slots per FIFO.
+     * @return consumed slots cleared together: the setting, or half the queue if it is 0.
+     * @throws IllegalArgumentException if the setting is outside 0..queueEntries.
+     */
+    public int lazyFreeBatch(final int queueEntries)
+    {
+        if (lazyFreeBatch < 0 || lazyFreeBatch > queueEntries)
+        {
+            throw new IllegalArgumentException(LAZY_FREE_ENV + "=" + lazyFreeBatch + " (expected: 1.." + queueEntries +
+                ", or 0 for half the queue)");
+        }
+        return lazyFreeBatch == 0 ? Math.max(1, queueEntries / 2) : lazyFreeBatch;
+    }
+
     public static TransportOptions defaults()
     {
         return new TransportOptions(Duration.ofSeconds(30), 0, Idle.AUTO, 0);
@@ -58,19 +73,10 @@ public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle i
     public static TransportOptions fromEnvironment(final Map<String, String> env)
     {
         final TransportOptions defaults = defaults();
-        try
-        {
-            return new TransportOptions(
-                env.containsKey(ATTACH_TIMEOUT_ENV) ?
-                    Duration.ofMillis(Long.parseLong(env.get(ATTACH_TIMEOUT_ENV))) : defaults.attachTimeout(),
-                env.containsKey(LAZY_FREE_ENV) ? Integer.parseInt(env.get(LAZY_FREE_ENV)) : defaults.lazyFreeBatch(),
-                env.containsKey(IDLE_ENV) ? Idle.valueOf(env.get(IDLE_ENV).toUpperCase(java.util.Locale.ROOT)) :
-                    defaults.idle(),
-                env.containsKey(LAUNCHER_PID_ENV) ? Long.parseLong(env.get(LAUNCHER_PID_ENV)) : defaults.launcherPid());
-        }
-        catch (final IllegalArgumentException ex)
-        {
-            throw new IllegalArgumentException("bad sm4j environment setting: " + ex.getMessage(), ex);
-        }
+        return new TransportOptions(
+            Duration.ofMillis(Environment.longValue(env, ATTACH_TIMEOUT_ENV, defaults.attachTimeout().toMillis())),
+            env.containsKey(LAZY_FREE_ENV) ? Environment.intValue(env, LAZY_FREE_ENV) : defaults.lazyFreeBatch(),
+            Environment.enumValue(env, IDLE_ENV, defaults.idle()),
+            Environment.longValue(env, LAUNCHER_PID_ENV, defaults.launcherPid()));
     }
 }

@@ -1,0 +1,70 @@
+package io.sm4j.transport;
+
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Reads sm4j's environment variables, with errors that name the variable and its value.
+ */
+final class Environment
+{
+    private Environment()
+    {
+    }
+
+    static String require(final Map<String, String> env, final String name)
+    {
+        final String value = env.get(name);
+        if (value == null || value.isBlank())
+        {
+            throw new IllegalStateException(name + " is not set: start ranks with 'sm4j run -n N -- <main class>'");
+        }
+        return value;
+    }
+
+    static long longValue(final Map<String, String> env, final String name)
+    {
+        final String value = require(env, name);
+        try
+        {
+            return Long.parseLong(value.trim());
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException(name + "=" + value + " is not an integer");
+        }
+    }
+
+    static int intValue(final Map<String, String> env, final String name)
+    {
+        final long value = longValue(env, name);
+        if (value != (int)value)
+        {
+            throw new IllegalArgumentException(name + "=" + value + " is out of range");
+        }
+        return (int)value;
+    }
+
+    static long longValue(final Map<String, String> env, final String name, final long otherwise)
+    {
+        return env.containsKey(name) ? longValue(env, name) : otherwise;
+    }
+
+    static <E extends Enum<E>> E enumValue(final Map<String, String> env, final String name, final E otherwise)
+    {
+        if (!env.containsKey(name))
+        {
+            return otherwise;
+        }
+        final String value = require(env, name);
+        try
+        {
+            return Enum.valueOf(otherwise.getDeclaringClass(), value.trim().toUpperCase(Locale.ROOT));
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new IllegalArgumentException(name + "=" + value + " is not one of " +
+                java.util.Arrays.toString(otherwise.getDeclaringClass().getEnumConstants()).toLowerCase(Locale.ROOT));
+        }
+    }
+}
