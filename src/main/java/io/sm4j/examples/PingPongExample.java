@@ -55,8 +55,10 @@ public final class PingPongExample
                 final Request send = comm.isend(peer, BULK, out, 0, out.length);
                 final Status status = receive.await();
                 send.await();
+                final byte[] expected = new byte[in.length];
+                Arrays.fill(expected, (byte)peer);
                 System.out.printf("rank %d received %d bytes from rank %d, all %s%n", me, status.length(),
-                    status.source(), in[0] == peer && in[in.length - 1] == peer ? "correct" : "WRONG");
+                    status.source(), Arrays.equals(in, expected) ? "correct" : "WRONG");
             }
             comm.barrier();
         }

@@ -113,19 +113,30 @@ public final class JobLauncher
         }
     }
 
+    /**
+     * @param classpath classpath (ignored when {@code command} starts with -jar).
+     * @param jvmArgs   extra JVM options.
+     * @param command   main class and arguments, or "-jar", jar, arguments.
+     * @return the command line of a JVM that can load Agrona: this JVM's java, {@link #JVM_FLAGS}, then the rest.
+     */
+    public static List<String> javaCommand(final String classpath, final List<String> jvmArgs, final List<String> command)
+    {
+        final List<String> line = new ArrayList<>();
+        line.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        line.addAll(JVM_FLAGS);
+        line.addAll(jvmArgs);
+        if (!command.get(0).equals("-jar"))
+        {
+            line.add("-cp");
+            line.add(classpath);
+        }
+        line.addAll(command);
+        return line;
+    }
+
     private static Process start(final Job job, final Segment segment, final long jobId, final int rank) throws IOException
     {
-        final List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(JVM_FLAGS);
-        command.addAll(job.jvmArgs());
-        if (!job.command().get(0).equals("-jar"))
-        {
-            command.add("-cp");
-            command.add(job.classpath());
-        }
-        command.addAll(job.command());
-        final ProcessBuilder builder = new ProcessBuilder(command);
+        final ProcessBuilder builder = new ProcessBuilder(javaCommand(job.classpath(), job.jvmArgs(), job.command()));
         builder.environment().putAll(job.env());
         builder.environment().put(Sm4j.SEGMENT_ENV, segment.path().toString());
         builder.environment().put(Sm4j.RANK_ENV, Integer.toString(rank));

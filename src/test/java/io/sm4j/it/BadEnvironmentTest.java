@@ -12,9 +12,7 @@ import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -29,22 +27,22 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(120)
 class BadEnvironmentTest
 {
-    private Path dir;
+    private ScratchDir dir;
     private Segment segment;
 
     @BeforeEach
     void createTwoRankSegment() throws IOException
     {
-        dir = Files.createTempDirectory(Path.of("/dev/shm"), "sm4j-bad-env-");
-        segment = Segment.create(LayoutParams.defaults(2), dir, 5);
+        dir = ScratchDir.create("sm4j-bad-env-");
+        segment = Segment.create(LayoutParams.defaults(2), dir.path, 5);
     }
 
     @AfterEach
     void removeSegment() throws IOException
     {
         segment.close();
-        assertTrue(Files.notExists(segment.path()), "the creator removes the file");
-        Files.delete(dir);
+        assertTrue(dir.isEmpty(), "the creator removes the file");
+        dir.close();
     }
 
     @Test
@@ -77,7 +75,7 @@ class BadEnvironmentTest
     void aMissingSegmentShouldTimeOutNamingWhatItWaitedFor() throws Exception
     {
         final Map<String, String> env = env("0", "2");
-        final Path missing = dir.resolve("no-such-segment");
+        final Path missing = dir.path.resolve("no-such-segment");
         env.put(Sm4j.SEGMENT_ENV, missing.toString());
         env.put(TransportOptions.ATTACH_TIMEOUT_ENV, "300");
         assertFails(env, "io.sm4j.segment.Sm4jException: segment " + missing + " not ready after 300 ms (waiting for the file to exist)");
@@ -91,10 +89,8 @@ class BadEnvironmentTest
 
     private static void assertFails(final Map<String, String> env, final String firstLine) throws Exception
     {
-        final List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
-        command.addAll(JobLauncher.JVM_FLAGS);
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), AttachApp.class.getName()));
-        final ProcessBuilder builder = new ProcessBuilder(command);
+        final ProcessBuilder builder = new ProcessBuilder(JobLauncher.javaCommand(System.getProperty("java.class.path"),
+            List.of(), List.of(AttachApp.class.getName())));
         builder.environment().putAll(env);
         final Process process = builder.start();
         process.getOutputStream().close();

@@ -13,8 +13,6 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -22,7 +20,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -50,22 +47,17 @@ class FailureTest
     @Timeout(120)
     void aJobPastItsTimeLimitShouldBeAbortedNamingTheWaitingRanks() throws IOException
     {
-        final Path dir = Files.createTempDirectory(Path.of("/dev/shm"), "sm4j-timeout-");
-        try
+        try (ScratchDir dir = ScratchDir.create("sm4j-timeout-"))
         {
             final StringWriter out = new StringWriter();
             final StringWriter err = new StringWriter();
-            final int code = Sm4jCli.execute(new String[]{ "run", "-n", "2", "--dir", dir.toString(), "--timeout", "3",
+            final int code = Sm4jCli.execute(new String[]{ "run", "-n", "2", "--dir", dir.path.toString(), "--timeout", "3",
                 "--", FailureApp.class.getName(), "wait" }, new PrintWriter(out, true), new PrintWriter(err, true));
             assertEquals(JobLauncher.TIMED_OUT, code, out + "" + err);
             assertTrue(err.toString().matches("(?s).*sm4j run: time limit of 3 s passed with rank 0 \\(last waited in sm4j \\d+ ms " +
                 "ago\\), rank 1 \\(last waited in sm4j \\d+ ms ago\\) still running; aborting the job.*"), err.toString());
             assertTrue(out.toString().contains("[1] rank 1 saw: job aborted by the launcher: time limit of 3 s passed"), out.toString());
-            assertTrue(isEmpty(dir), "segment left behind");
-        }
-        finally
-        {
-            Files.delete(dir);
+            assertTrue(dir.isEmpty(), "segment left behind");
         }
     }
 
@@ -77,12 +69,10 @@ class FailureTest
     @Timeout(120)
     void ranksShouldEndByThemselvesWhenTheLauncherIsKilled() throws Exception
     {
-        final Path dir = Files.createTempDirectory(Path.of("/dev/shm"), "sm4j-orphans-");
-        final List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
-        command.addAll(JobLauncher.JVM_FLAGS);
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), Sm4jCli.class.getName(), "run", "-n", "2",
-            "--dir", dir.toString(), "--", FailureApp.class.getName(), "wait"));
-        final Process launcher = new ProcessBuilder(command).redirectErrorStream(true).start();
+        final ScratchDir dir = ScratchDir.create("sm4j-orphans-");
+        final Process launcher = new ProcessBuilder(JobLauncher.javaCommand(System.getProperty("java.class.path"), List.of(),
+            List.of(Sm4jCli.class.getName(), "run", "-n", "2", "--dir", dir.path.toString(), "--",
+                FailureApp.class.getName(), "wait"))).redirectErrorStream(true).start();
         final List<ProcessHandle> ranks = new ArrayList<>();
         try
         {
@@ -94,17 +84,13 @@ class FailureTest
             {
                 rank.onExit().get(30, TimeUnit.SECONDS);
             }
-            assertTrue(isEmpty(dir), "segment left behind");
+            assertTrue(dir.isEmpty(), "segment left behind");
         }
         finally
         {
             launcher.destroyForcibly();
             ranks.forEach(ProcessHandle::destroyForcibly);
-            try (Stream<Path> files = Files.list(dir))
-            {
-                files.forEach(f -> f.toFile().delete());
-            }
-            Files.delete(dir);
+            dir.close();
         }
     }
 
@@ -137,14 +123,6 @@ class FailureTest
             throw new UncheckedIOException(ex);
         }
         return ranks;
-    }
-
-    private static boolean isEmpty(final Path dir) throws IOException
-    {
-        try (Stream<Path> files = Files.list(dir))
-        {
-            return files.findAny().isEmpty();
-        }
     }
 
     @Test

@@ -1,5 +1,7 @@
 package io.sm4j.it;
 
+import io.sm4j.layout.FragmentDescriptor;
+import io.sm4j.layout.LayoutParams;
 import io.sm4j.message.Communicator;
 import io.sm4j.message.Request;
 import io.sm4j.message.Status;
@@ -66,8 +68,8 @@ public final class MessageApp
      */
     private void sizes(final boolean unexpected)
     {
-        final int eager = 4096 - 32;
-        final int chunk = 32768 - 32;
+        final int eager = comm.eagerPayload();
+        final int chunk = LayoutParams.DEFAULT_MAX_FRAG_SIZE - FragmentDescriptor.HEADER_LENGTH;
         final int[] sizes = { 0, 1, eager - 1, eager, eager + 1, chunk - 1, chunk, chunk + 1, 32767, 32768, 32769,
             1 << 20, 64 << 20 };
         for (final int size : sizes)
@@ -114,7 +116,7 @@ public final class MessageApp
                 {
                     final Status status = recvs.get(k).await();
                     check(status.source() == peer && status.length() == size, "status " + status + " for size " + size);
-                    check(crc(ins.get(k)) == crc(pattern(peer, size, size)), "CRC of " + size + " bytes from " + peer);
+                    check(crc(ins.get(k)) == patternCrc(peer, size, size), "CRC of " + size + " bytes from " + peer);
                     k++;
                 }
             }
@@ -139,7 +141,7 @@ public final class MessageApp
             final int seq = next[status.source()]++;
             check(status.tag() == seq % 3, "from " + status.source() + ": tag " + status.tag() + " for message " + seq);
             check(status.length() == (seq % 7 == 0 ? 9000 : 16), "length " + status.length());
-            check(crc(in, status.length()) == crc(pattern(status.source(), seq, status.length())), "content of " + seq);
+            check(crc(in, status.length()) == patternCrc(status.source(), seq, status.length()), "content of " + seq);
         }
         // specific source, any tag: posted before the message exists, matched after the barrier
         if (n > 2)
@@ -204,10 +206,7 @@ public final class MessageApp
             comm.barrier();
             checkOvertake(posted.get(0).await(), posted.get(1).await(), posted.get(2).await(), ins, 0, large);
             comm.barrier();
-            while (comm.iprobe(0, 6) == null)
-            {
-                Thread.onSpinWait();
-            }
+            comm.probe(0, 6);
             final Status first = comm.recv(Communicator.ANY_SOURCE, Communicator.ANY_TAG, ins[0]);
             final Status second = comm.recv(0, Communicator.ANY_TAG, ins[1]);
             final Status third = comm.recv(Communicator.ANY_SOURCE, 6, ins[2]);
@@ -224,10 +223,10 @@ public final class MessageApp
         final Status first, final Status second, final Status third, final byte[][] ins, final int round, final int large)
     {
         check(first.tag() == 5 && first.length() == large, "round " + round + ": first " + first);
-        check(crc(ins[0], large) == crc(pattern(0, round, large)), "round " + round + ": large content");
-        check(second.tag() == 5 && second.length() == 16 && crc(ins[1], 16) == crc(pattern(0, round + 10, 16)),
+        check(crc(ins[0], large) == patternCrc(0, round, large), "round " + round + ": large content");
+        check(second.tag() == 5 && second.length() == 16 && crc(ins[1], 16) == patternCrc(0, round + 10, 16),
             "round " + round + ": second " + second);
-        check(third.tag() == 6 && third.length() == 16 && crc(ins[2], 16) == crc(pattern(0, round + 20, 16)),
+        check(third.tag() == 6 && third.length() == 16 && crc(ins[2], 16) == patternCrc(0, round + 20, 16),
             "round " + round + ": third " + third);
     }
 
@@ -298,7 +297,7 @@ public final class MessageApp
                 final Status status = requests.get(tag).await();
                 final int size = tag % 2 == 0 ? 100 : 20000;
                 check(status.tag() == tag && status.length() == size, "status " + status);
-                check(crc(buffers.get(tag), size) == crc(pattern(0, tag, size)), "content of tag " + tag);
+                check(crc(buffers.get(tag), size) == patternCrc(0, tag, size), "content of tag " + tag);
             }
         }
         else if (me == 0)
@@ -337,7 +336,7 @@ public final class MessageApp
             check(large.length() == 100_000 && large.source() == 0, "probe " + large);
             check(comm.iprobe(0, 9) == null, "iprobe of a message never sent");
             final byte[] in = new byte[100_000];
-            check(comm.recv(0, 8, in).length() == 100_000 && crc(in) == crc(pattern(0, 8, 100_000)), "large after probe");
+            check(comm.recv(0, 8, in).length() == 100_000 && crc(in) == patternCrc(0, 8, 100_000), "large after probe");
             check(comm.recv(0, 7, in).length() == 100, "small after probe");
         }
     }
@@ -353,8 +352,8 @@ public final class MessageApp
         final Request send = comm.isend(peer, 1, pattern(me, 1, size), 0, size);
         final Request second = comm.isend(peer, 2, pattern(me, 2, size / 3), 0, size / 3);
         final byte[] in = new byte[size];
-        check(comm.recv(peer, 1, in).length() == size && crc(in) == crc(pattern(peer, 1, size)), "first crossing message");
-        check(comm.recv(peer, 2, in).length() == size / 3 && crc(in, size / 3) == crc(pattern(peer, 2, size / 3)),
+        check(comm.recv(peer, 1, in).length() == size && crc(in) == patternCrc(peer, 1, size), "first crossing message");
+        check(comm.recv(peer, 2, in).length() == size / 3 && crc(in, size / 3) == patternCrc(peer, 2, size / 3),
             "second crossing message");
         send.await();
         second.await();
@@ -439,9 +438,9 @@ public final class MessageApp
                 buffer.getBytes(offset, copy);
                 crcs[1] = crc(copy);
             });
-            check(eager.length() == 1000 && crcs[0] == crc(pattern(0, 5, 1000)), "zero-copy eager");
+            check(eager.length() == 1000 && crcs[0] == patternCrc(0, 5, 1000), "zero-copy eager");
             check(inSharedMemory[0], "the eager message was not seen in shared memory");
-            check(large.length() == 200_000 && crcs[1] == crc(pattern(0, 6, 200_000)), "handler large");
+            check(large.length() == 200_000 && crcs[1] == patternCrc(0, 6, 200_000), "handler large");
             check(!inSharedMemory[1], "a large message is assembled on the heap");
         }
     }
@@ -459,7 +458,7 @@ public final class MessageApp
             for (int k = 0; k < plan.length; k++)
             {
                 final byte[] out = pattern(me * 1000 + k, plan[k][0], plan[k][1]);
-                if (plan[k][1] <= 4064 && k % 2 == 0)
+                if (plan[k][1] <= comm.eagerPayload() && k % 2 == 0)
                 {
                     comm.send(dest, plan[k][0], out);
                 }
@@ -518,7 +517,7 @@ public final class MessageApp
     {
         check(status.source() == source && status.tag() == planned[0] && status.length() == planned[1],
             "message " + k + " from " + source + ": " + status + ", planned tag " + planned[0] + " size " + planned[1]);
-        check(crc(in, planned[1]) == crc(pattern(source * 1000 + k, planned[0], planned[1])),
+        check(crc(in, planned[1]) == patternCrc(source * 1000 + k, planned[0], planned[1]),
             "content of message " + k + " from " + source + " (overtaken?)");
     }
 

@@ -1,5 +1,6 @@
 package io.sm4j.segment;
 
+import io.sm4j.it.ScratchDir;
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.layout.SegmentLayout;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -26,25 +27,26 @@ class LargeSegmentTest
     @Timeout(300)
     void shouldMapASegmentLargerThanTwoGibibytesInSections() throws IOException
     {
-        final Path dir = Files.createTempDirectory(Path.of("/dev/shm"), "sm4j-large-test-");
-        final LayoutParams params = LayoutParams.defaults(1024);
-        final Path path;
-        try (Segment segment = Segment.create(params, dir, 5))
+        try (ScratchDir dir = ScratchDir.create("sm4j-large-test-"))
         {
-            path = segment.path();
-            final SegmentLayout layout = segment.layout();
-            assertTrue(layout.totalBytes() > Integer.MAX_VALUE);
-            assertEquals(layout.totalBytes(), Files.size(path));
-            assertTrue(segment.mappingCount() >= 10, "mappings: " + segment.mappingCount());
-            final long last = layout.maxFragmentOffset(1023, layout.maxFragmentCount() - 1);
-            final UnsafeBuffer fragment = segment.view(last, params.maxFragSize());
-            fragment.putLong(params.maxFragSize() - 8, 0xCAFEL);
-            try (Segment attached = Segment.attach(path, java.time.Duration.ofSeconds(5)))
+            final LayoutParams params = LayoutParams.defaults(1024);
+            final Path path;
+            try (Segment segment = Segment.create(params, dir.path, 5))
             {
-                assertEquals(0xCAFEL, attached.view(last, params.maxFragSize()).getLong(params.maxFragSize() - 8));
+                path = segment.path();
+                final SegmentLayout layout = segment.layout();
+                assertTrue(layout.totalBytes() > Integer.MAX_VALUE);
+                assertEquals(layout.totalBytes(), Files.size(path));
+                assertTrue(segment.mappingCount() >= 10, "mappings: " + segment.mappingCount());
+                final long last = layout.maxFragmentOffset(1023, layout.maxFragmentCount() - 1);
+                final UnsafeBuffer fragment = segment.view(last, params.maxFragSize());
+                fragment.putLong(params.maxFragSize() - 8, 0xCAFEL);
+                try (Segment attached = Segment.attach(path, java.time.Duration.ofSeconds(5)))
+                {
+                    assertEquals(0xCAFEL, attached.view(last, params.maxFragSize()).getLong(params.maxFragSize() - 8));
+                }
             }
+            assertFalse(Files.exists(path));
         }
-        assertFalse(Files.exists(path));
-        Files.delete(dir);
     }
 }

@@ -1,5 +1,6 @@
 package io.sm4j.segment;
 
+import io.sm4j.it.ScratchDir;
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.layout.Policy;
 import io.sm4j.layout.SegmentHeaderDescriptor;
@@ -21,7 +22,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -35,24 +35,26 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class SegmentTest
 {
     private static final Duration SHORT = Duration.ofMillis(300);
+    private ScratchDir scratch;
     private Path dir;
 
     @BeforeEach
     void createDirectory() throws IOException
     {
-        dir = Files.createTempDirectory(Path.of("/dev/shm"), "sm4j-segment-test-");
+        scratch = ScratchDir.create("sm4j-segment-test-");
+        dir = scratch.path;
     }
 
     @AfterEach
     void removeDirectory() throws IOException
     {
-        try (Stream<Path> files = Files.list(dir))
+        try
         {
-            assertEquals(0, files.count(), "files left behind in " + dir);
+            assertTrue(scratch.isEmpty(), "files left behind in " + dir);
         }
         finally
         {
-            Files.deleteIfExists(dir);
+            scratch.close();
         }
     }
 

@@ -1,11 +1,10 @@
 package io.sm4j.transport;
 
+import io.sm4j.it.ScratchDir;
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.segment.Segment;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -17,12 +16,12 @@ public final class TwoRanks implements AutoCloseable
     public final Segment segment;
     public final Endpoint rank0;
     public final Endpoint rank1;
-    private final Path dir;
+    private final ScratchDir dir;
 
     public TwoRanks(final LayoutParams params) throws IOException
     {
-        dir = Files.createTempDirectory(Path.of("/dev/shm"), "sm4j-two-ranks-");
-        segment = Segment.create(params, dir, 11);
+        dir = ScratchDir.create("sm4j-two-ranks-");
+        segment = Segment.create(params, dir.path, 11);
         final CompletableFuture<Endpoint> other =
             CompletableFuture.supplyAsync(() -> Endpoint.open(segment, 1, TransportOptions.defaults(), false));
         rank0 = Endpoint.open(segment, 0, TransportOptions.defaults(), false);
@@ -51,8 +50,7 @@ public final class TwoRanks implements AutoCloseable
         finally
         {
             segment.close();
-            Files.deleteIfExists(segment.path());
-            Files.delete(dir);
+            dir.close();
         }
     }
 }
