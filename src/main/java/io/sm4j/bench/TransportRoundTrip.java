@@ -2,7 +2,7 @@ package io.sm4j.bench;
 
 import io.sm4j.transport.Endpoint;
 import io.sm4j.transport.FragmentHandler;
-import io.sm4j.transport.Sm4j;
+import io.sm4j.transport.Endpoints;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
@@ -10,7 +10,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  */
 final class TransportRoundTrip implements RoundTrip
 {
-    private final Endpoint endpoint = Sm4j.attachFromEnvironment();
+    private final Endpoint endpoint = Endpoints.attachFromEnvironment();
     private final UnsafeBuffer payload = new UnsafeBuffer(new byte[endpoint.maxPayload()]);
     private final int peer = endpoint.rank() ^ 1;
     private int received;

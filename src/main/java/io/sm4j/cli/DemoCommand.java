@@ -19,9 +19,11 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
     description = {
-        "Runs the latency benchmark between two JVMs over a fresh segment, through the message layer",
-        "(sm4j run -n 2 -- io.sm4j.bench.PingPong message N: tagged send/recv, eager and rendezvous sizes),",
-        "then prints the memory report for --peers ranks." })
+        "Runs a latency benchmark between two JVMs, then prints the memory report for N ranks.",
+        "",
+        "The benchmark goes through the message layer (sm4j run -n 2 -- io.sm4j.bench.PingPong message ITERATIONS: " +
+            "tagged send/recv, eager and rendezvous sizes) over a fresh segment.",
+        "" })
 final class DemoCommand implements Callable<Integer>
 {
     @Spec
@@ -30,17 +32,14 @@ final class DemoCommand implements Callable<Integer>
     @Option(names = "--iterations", paramLabel = "N", description = "Round trips per payload size; sizes above 64 KiB run a hundredth (default: ${DEFAULT-VALUE}).")
     int iterations = 100_000;
 
-    @Option(names = "--peers", paramLabel = "N", description = "Ranks for the memory report (default: ${DEFAULT-VALUE}).")
+    @Option(names = { "-n", "--ranks", "--peers" }, paramLabel = "N", description = "Ranks for the memory report (default: ${DEFAULT-VALUE}).")
     int peers = 1024;
 
     @Override
     public Integer call()
     {
         final LayoutParams params = LayoutParams.defaults(2);
-        if (iterations < 1)
-        {
-            throw new IllegalArgumentException("iterations=" + iterations + " (expected: >= 1)");
-        }
+        Arguments.requireRange("--iterations", iterations, 1, Integer.MAX_VALUE, "");
         final int code = JobLauncher.run(new JobLauncher.Job(params,
                 SegmentFiles.directory(null, spec.commandLine().getErr()::println), System.getProperty("java.class.path"),
                 List.of(PingPong.class.getName(), "message", Integer.toString(iterations)), List.of(), Map.of(), Duration.ofSeconds(5),
@@ -51,6 +50,6 @@ final class DemoCommand implements Callable<Integer>
             return code;
         }
         spec.commandLine().getOut().println();
-        return spec.root().commandLine().execute("report", "--peers", Integer.toString(peers));
+        return spec.root().commandLine().execute("report", "-n", Integer.toString(peers));
     }
 }

@@ -39,11 +39,11 @@ public final class LayoutOptions
     int pageSize = LayoutParams.DEFAULT_PAGE_SIZE;
 
     @Option(names = "--thread-mode", paramLabel = "MODE",
-        description = "SINGLE or MULTIPLE; MULTIPLE puts every head and tail on its own cacheline (default: ${DEFAULT-VALUE}).")
+        description = "single or multiple; multiple puts every head and tail on its own cacheline (default: single).")
     ThreadMode threadMode = ThreadMode.SINGLE;
 
     @Option(names = "--policy", paramLabel = "POLICY",
-        description = "CB placement: PAGE, CACHELINE or AGGREGATED (default: ${DEFAULT-VALUE}).")
+        description = "CB placement: page, cacheline or aggregated (default: aggregated).")
     Policy policy = Policy.AGGREGATED;
 
     /**

@@ -23,17 +23,20 @@ import java.util.concurrent.Callable;
 /**
  * {@code sm4j report}: how much shared memory a job needs, per category and per layout policy.
  */
-@Command(name = "report", mixinStandardHelpOptions = true,
+@Command(name = "report", mixinStandardHelpOptions = true, sortOptions = false,
     description = {
-        "Prints the shared memory a job of n ranks needs, per category and layout policy, in the RFC's table",
-        "form (units of 10^6 bytes), with the file sizes Open MPI 1.3.0 and 1.8 would have used and the exact",
-        "size sm4j creates. With --sweep, writes totals for a range of n as CSV or JSON plus a PNG chart." },
+        "Prints how much shared memory a job of N ranks needs, per category and layout policy.",
+        "",
+        "The table has the RFC's form (units of 10^6 bytes), followed by the file sizes Open MPI 1.3.0 and 1.8 " +
+            "would have used and the exact size sm4j creates. With --sweep, writes the totals for a range of N as " +
+            "CSV or JSON plus a PNG chart.",
+        "" },
     footer = {
         "", "Examples:",
-        "  sm4j report --peers 1024",
-        "  sm4j report --peers 1024 --eager-limit 256 --queue-entries 16 --max-frag 8192",
-        "  sm4j report --peers 1024 --profile ompi-1.3",
-        "  sm4j report --sweep 2..1024 --format csv --out docs/memory-sweep" })
+        "  sm4j report -n 1024",
+        "  sm4j report -n 1024 --eager-limit 256 --queue-entries 16 --max-frag 8192",
+        "  sm4j report -n 1024 --profile ompi-1.3",
+        "  sm4j report --sweep 2..1024 --format csv --out target/memory-sweep" })
 final class ReportCommand implements Callable<Integer>
 {
     enum Profile
@@ -52,34 +55,47 @@ final class ReportCommand implements Callable<Integer>
     @Mixin
     LayoutOptions layout;
 
-    @Option(names = { "-n", "--peers" }, paramLabel = "N", description = "Ranks on the node.")
+    @Option(names = { "-n", "--ranks", "--peers" }, paramLabel = "N", description = "Ranks on the node.")
     Integer peers;
 
     @Option(names = "--profile", paramLabel = "PROFILE", converter = ProfileConverter.class,
         description = "Whose structures to count: sm4j (default) or ompi-1.3 (Open MPI 1.3.0's sizes, to check against the RFC).")
     Profile profile = Profile.sm4j;
 
-    @Option(names = "--sweep", paramLabel = "FROM..TO", description = "Sweep the peer count over a range instead of one --peers.")
+    @Option(names = "--sweep", paramLabel = "FROM..TO", description = "Sweep the rank count over a range instead of one -n.")
     String sweep;
 
     @Option(names = "--format", paramLabel = "FORMAT", description = "Sweep data format: csv or json (default: ${DEFAULT-VALUE}).")
     Format format = Format.csv;
 
     @Option(names = "--out", paramLabel = "PREFIX",
-        description = "Sweep output prefix: writes PREFIX.csv|json and PREFIX.png (default: ${DEFAULT-VALUE}).")
-    Path out = Path.of("sm4j-memory");
+        description = "Where the sweep goes, required with --sweep: writes PREFIX.csv (or .json) and PREFIX.png.")
+    Path out;
 
     @Override
     public Integer call() throws IOException
     {
         final MemoryModel model = profile == Profile.ompi_1_3 ? new OmpiV13Model() : MemoryModel.SM4J;
-        if (sweep != null)
+        final boolean sweeping = sweep != null;
+        Arguments.requireWith(spec.commandLine().getParseResult().hasMatchedOption("--format"), "--format", sweeping, "--sweep");
+        Arguments.requireWith(out != null, "--out", sweeping, "--sweep");
+        if (sweeping)
         {
+            if (peers != null)
+            {
+                throw new IllegalArgumentException("-n " + peers + " cannot be combined with --sweep " + sweep +
+                    " (the sweep sets the rank count)");
+            }
+            if (out == null)
+            {
+                throw new IllegalArgumentException("--sweep needs --out PREFIX (the sweep writes PREFIX." + format +
+                    " and PREFIX.png)");
+            }
             return writeSweep(model);
         }
         if (peers == null)
         {
-            throw new IllegalArgumentException("--peers is required (or --sweep FROM..TO)");
+            throw new IllegalArgumentException("-n N is required (or --sweep FROM..TO --out PREFIX)");
         }
         final LayoutParams params = layout.toParams(peers);
         final long created = SegmentLayout.compute(params).totalBytes();
@@ -105,10 +121,15 @@ final class ReportCommand implements Callable<Integer>
         final String[] range = sweep.split("\\.\\.", -1);
         if (range.length != 2)
         {
-            throw new IllegalArgumentException("sweep=" + sweep + " (expected: FROM..TO, e.g. 2..1024)");
+            throw new IllegalArgumentException("--sweep " + sweep + ": expected FROM..TO, e.g. 2..1024");
         }
         final int from = parsePeers(range[0]);
         final int to = parsePeers(range[1]);
+        if (from < 1 || to < from || to > LayoutParams.MAX_PEERS)
+        {
+            throw new IllegalArgumentException("--sweep " + sweep + ": expected FROM..TO with 1 <= FROM <= TO <= " +
+                LayoutParams.MAX_PEERS);
+        }
         final Sweep result = Sweep.run(layout.toParams(from), model, from, to);
         final Path data = Path.of(out + "." + format.name());
         final Path png = Path.of(out + ".png");
@@ -141,7 +162,7 @@ final class ReportCommand implements Callable<Integer>
         }
         catch (final NumberFormatException ex)
         {
-            throw new IllegalArgumentException("sweep bound '" + text + "' is not an integer (expected: FROM..TO)");
+            throw new IllegalArgumentException("--sweep bound '" + text + "' is not an integer (expected: FROM..TO)");
         }
     }
 

@@ -21,16 +21,19 @@ import java.util.concurrent.Callable;
 /**
  * {@code sm4j run}: starts N JVMs over one segment.
  */
-@Command(name = "run", mixinStandardHelpOptions = true,
+@Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false,
     description = {
-        "Creates a segment sized for N ranks, starts N JVMs running the given main class (or -jar app.jar),",
-        "forwards their output prefixed by rank, and returns the first non-zero exit code. If a rank fails, the",
-        "job is marked ABORTED (every rank's next call fails) and the rest are killed after a grace period.",
-        "The segment file is removed at the end.",
+        "Starts N JVMs (ranks) of one job over a new shared-memory segment and waits for them.",
         "",
-        "Each rank reads its place from the environment (Sm4j.attachFromEnvironment()):",
-        "  SM4J_SEGMENT  segment file path      SM4J_RANK  0..N-1",
-        "  SM4J_SIZE     N                      SM4J_JOB_ID  job id (hex)" },
+        "Creates a segment sized for N ranks, starts N JVMs running the given main class (or -jar app.jar), " +
+            "forwards their output prefixed by rank, and returns the first non-zero exit code. If a rank fails, " +
+            "the job is marked ABORTED (every rank's next call fails) and the rest are killed after a grace " +
+            "period. The segment file is removed at the end.",
+        "",
+        "Each rank joins with Communicator.attachFromEnvironment(), which reads:",
+        "  SM4J_SEGMENT  segment file path      SM4J_RANK    0..N-1",
+        "  SM4J_SIZE     N                      SM4J_JOB_ID  job id (hex)",
+        "" },
     footer = { "", "Examples:",
         "  sm4j run -n 2 -cp app.jar -- com.example.PingPong 1000",
         "  sm4j run -n 4 -- -jar app.jar --iterations 10" })
@@ -42,6 +45,11 @@ final class RunCommand implements Callable<Integer>
     @Mixin
     LayoutOptions layout;
 
+    /** Longest --timeout: a year. */
+    static final long MAX_TIMEOUT_SECONDS = 365L * 24 * 3600;
+    /** Longest --grace: an hour. */
+    static final long MAX_GRACE_MILLIS = 3_600_000L;
+
     @Option(names = { "-n", "--ranks" }, required = true, paramLabel = "N", description = "Ranks (JVMs) to start.")
     int ranks;
 
@@ -50,7 +58,7 @@ final class RunCommand implements Callable<Integer>
     Path dir;
 
     @Option(names = { "-cp", "--classpath" }, paramLabel = "PATH",
-        description = "Classpath of the rank JVMs, in addition to sm4j itself.")
+        description = "Classpath of the rank JVMs, in addition to sm4j itself (not with -jar).")
     String classpath;
 
     @Option(names = "--jvm-arg", paramLabel = "OPTION", description = "Extra JVM option for every rank (repeatable).")
@@ -72,14 +80,19 @@ final class RunCommand implements Callable<Integer>
     public Integer call()
     {
         final LayoutParams params = layout.toParams(ranks);
-        if (timeoutSeconds < 0 || graceMillis < 0)
+        Arguments.requireRange("--timeout", timeoutSeconds, 0, MAX_TIMEOUT_SECONDS, " seconds");
+        Arguments.requireRange("--grace", graceMillis, 0, MAX_GRACE_MILLIS, " ms");
+        if (command.get(0).equals("-jar"))
         {
-            throw new IllegalArgumentException((timeoutSeconds < 0 ? "--timeout=" + timeoutSeconds : "--grace=" + graceMillis)
-                + " (expected: >= 0)");
-        }
-        if (command.get(0).equals("-jar") && command.size() < 2)
-        {
-            throw new IllegalArgumentException("-jar needs a jar file");
+            if (command.size() < 2)
+            {
+                throw new IllegalArgumentException("-jar needs a jar file");
+            }
+            if (classpath != null)
+            {
+                throw new IllegalArgumentException("-cp " + classpath + " would be ignored with -jar (a jar's " +
+                    "Class-Path manifest entry sets its classpath)");
+            }
         }
         final String self = selfClasspath();
         final String cp = classpath == null ? self : classpath + File.pathSeparator + self;

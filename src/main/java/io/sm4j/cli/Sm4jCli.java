@@ -1,20 +1,27 @@
 package io.sm4j.cli;
 
+import io.sm4j.segment.Sm4jException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 import java.io.PrintWriter;
+import java.util.List;
 
 /**
  * Entry point of the {@code sm4j} tool.
  */
-@Command(name = "sm4j", mixinStandardHelpOptions = true, version = "sm4j 0.1.0",
+@Command(name = "sm4j", mixinStandardHelpOptions = true, versionProvider = Version.class,
     description = "Shared-memory message transport for JVM processes on one node.",
-    subcommands = { DemoCommand.class, RunCommand.class, ReportCommand.class, CommandLine.HelpCommand.class })
+    subcommands = { DemoCommand.class, RunCommand.class, CreateCommand.class, ReportCommand.class,
+        CommandLine.HelpCommand.class })
 public final class Sm4jCli
 {
-    /** Exit code for invalid input: bad options, bad parameters. */
+    /** Exit code for invalid input and for a job that cannot be set up (no space, bad directory). */
     public static final int EXIT_USAGE = 2;
+
+    private Sm4jCli()
+    {
+    }
 
     public static void main(final String[] args)
     {
@@ -22,7 +29,9 @@ public final class Sm4jCli
     }
 
     /**
-     * Runs the tool without exiting the JVM.
+     * Runs the tool without exiting the JVM. Every rejected input and every set-up failure is one line on
+     * {@code err} naming the flag the user typed, with exit code {@link #EXIT_USAGE}; an unexpected
+     * exception (a bug) keeps its stack trace.
      *
      * @return the exit code.
      */
@@ -31,17 +40,18 @@ public final class Sm4jCli
         final CommandLine cli = new CommandLine(new Sm4jCli());
         cli.setOut(out);
         cli.setErr(err);
+        cli.setCaseInsensitiveEnumValuesAllowed(true);
+        cli.setUsageHelpAutoWidth(true);
         cli.setParameterExceptionHandler((ex, ignored) ->
         {
-            err.println(ex.getCommandLine().getCommandSpec().qualifiedName() + ": " + ex.getMessage());
-            err.println("Try '" + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help'.");
+            err.println(ex.getCommandLine().getCommandSpec().qualifiedName() + ": " + ErrorText.of(ex, List.of(args)));
             return EXIT_USAGE;
         });
         cli.setExecutionExceptionHandler((ex, commandLine, ignored) ->
         {
-            if (ex instanceof IllegalArgumentException)
+            if (ex instanceof IllegalArgumentException || ex instanceof Sm4jException)
             {
-                err.println(commandLine.getCommandSpec().qualifiedName() + ": " + ex.getMessage());
+                err.println(commandLine.getCommandSpec().qualifiedName() + ": " + ErrorText.of(ex, commandLine));
                 return EXIT_USAGE;
             }
             throw ex;

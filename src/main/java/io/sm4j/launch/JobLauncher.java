@@ -3,7 +3,7 @@ package io.sm4j.launch;
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.segment.Segment;
 import io.sm4j.segment.SegmentFiles;
-import io.sm4j.transport.Sm4j;
+import io.sm4j.transport.Endpoints;
 import io.sm4j.transport.TransportOptions;
 
 import java.io.BufferedReader;
@@ -138,10 +138,10 @@ public final class JobLauncher
     {
         final ProcessBuilder builder = new ProcessBuilder(javaCommand(job.classpath(), job.jvmArgs(), job.command()));
         builder.environment().putAll(job.env());
-        builder.environment().put(Sm4j.SEGMENT_ENV, segment.path().toString());
-        builder.environment().put(Sm4j.RANK_ENV, Integer.toString(rank));
-        builder.environment().put(Sm4j.SIZE_ENV, Integer.toString(job.params().peers()));
-        builder.environment().put(Sm4j.JOB_ID_ENV, SegmentFiles.jobIdText(jobId));
+        builder.environment().put(Endpoints.SEGMENT_ENV, segment.path().toString());
+        builder.environment().put(Endpoints.RANK_ENV, Integer.toString(rank));
+        builder.environment().put(Endpoints.SIZE_ENV, Integer.toString(job.params().peers()));
+        builder.environment().put(Endpoints.JOB_ID_ENV, SegmentFiles.jobIdText(jobId));
         builder.environment().put(TransportOptions.LAUNCHER_PID_ENV, Long.toString(ProcessHandle.current().pid()));
         builder.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
         return builder.start();

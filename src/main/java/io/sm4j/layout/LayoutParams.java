@@ -35,6 +35,11 @@ public record LayoutParams(
     public static final int DEFAULT_MAX_FRAGS_PER_RANK = 8;
     public static final int DEFAULT_CACHELINE = 128;
     public static final int DEFAULT_PAGE_SIZE = 4096;
+    /**
+     * Most ranks on one node. The layout grows as n²: at 4096 ranks with the defaults the segment is about
+     * 160 GB, beyond any node's tmpfs, and larger counts would only fail later and slower.
+     */
+    public static final int MAX_PEERS = 4096;
     /** A fragment must hold its header and leave room for payload. */
     public static final int MIN_FRAGMENT_SIZE = 64;
     /** Largest single fragment: one mapping section must hold a fragment pool. */
@@ -47,7 +52,7 @@ public record LayoutParams(
      */
     public LayoutParams
     {
-        require(peers >= 2, "peers", peers, ">= 2");
+        require(peers >= 1 && peers <= MAX_PEERS, "peers", peers, "1.." + MAX_PEERS);
         requirePowerOfTwo("cacheline", cacheline);
         require(cacheline >= 16 && cacheline <= 4096, "cacheline", cacheline, "between 16 and 4096");
         requirePowerOfTwo("pageSize", pageSize);
@@ -56,20 +61,16 @@ public record LayoutParams(
         require(queueEntries >= 2, "queueEntries", queueEntries, ">= 2");
         require(eagerLimit >= MIN_FRAGMENT_SIZE, "eagerLimit", eagerLimit, ">= " + MIN_FRAGMENT_SIZE);
         require(maxFragSize <= MAX_FRAGMENT_SIZE, "maxFragSize", maxFragSize, "<= " + MAX_FRAGMENT_SIZE);
-        if (eagerLimit > maxFragSize)
-        {
-            throw new IllegalArgumentException(
-                "eagerLimit=" + eagerLimit + " exceeds maxFragSize=" + maxFragSize);
-        }
+        require(eagerLimit <= maxFragSize, "eagerLimit", eagerLimit, "<= maxFragSize=" + maxFragSize);
         require(eagerFragsPerPeer >= 1, "eagerFragsPerPeer", eagerFragsPerPeer, ">= 1");
         require(maxFragsPerRank >= 1, "maxFragsPerRank", maxFragsPerRank, ">= 1");
         if (threadMode == null)
         {
-            throw new IllegalArgumentException("threadMode is required (expected: SINGLE or MULTIPLE)");
+            throw new InvalidParameterException("threadMode", "null", "SINGLE or MULTIPLE");
         }
         if (policy == null)
         {
-            throw new IllegalArgumentException("policy is required (expected: PAGE, CACHELINE or AGGREGATED)");
+            throw new InvalidParameterException("policy", "null", "PAGE, CACHELINE or AGGREGATED");
         }
     }
 
@@ -113,7 +114,7 @@ public record LayoutParams(
     {
         if (!ok)
         {
-            throw new IllegalArgumentException(name + "=" + value + " (expected: " + expected + ")");
+            throw new InvalidParameterException(name, Long.toString(value), expected);
         }
     }
 

@@ -1,14 +1,19 @@
 package io.sm4j.message;
 
+import io.sm4j.layout.LayoutParams;
+import io.sm4j.segment.Segment;
+import io.sm4j.segment.SegmentFiles;
 import io.sm4j.segment.Sm4jException;
 import io.sm4j.transport.BufferChecks;
 import io.sm4j.transport.Endpoint;
-import io.sm4j.transport.Sm4j;
+import io.sm4j.transport.Endpoints;
+import io.sm4j.transport.TransportOptions;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 
 /**
  * MPI-style point-to-point messaging between the ranks of a job: what applications program against.
@@ -62,11 +67,68 @@ public final class Communicator implements AutoCloseable
     }
 
     /**
-     * @return the communicator of a rank started by {@code sm4j run}.
+     * @return the communicator of a rank started by {@code sm4j run} (segment, rank and size from the
+     * environment: {@code SM4J_SEGMENT}, {@code SM4J_RANK}, {@code SM4J_SIZE}).
      */
     public static Communicator attachFromEnvironment()
     {
-        return new Communicator(Sm4j.attachFromEnvironment());
+        return new Communicator(Endpoints.attachFromEnvironment());
+    }
+
+    /**
+     * Joins a job without {@code sm4j run}: maps the segment, registers {@code rank} and waits (up to 30 s)
+     * until all {@code size} ranks have attached. Every rank of the job calls this once, from its own process
+     * or its own thread.
+     *
+     * @param segment path returned by {@link #createSegment(Path, int)} (or printed by {@code sm4j create}).
+     * @param rank    this rank, 0..size-1.
+     * @param size    ranks in the job, as the segment was created for.
+     * @return the communicator; closing it detaches, and the last rank to close removes the file.
+     * @throws IllegalArgumentException if rank or size disagree with the segment.
+     * @throws Sm4jException            if the segment is missing, invalid, aborted, or the job is not complete in time.
+     */
+    public static Communicator attach(final Path segment, final int rank, final int size)
+    {
+        return attach(segment, rank, size, TransportOptions.defaults());
+    }
+
+    /**
+     * As {@link #attach(Path, int, int)}, with per-rank settings (attach timeout, idle strategy, lazy free).
+     */
+    public static Communicator attach(final Path segment, final int rank, final int size, final TransportOptions options)
+    {
+        return new Communicator(Endpoints.attach(segment, rank, size, options));
+    }
+
+    /**
+     * As {@link #createSegment(Path, int)} in the default directory: {@code $SM4J_DIR}, else /dev/shm, else
+     * java.io.tmpdir.
+     */
+    public static Path createSegment(final int ranks)
+    {
+        return createSegment(null, ranks);
+    }
+
+    /**
+     * Creates a segment for {@code ranks} ranks with the default layout in {@code dir} (null: {@code $SM4J_DIR},
+     * else /dev/shm, else java.io.tmpdir) and publishes it READY. The file stays until the last rank that attached closes; a job that never starts
+     * leaves it, and its creator should delete it.
+     *
+     * @return the path to hand to every rank's {@link #attach(Path, int, int)}.
+     * @throws IllegalArgumentException if {@code ranks} is out of range or {@code dir} is not a writable directory.
+     * @throws Sm4jException            if the file cannot be created (e.g. not enough space in {@code dir}).
+     */
+    public static Path createSegment(final Path dir, final int ranks)
+    {
+        return createSegment(dir, LayoutParams.defaults(ranks));
+    }
+
+    /**
+     * As {@link #createSegment(Path, int)}, with explicit layout parameters ({@code params.peers()} ranks).
+     */
+    public static Path createSegment(final Path dir, final LayoutParams params)
+    {
+        return Segment.createForRanks(params, SegmentFiles.directory(dir, ignored -> { }), SegmentFiles.newJobId());
     }
 
     public int rank()

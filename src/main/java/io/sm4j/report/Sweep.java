@@ -32,15 +32,16 @@ public final class Sweep
     /**
      * @param base  parameters whose peer count is replaced by each point's.
      * @param model whose structures to count.
-     * @param from  first peer count, >= 2.
+     * @param from  first peer count, >= 1.
      * @param to    last peer count, >= from.
      * @return the sweep.
      */
     public static Sweep run(final LayoutParams base, final MemoryModel model, final int from, final int to)
     {
-        if (from < 2 || to < from)
+        if (from < 1 || to < from || to > LayoutParams.MAX_PEERS)
         {
-            throw new IllegalArgumentException("sweep=" + from + ".." + to + " (expected: 2 <= from <= to)");
+            throw new IllegalArgumentException("sweep=" + from + ".." + to + " (expected: 1 <= from <= to <= " +
+                LayoutParams.MAX_PEERS + ")");
         }
         final List<Point> points = new ArrayList<>();
         for (final int peers : peerCounts(from, to))

@@ -9,11 +9,21 @@ public final class JobAbortedException extends Sm4jException
     private static final long serialVersionUID = 1L;
 
     private final int abortingRank;
+    private final String reason;
 
     public JobAbortedException(final int abortingRank, final String reason)
     {
         super("job aborted by " + (abortingRank < 0 ? "the launcher" : "rank " + abortingRank) + ": " + reason);
         this.abortingRank = abortingRank;
+        this.reason = reason;
+    }
+
+    /**
+     * @return why the job was aborted, as the aborting process recorded it, e.g. {@code rank 1 (pid 42) died}.
+     */
+    public String reason()
+    {
+        return reason;
     }
 
     /**

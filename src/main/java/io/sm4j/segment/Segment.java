@@ -39,7 +39,7 @@ public final class Segment implements AutoCloseable
     private final MappedSections sections;
     private final SegmentHeader header;
     private final UnsafeBuffer[] controls;
-    private final boolean creator;
+    private boolean creator;
     private boolean closed;
 
     private Segment(final Path path, final SegmentLayout layout, final FileChannel channel, final boolean creator)
@@ -101,6 +101,20 @@ public final class Segment implements AutoCloseable
             }
             throw new Sm4jException("cannot create segment " + path + ": " + ex, ex);
         }
+    }
+
+    /**
+     * Creates a READY segment as {@link #create} does, then unmaps it and leaves the file to the ranks: the
+     * last rank to {@link #detach} removes it.
+     *
+     * @return the path of the new file.
+     */
+    public static Path createForRanks(final LayoutParams params, final Path dir, final long jobId)
+    {
+        final Segment segment = create(params, dir, jobId);
+        segment.creator = false;
+        segment.close();
+        return segment.path;
     }
 
     /**

@@ -24,6 +24,8 @@ public final class SegmentFiles
     /** Overrides the directory where no option names one. */
     public static final String DIR_ENV = "SM4J_DIR";
     private static final int ZERO_CHUNK = 1 << 20;
+    private static final String SPACE_HINT = "Use another directory (sm4j --dir DIR or SM4J_DIR), fewer ranks, " +
+        "or a larger /dev/shm (Docker: --shm-size)";
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private SegmentFiles()
@@ -98,7 +100,8 @@ public final class SegmentFiles
         final long usable = Files.getFileStore(dir).getUsableSpace();
         if (usable < length)
         {
-            throw new Sm4jException("need " + length + " bytes in " + dir + ", " + usable + " available");
+            throw new Sm4jException(String.format(Locale.ROOT, "not enough space in %s: the segment needs %,d bytes, " +
+                "%,d are free. %s", dir, length, usable, SPACE_HINT));
         }
         final FileChannel channel = FileChannel.open(path,
             Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE,
@@ -122,7 +125,9 @@ public final class SegmentFiles
         {
             channel.close();
             Files.deleteIfExists(path);
-            throw new Sm4jException("cannot allocate " + length + " bytes for " + path + ": " + ex.getMessage(), ex);
+            final boolean full = String.valueOf(ex.getMessage()).contains("No space left");
+            throw new Sm4jException(String.format(Locale.ROOT, "cannot allocate %,d bytes for %s: %s%s", length, path,
+                ex.getMessage(), full ? ". " + SPACE_HINT : ""), ex);
         }
     }
 

@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
  *
  * @param attachTimeout how long to wait for the segment and for all ranks to attach.
  * @param lazyFreeBatch consumed queue slots cleared together; 0 = half the queue.
- * @param idle          how to wait: AUTO spins while ranks <= processors and backs off otherwise.
+ * @param idle          how to wait: AUTO spins while ranks {@code <=} processors and backs off otherwise.
  * @param launcherPid   pid of the sm4j run that supervises this rank (0: none); if it dies, the rank aborts
  *                      the job instead of waiting for peers nobody will clean up.
  */

@@ -21,12 +21,21 @@ class ReportCommandTest
     @Test
     void shouldPrintTheTableAndTheExactSizeSm4jCreates()
     {
-        final CliRun run = CliRun.of("report", "--peers", "1024");
+        final CliRun run = CliRun.of("report", "-n", "1024");
         assertEquals(0, run.exitCode(), run.err());
         final long total = SegmentLayout.compute(LayoutParams.defaults(1024)).totalBytes();
         assertTrue(run.out().contains(String.format("%,d bytes", total)), run.out());
         assertTrue(run.out().contains("CB queues+tails"), run.out());
         assertTrue(run.out().contains(String.format("%,d bytes", 512L << 20)), "Open MPI 1.3.0 default: " + run.out());
+    }
+
+    @Test
+    void shouldReportAJobOfOneRank()
+    {
+        final CliRun run = CliRun.of("report", "--ranks", "1", "--policy", "aggregated");
+        assertEquals(0, run.exitCode(), run.err());
+        final long total = SegmentLayout.compute(LayoutParams.defaults(1)).totalBytes();
+        assertTrue(run.out().contains(String.format("%,d bytes", total)), run.out());
     }
 
     @Test
@@ -40,20 +49,26 @@ class ReportCommandTest
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-        "--peers 1                 | sm4j report: peers=1 (expected: >= 2)",
-        "--peers 4 --queue-entries 100 | sm4j report: queueEntries=100 (expected: a power of two)",
-        "--peers 4 --eager-limit 65536 | sm4j report: eagerLimit=65536 exceeds maxFragSize=32768",
-        "--peers 4 --cacheline 96  | sm4j report: cacheline=96 (expected: a power of two)",
-        "--peers 2000000000 --eager-limit 1073741824 --max-frag 1073741824 | sm4j report: segment size overflows a long",
-        "--peers 4 --profile ompi-9 | sm4j report: Invalid value for option '--profile': profile=ompi-9",
-        "--sweep 10..2             | sm4j report: sweep=10..2 (expected: 2 <= from <= to)",
-        "                          | sm4j report: --peers is required" })
+        "--peers 0                 | sm4j report: --peers 0: expected 1..4096",
+        "-n 5000                   | sm4j report: -n 5000: expected 1..4096",
+        "--ranks 4 --queue-entries 100 | sm4j report: --queue-entries 100: expected a power of two",
+        "-n 4 --eager-limit 65536  | sm4j report: --eager-limit 65536: expected <= --max-frag 32768",
+        "-n 4 --cacheline 96       | sm4j report: --cacheline 96: expected a power of two",
+        "-n 4 --profile ompi-9     | sm4j report: Invalid value for option '--profile': profile=ompi-9",
+        "-n 4 --format json        | sm4j report: --format applies only with --sweep; it would be ignored",
+        "-n 4 --out x              | sm4j report: --out applies only with --sweep; it would be ignored",
+        "--sweep 2..8 -n 3 --out x | sm4j report: -n 3 cannot be combined with --sweep 2..8",
+        "--sweep 2..8              | sm4j report: --sweep needs --out PREFIX",
+        "--sweep 10..2 --out x     | sm4j report: --sweep 10..2: expected FROM..TO with 1 <= FROM <= TO <= 4096",
+        "--sweep 2-8 --out x       | sm4j report: --sweep 2-8: expected FROM..TO, e.g. 2..1024",
+        "                          | sm4j report: -n N is required (or --sweep FROM..TO --out PREFIX)" })
     void shouldRejectBadInputWithOneLineNamingTheProblemAndExitCodeTwo(final String args, final String expected)
     {
         final CliRun run = CliRun.of(("report " + (args == null ? "" : args)).trim().split("\\s+"));
         assertEquals(2, run.exitCode());
         assertTrue(run.err().startsWith(expected), run.err());
         assertTrue(!run.err().contains("\tat "), "no stack trace: " + run.err());
+        assertEquals(1, run.err().lines().count(), "one line: " + run.err());
         assertEquals("", run.out());
     }
 

@@ -2,11 +2,19 @@ package io.sm4j.cli;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
+import io.sm4j.layout.LayoutParams;
+import io.sm4j.layout.SegmentLayout;
+
+import java.nio.file.Files;
 import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 @Timeout(120)
 class RunCommandTest
@@ -20,6 +28,23 @@ class RunCommandTest
     }
 
     @Test
+    void shouldRunAJobOfOneRankThatMessagesItself()
+    {
+        final CliRun run = CliRun.of("run", "-n", "1", "--", "io.sm4j.it.RingApp");
+        assertEquals(0, run.exitCode(), run.out() + run.err());
+        assertEquals("[0] rank 0 received 1048576 bytes from rank 0, all correct\n", run.out());
+    }
+
+    @Test
+    void shouldAcceptEnumValuesInAnyCase()
+    {
+        final CliRun run = CliRun.of("run", "-n", "2", "--policy", "cacheline", "--thread-mode", "Multiple", "--",
+            "io.sm4j.it.RingApp", "100");
+        assertEquals(0, run.exitCode(), run.out() + run.err());
+        assertTrue(run.out().contains("[1] rank 1 received 100 bytes from rank 0, all correct"), run.out());
+    }
+
+    @Test
     void shouldReturnTheRanksExitCodeWhenTheMainClassDoesNotExist()
     {
         final CliRun run = CliRun.of("run", "-n", "2", "--dir", "/dev/shm", "--", "no.such.Main");
@@ -28,21 +53,43 @@ class RunCommandTest
         assertTrue(run.err().contains("sm4j run: rank "), run.err());
     }
 
-    @Test
-    void shouldRejectBadInputWithOneLineAndExitCodeTwo()
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "run -n 0 -- Main                      | sm4j run: -n 0: expected 1..4096",
+        "run --ranks 100000 -- Main            | sm4j run: --ranks 100000: expected 1..4096",
+        "run -np 2 -- Main                     | sm4j run: -np is not an option: the rank count is -n N (or --ranks N)",
+        "run -n 2                              | sm4j run: Missing required parameter: 'COMMAND'",
+        "run -n 2 --dir /no/such/dir -- Main   | sm4j run: segment directory /no/such/dir is not a writable directory",
+        "run -n 2 -- -jar                      | sm4j run: -jar needs a jar file",
+        "run -n 2 -cp a.jar -- -jar b.jar      | sm4j run: -cp a.jar would be ignored with -jar",
+        "run -n 2 --timeout 9999999999999 -- M | sm4j run: --timeout 9999999999999: expected 0..31536000 seconds",
+        "run -n 2 --timeout -1 -- Main         | sm4j run: --timeout -1: expected 0..31536000 seconds",
+        "run -n 2 --grace 99999999999999 -- M  | sm4j run: --grace 99999999999999: expected 0..3600000 ms",
+        "run -n 2 --queue-entries 100 -- Main  | sm4j run: --queue-entries 100: expected a power of two",
+        "run -n 2 --page-size 64 -- Main       | sm4j run: --page-size 64: expected >= --cacheline 128",
+        "run -n 2 --policy diagonal -- Main    | sm4j run: Invalid value for option '--policy': expected one of",
+        "run -n 2 --tiemout 3 -- Main          | sm4j run: Unknown option: '--tiemout' (did you mean --timeout?)" })
+    void shouldRejectBadInputWithOneLineNamingTheFlagAndExitCodeTwo(final String args, final String expected)
     {
-        assertRejected("sm4j run: peers=1 (expected: >= 2)", "run", "-n", "1", "--", "Main");
-        assertRejected("sm4j run: Missing required parameter: 'COMMAND'", "run", "-n", "2");
-        assertRejected("sm4j run: segment directory " + Path.of("/no/such/dir") + " is not a writable directory",
-            "run", "-n", "2", "--dir", "/no/such/dir", "--", "Main");
-        assertRejected("sm4j run: -jar needs a jar file", "run", "-n", "2", "--", "-jar");
-    }
-
-    private static void assertRejected(final String expected, final String... args)
-    {
-        final CliRun run = CliRun.of(args);
+        final CliRun run = CliRun.of(args.trim().split("\\s+"));
         assertEquals(2, run.exitCode(), run.err());
         assertTrue(run.err().startsWith(expected), run.err());
-        assertTrue(!run.err().contains("\tat "), run.err());
+        assertEquals(1, run.err().lines().count(), "one line: " + run.err());
+        assertFalse(run.err().contains("\tat "), run.err());
+        assertEquals("", run.out());
+    }
+
+    @Test
+    void notEnoughSpaceShouldSayWhatToDoInOneLine() throws java.io.IOException
+    {
+        final long needed = SegmentLayout.compute(LayoutParams.defaults(LayoutParams.MAX_PEERS)).totalBytes();
+        assumeTrue(Files.getFileStore(Path.of("/dev/shm")).getUsableSpace() < needed, "/dev/shm holds " + needed + " bytes");
+        final CliRun run = CliRun.of("run", "-n", "4096", "--dir", "/dev/shm", "--", "Main");
+        assertEquals(2, run.exitCode(), run.err());
+        assertTrue(run.err().matches("sm4j run: not enough space in /dev/shm: the segment needs [\\d,]+ bytes, [\\d,]+ are free\\. " +
+            "Use another directory \\(sm4j --dir DIR or SM4J_DIR\\), fewer ranks, or a larger /dev/shm \\(Docker: --shm-size\\)\n"),
+            run.err());
+        assertEquals(0, Path.of("/dev/shm").toFile().list((d, name) -> name.startsWith("sm4j-") &&
+            name.endsWith(".seg") && new java.io.File(d, name).length() > (1L << 34)).length, "no partial file left");
     }
 }

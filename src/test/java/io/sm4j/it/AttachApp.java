@@ -1,7 +1,7 @@
 package io.sm4j.it;
 
 import io.sm4j.transport.Endpoint;
-import io.sm4j.transport.Sm4j;
+import io.sm4j.transport.Endpoints;
 
 /**
  * Attaches from the environment, prints "attached as rank R", detaches. A bad environment makes the
@@ -15,7 +15,7 @@ public final class AttachApp
 
     public static void main(final String[] args)
     {
-        try (Endpoint endpoint = Sm4j.attachFromEnvironment())
+        try (Endpoint endpoint = Endpoints.attachFromEnvironment())
         {
             System.out.println("attached as rank " + endpoint.rank());
         }

@@ -2,7 +2,7 @@ package io.sm4j.it;
 
 import io.sm4j.transport.Endpoint;
 import io.sm4j.transport.FragmentView;
-import io.sm4j.transport.Sm4j;
+import io.sm4j.transport.Endpoints;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
@@ -21,7 +21,7 @@ public final class ExchangeApp
     {
         final int count = Integer.parseInt(args[0]);
         final boolean flood = args.length > 1 && args[1].equals("flood");
-        try (Endpoint endpoint = Sm4j.attachFromEnvironment())
+        try (Endpoint endpoint = Endpoints.attachFromEnvironment())
         {
             final int me = endpoint.rank();
             final int n = endpoint.size();

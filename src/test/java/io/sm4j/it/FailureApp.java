@@ -2,7 +2,7 @@ package io.sm4j.it;
 
 import io.sm4j.segment.JobAbortedException;
 import io.sm4j.transport.Endpoint;
-import io.sm4j.transport.Sm4j;
+import io.sm4j.transport.Endpoints;
 
 /**
  * A job where the last rank fails right after attaching, either by exiting with code 3 ({@code exit}) or by
@@ -10,7 +10,8 @@ import io.sm4j.transport.Sm4j;
  * ({@code wait}: every rank prints its pid and waits for a message that never comes, until the launcher's
  * time limit or the launcher's death aborts the job). Every other rank polls until it is told the job was
  * aborted (possibly while still waiting for all ranks to attach), prints the reason, detaches and exits
- * with code 4.
+ * with code 4. With {@code throw}, the last rank throws out of main and the others let the abort escape
+ * their main as well.
  */
 public final class FailureApp
 {
@@ -20,16 +21,21 @@ public final class FailureApp
 
     public static void main(final String[] args)
     {
-        final String rank = System.getenv(Sm4j.RANK_ENV);
+        final String rank = System.getenv(Endpoints.RANK_ENV);
         final Endpoint endpoint;
         try
         {
-            endpoint = Sm4j.attachFromEnvironment();
+            endpoint = Endpoints.attachFromEnvironment();
         }
         catch (final JobAbortedException ex)
         {
             System.out.println("rank " + rank + " saw: " + ex.getMessage());
             System.exit(4);
+            return;
+        }
+        if (args[0].equals("throw"))
+        {
+            throwOrPoll(endpoint);
             return;
         }
         if (args[0].equals("wait"))
@@ -46,19 +52,34 @@ public final class FailureApp
         }
         try
         {
-            while (true)
-            {
-                if (endpoint.poll(f -> { }, 16) == 0)
-                {
-                    endpoint.idle();
-                }
-            }
+            pollForever(endpoint);
         }
         catch (final JobAbortedException ex)
         {
             System.out.println("rank " + endpoint.rank() + " saw: " + ex.getMessage());
             endpoint.close();
             System.exit(4);
+        }
+    }
+
+    /** The last rank throws out of main; the others poll until the abort escapes their main too. */
+    private static void throwOrPoll(final Endpoint endpoint)
+    {
+        if (endpoint.rank() == endpoint.size() - 1)
+        {
+            throw new IllegalStateException("rank " + endpoint.rank() + " failed on purpose");
+        }
+        pollForever(endpoint);
+    }
+
+    private static void pollForever(final Endpoint endpoint)
+    {
+        while (true)
+        {
+            if (endpoint.poll(f -> { }, 16) == 0)
+            {
+                endpoint.idle();
+            }
         }
     }
 }

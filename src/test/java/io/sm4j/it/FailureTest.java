@@ -127,6 +127,24 @@ class FailureTest
 
     @Test
     @Timeout(120)
+    void survivorsShouldSayAbortedInOneLineAndOnlyTheFailingRankShouldPrintItsTrace() throws IOException
+    {
+        final JobRunner job = JobRunner.run(LayoutParams.defaults(4), Map.of(), FailureApp.class.getName(), "throw");
+        assertEquals(1, job.exitCode(), job.out() + job.err());
+        assertTrue(job.err().contains("[3] Exception in thread \"main\" java.lang.IllegalStateException: rank 3 failed on purpose"),
+            job.err());
+        assertTrue(job.err().contains("[3] \tat io.sm4j.it.FailureApp"), job.err());
+        for (int survivor = 0; survivor < 3; survivor++)
+        {
+            final String prefix = "[" + survivor + "] ";
+            final List<String> lines = job.err().lines().filter(line -> line.startsWith(prefix)).toList();
+            assertEquals(List.of(prefix + "aborted: rank 3 exited with code 1"), lines, job.err());
+        }
+        assertFalse(job.leftFiles());
+    }
+
+    @Test
+    @Timeout(120)
     void aRankVanishingWithoutDetachingShouldBeDetectedAsDead() throws IOException
     {
         final JobRunner job = JobRunner.run(LayoutParams.defaults(2), Map.of(), FailureApp.class.getName(), "halt");

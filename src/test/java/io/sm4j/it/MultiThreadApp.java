@@ -2,7 +2,7 @@ package io.sm4j.it;
 
 import io.sm4j.transport.Endpoint;
 import io.sm4j.transport.FragmentView;
-import io.sm4j.transport.Sm4j;
+import io.sm4j.transport.Endpoints;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.util.ArrayList;
@@ -24,7 +24,7 @@ public final class MultiThreadApp
     {
         final int threads = Integer.parseInt(args[0]);
         final int count = Integer.parseInt(args[1]);
-        try (Endpoint endpoint = Sm4j.attachFromEnvironment())
+        try (Endpoint endpoint = Endpoints.attachFromEnvironment())
         {
             final int n = endpoint.size();
             final long[][] expected = new long[n][threads];

@@ -15,10 +15,11 @@ class LayoutParamsTest
     @Test
     void shouldNameEachInvalidParameterWithItsValueAndLimit()
     {
-        assertEquals("peers=1 (expected: >= 2)", rejection(LayoutParams.builder(1)));
+        assertEquals("peers=0 (expected: 1..4096)", rejection(LayoutParams.builder(0)));
+        assertEquals("peers=4097 (expected: 1..4096)", rejection(LayoutParams.builder(4097)));
         assertEquals("queueEntries=100 (expected: a power of two)", rejection(LayoutParams.builder(4).queueEntries(100)));
         assertEquals("cacheline=96 (expected: a power of two)", rejection(LayoutParams.builder(4).cacheline(96)));
-        assertEquals("eagerLimit=65536 exceeds maxFragSize=32768", rejection(LayoutParams.builder(4).eagerLimit(65536)));
+        assertEquals("eagerLimit=65536 (expected: <= maxFragSize=32768)", rejection(LayoutParams.builder(4).eagerLimit(65536)));
         assertEquals("pageSize=3000 (expected: a power of two)", rejection(LayoutParams.builder(4).pageSize(3000)));
         assertEquals("eagerFragsPerPeer=0 (expected: >= 1)", rejection(LayoutParams.builder(4).eagerFragsPerPeer(0)));
         assertEquals("eagerLimit=8 (expected: >= 64)", rejection(LayoutParams.builder(4).eagerLimit(8)));

@@ -1,0 +1,33 @@
+package io.sm4j.cli;
+
+/**
+ * Checks of option values that picocli's types do not express, with the flag in the message.
+ */
+final class Arguments
+{
+    private Arguments()
+    {
+    }
+
+    /**
+     * @throws IllegalArgumentException {@code "--timeout 99: expected 0..31536000 seconds"}.
+     */
+    static void requireRange(final String flag, final long value, final long min, final long max, final String unit)
+    {
+        if (value < min || value > max)
+        {
+            throw new IllegalArgumentException(flag + " " + value + ": expected " + min + ".." + max + unit);
+        }
+    }
+
+    /**
+     * @throws IllegalArgumentException {@code "--format needs --sweep"} if {@code given} without {@code needed}.
+     */
+    static void requireWith(final boolean given, final String flag, final boolean needed, final String neededFlag)
+    {
+        if (given && !needed)
+        {
+            throw new IllegalArgumentException(flag + " applies only with " + neededFlag + "; it would be ignored");
+        }
+    }
+}

@@ -1,0 +1,46 @@
+package io.sm4j.cli;
+
+import io.sm4j.message.Communicator;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code sm4j create}: a segment for ranks that something else starts.
+ */
+@Command(name = "create", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {
+        "Creates a segment for N ranks and prints its path, for process managers that start the ranks themselves.",
+        "",
+        "Each rank r then joins with Communicator.attach(path, r, N). The file is removed when the last rank " +
+            "closes its communicator; if the job never starts, delete it yourself.",
+        "" },
+    footer = { "", "Example:",
+        "  seg=$(sm4j create -n 4) && for r in 0 1 2 3; do java ... com.example.Rank \"$seg\" $r 4 & done; wait" })
+final class CreateCommand implements Callable<Integer>
+{
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = { "-n", "--ranks" }, required = true, paramLabel = "N", description = "Ranks the segment is for.")
+    int ranks;
+
+    @Option(names = "--dir", paramLabel = "DIR",
+        description = "Directory of the segment (default: $SM4J_DIR, else /dev/shm, else java.io.tmpdir).")
+    Path dir;
+
+    @Mixin
+    LayoutOptions layout;
+
+    @Override
+    public Integer call()
+    {
+        spec.commandLine().getOut().println(Communicator.createSegment(dir, layout.toParams(ranks)));
+        return 0;
+    }
+}

@@ -1,0 +1,127 @@
+package io.sm4j.it;
+
+import io.sm4j.cli.Sm4jCli;
+import io.sm4j.layout.LayoutParams;
+import io.sm4j.layout.SegmentLayout;
+import io.sm4j.message.Communicator;
+import io.sm4j.segment.Sm4jException;
+import io.sm4j.transport.TransportOptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The public way in without {@code sm4j run}: a segment made by {@code Communicator.createSegment} or
+ * {@code sm4j create}, joined by N ranks running as threads of this JVM, each with its own Communicator
+ * over its own mapping of the real file.
+ */
+@Timeout(120)
+class ThreadRanksTest
+{
+    @ParameterizedTest(name = "{0} ranks")
+    @ValueSource(ints = { 1, 2, 4 })
+    void ranksAsThreadsShouldExchangeOverACreatedSegmentAndRemoveItWhenTheLastCloses(final int size) throws Exception
+    {
+        try (ScratchDir dir = ScratchDir.create("sm4j-api-"))
+        {
+            final Path segment = Communicator.createSegment(dir.path, size);
+            assertEquals(SegmentLayout.compute(LayoutParams.defaults(size)).totalBytes(), Files.size(segment));
+            assertEquals(expectedLines(size), runRing(segment, size));
+            assertTrue(dir.isEmpty(), "the last rank to close removes the file");
+        }
+    }
+
+    @Test
+    void sm4jCreateShouldPrintThePathOfASegmentThatRanksCanJoin() throws Exception
+    {
+        try (ScratchDir dir = ScratchDir.create("sm4j-create-"))
+        {
+            final StringWriter out = new StringWriter();
+            final StringWriter err = new StringWriter();
+            final int code = Sm4jCli.execute(new String[]{ "create", "-n", "3", "--dir", dir.path.toString(), "--queue-entries", "16" },
+                new PrintWriter(out, true), new PrintWriter(err, true));
+            assertEquals(0, code, err.toString());
+            final Path segment = Path.of(out.toString().strip());
+            assertEquals(dir.path, segment.getParent());
+            assertEquals(SegmentLayout.compute(LayoutParams.builder(3).queueEntries(16).build()).totalBytes(), Files.size(segment));
+            assertEquals(expectedLines(3), runRing(segment, 3));
+            assertTrue(dir.isEmpty());
+        }
+    }
+
+    @Test
+    void attachShouldNameWhatDisagreesWithTheSegment() throws IOException
+    {
+        try (ScratchDir dir = ScratchDir.create("sm4j-api-"))
+        {
+            final Path segment = Communicator.createSegment(dir.path, 2);
+            final TransportOptions quick = new TransportOptions(Duration.ofMillis(200), 0, TransportOptions.Idle.AUTO, 0);
+            assertEquals("size=3 but the segment " + segment + " was created for 2 ranks",
+                assertThrows(IllegalArgumentException.class, () -> Communicator.attach(segment, 0, 3, quick)).getMessage());
+            assertEquals("rank=2, size=2 (expected: 0 <= rank < size)",
+                assertThrows(IllegalArgumentException.class, () -> Communicator.attach(segment, 2, 2, quick)).getMessage());
+            final Path missing = dir.path.resolve("missing.seg");
+            assertTrue(assertThrows(Sm4jException.class, () -> Communicator.attach(missing, 0, 2, quick)).getMessage()
+                .startsWith("segment " + missing + " not ready after 200 ms (waiting for the file to exist)"));
+            assertFalse(dir.isEmpty(), "rejected attaches leave the file to the job");
+        }
+    }
+
+    private static List<String> expectedLines(final int size)
+    {
+        final List<String> lines = new ArrayList<>();
+        for (int rank = 0; rank < size; rank++)
+        {
+            lines.add("rank " + rank + " received 1048576 bytes from rank " + ((rank - 1 + size) % size) + ", all correct");
+        }
+        return lines;
+    }
+
+    private static List<String> runRing(final Path segment, final int size) throws Exception
+    {
+        final ExecutorService threads = Executors.newFixedThreadPool(size);
+        try
+        {
+            final List<Future<String>> ranks = new ArrayList<>();
+            for (int rank = 0; rank < size; rank++)
+            {
+                final int r = rank;
+                ranks.add(threads.submit(() ->
+                {
+                    try (Communicator comm = Communicator.attach(segment, r, size))
+                    {
+                        return RingApp.ring(comm, 1 << 20);
+                    }
+                }));
+            }
+            final List<String> lines = new ArrayList<>();
+            for (final Future<String> rank : ranks)
+            {
+                lines.add(rank.get());
+            }
+            return lines;
+        }
+        finally
+        {
+            threads.shutdownNow();
+        }
+    }
+}
