@@ -88,16 +88,17 @@ class SegmentLayoutTest
     @Test
     void shouldRejectSizesThatOverflowALong()
     {
-        final LayoutParams params = LayoutParams.builder(2_000_000_000).maxFragSize(1 << 30).eagerLimit(1 << 30).build();
+        final LayoutParams params = LayoutParams.builder(LayoutParams.MAX_PEERS).maxFragSize(1 << 30).eagerLimit(1 << 30)
+            .eagerFragsPerPeer(Integer.MAX_VALUE).build();
         final IllegalArgumentException ex =
             assertThrows(IllegalArgumentException.class, () -> SegmentLayout.compute(params));
-        assertTrue(ex.getMessage().startsWith("segment size overflows a long: peers=2000000000"), ex.getMessage());
+        assertTrue(ex.getMessage().startsWith("segment size overflows a long: peers=4096"), ex.getMessage());
     }
 
     @Test
     void shouldRejectASectionLargerThanOneMapping()
     {
-        final LayoutParams params = LayoutParams.builder(300_000).build();
+        final LayoutParams params = LayoutParams.builder(LayoutParams.MAX_PEERS).eagerLimit(1 << 20).maxFragSize(1 << 20).build();
         final IllegalArgumentException ex =
             assertThrows(IllegalArgumentException.class, () -> SegmentLayout.compute(params));
         assertTrue(ex.getMessage().startsWith("fragment pools of one sender is "), ex.getMessage());

@@ -1,0 +1,25 @@
+package io.sm4j.examples;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The consumer sample of docs/api.md: the copy in the document is the source that {@code mvn verify} builds
+ * and runs (src/it/consumer, through the invoker plugin).
+ */
+class ThreadRanksSampleTest
+{
+    private static final Path SOURCE = Path.of("src/it/consumer/src/main/java/com/example/ThreadRanks.java");
+
+    @Test
+    void docsApiShouldShowTheSampleExactlyAsItIs() throws IOException
+    {
+        final String doc = Files.readString(Path.of("docs/api.md"));
+        assertTrue(doc.contains("```java\n" + Files.readString(SOURCE) + "```\n"), "docs/api.md's sample differs from " + SOURCE);
+    }
+}
