@@ -40,11 +40,31 @@ public final class JobLauncher
      * @param grace     how long the other ranks get after a failure before they are killed.
      * @param limit     wall-clock limit of the whole job ({@link Duration#ZERO}: none); on expiry the job is
      *                  aborted like a failed rank and ends with {@link #TIMED_OUT}.
+     * @param processes ranks started as JVMs, 0..processes-1; the launcher registers the others (up to
+     *                  {@code params.peers()}) as idle ranks that never send, so that a segment sized for many
+     *                  ranks can be measured with a few (what idle peers cost the receive scan).
      */
     public record Job(
         LayoutParams params, Path dir, String classpath, List<String> command, List<String> jvmArgs,
-        Map<String, String> env, Duration grace, Duration limit)
+        Map<String, String> env, Duration grace, Duration limit, int processes)
     {
+        /**
+         * A job in which every rank is a JVM.
+         */
+        public Job(
+            final LayoutParams params, final Path dir, final String classpath, final List<String> command,
+            final List<String> jvmArgs, final Map<String, String> env, final Duration grace, final Duration limit)
+        {
+            this(params, dir, classpath, command, jvmArgs, env, grace, limit, params.peers());
+        }
+
+        public Job
+        {
+            if (processes < 1 || processes > params.peers())
+            {
+                throw new IllegalArgumentException("processes=" + processes + " (expected: 1.." + params.peers() + ")");
+            }
+        }
     }
 
     /** Exit code of a job that exceeded its time limit (as timeout(1) does). */
@@ -82,7 +102,11 @@ public final class JobLauncher
             Runtime.getRuntime().addShutdownHook(cleanup);
             try
             {
-                for (int rank = 0; rank < n; rank++)
+                for (int idle = job.processes(); idle < n; idle++)
+                {
+                    segment.register(idle);
+                }
+                for (int rank = 0; rank < job.processes(); rank++)
                 {
                     final Process process = start(job, segment, jobId, rank);
                     ranks.add(process);

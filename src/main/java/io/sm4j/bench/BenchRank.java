@@ -1,0 +1,180 @@
+package io.sm4j.bench;
+
+import io.sm4j.message.Communicator;
+import io.sm4j.transport.TransportOptions;
+import org.HdrHistogram.Histogram;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The program every rank of an {@code sm4j bench} job runs. Pair tests (latency, bw, bibw) run on ranks 0
+ * and 1, which also open the baselines' channels (Agrona rings in a file of the scratch directory, Unix
+ * sockets) and take turns size by size: every transport measures size s before any measures the next;
+ * pair tests synchronise through a control socket, so a waiting rank sleeps in the kernel instead of
+ * spinning. Ranks above 1 in a segment sized for more ranks never exist as processes (the bench registers
+ * them idle). Multi-pair tests (mbw_mr, multi_lat) run on every rank: rank r < n/2 with rank r + n/2,
+ * synchronised by sm4j's barrier. Lines: {@code H ...} facts, {@code P transport size} progress,
+ * {@link ResultLine results}.
+ */
+public final class BenchRank
+{
+    /** Largest window. */
+    public static final int MAX_WINDOW = 1024;
+    /** Environment variable with the scratch directory for the baselines' files and sockets. */
+    public static final String SCRATCH_ENV = "SM4J_BENCH_SCRATCH";
+
+    private BenchRank()
+    {
+    }
+
+    public static void main(final String[] args) throws Exception
+    {
+        final BenchSpec spec = BenchSpec.parse(args);
+        try (Communicator comm = Communicator.attachFromEnvironment())
+        {
+            if (comm.rank() == 0)
+            {
+                System.out.println("H idle " + TransportOptions.fromEnvironment(System.getenv())
+                    .idleStrategy(spec.test().pair() ? 2 : comm.size()).alias());
+            }
+            if (spec.test().pair())
+            {
+                runPair(comm, spec, Path.of(System.getenv(SCRATCH_ENV)));
+            }
+            else
+            {
+                runPairs(comm, spec);
+            }
+        }
+    }
+
+    private static void runPair(final Communicator comm, final BenchSpec spec, final Path scratch) throws Exception
+    {
+        final int rank = comm.rank();
+        final boolean timer = rank == 0;
+        final Path ringFile = scratch.resolve("agrona.rings");
+        final boolean rings = spec.transports().contains("agrona");
+        try (PairSockets sockets = PairSockets.open(scratch, rank, () ->
+        {
+            if (rings)
+            {
+                AgronaRingPair.createFile(ringFile);
+            }
+        }))
+        {
+            final List<PairTransport> transports = new ArrayList<>();
+            ThreadPingPong threads = null;
+            for (final String name : spec.transports())
+            {
+                switch (name)
+                {
+                    case "sm4j" -> transports.add(new Sm4jPair(comm, 1 - rank));
+                    case "agrona" -> transports.add(AgronaRingPair.map(ringFile, rank));
+                    case "uds" -> transports.add(new UnixSocketPair(sockets.data()));
+                    case "threads" -> threads = timer ? new ThreadPingPong() : null;
+                    default -> throw new IllegalArgumentException("unknown transport " + name);
+                }
+            }
+            for (final PairTransport transport : transports)
+            {
+                sockets.sync();
+                warmUp(spec, transport, timer);
+            }
+            if (threads != null)
+            {
+                threads.run(8, 0, spec.jitWarmup(), ignored -> { });
+            }
+            for (final int size : spec.sizes())
+            {
+                for (final PairTransport transport : transports)
+                {
+                    sockets.sync();
+                    progress(timer, transport.name(), size);
+                    report(measure(spec, transport, timer, size, spec.skipFor(size), spec.iterationsFor(size)));
+                }
+                if (spec.transports().contains(ThreadPingPong.name()))
+                {
+                    sockets.sync();
+                    if (threads != null)
+                    {
+                        progress(true, ThreadPingPong.name(), size);
+                        report(threadLatency(threads, size, spec.skipFor(size), spec.iterationsFor(size)));
+                    }
+                }
+            }
+            sockets.sync();
+            for (final PairTransport transport : transports)
+            {
+                transport.close();
+            }
+        }
+    }
+
+    private static void runPairs(final Communicator comm, final BenchSpec spec)
+    {
+        final int half = comm.size() / 2;
+        final boolean sender = comm.rank() < half;
+        final Sm4jPair pair = new Sm4jPair(comm, sender ? comm.rank() + half : comm.rank() - half);
+        comm.barrier();
+        warmUp(spec, pair, sender);
+        for (final int size : spec.sizes())
+        {
+            comm.barrier();
+            progress(comm.rank() == 0, pair.name(), size);
+            report(measure(spec, pair, sender, size, spec.skipFor(size), spec.iterationsFor(size)));
+        }
+        comm.barrier();
+    }
+
+    /**
+     * Runs the test's own loop at 8 bytes, 4 KiB and 64 KiB before anything is measured: the JIT compiles
+     * the eager and the rendezvous paths and the loop itself (C2 compiles a method after about 10,000
+     * invocations or loop back-edges).
+     */
+    private static void warmUp(final BenchSpec spec, final PairTransport transport, final boolean timer)
+    {
+        final int rounds = spec.jitWarmup();
+        final int divisor = spec.test().latency() ? 1 : 10;
+        measure(spec, transport, timer, 8, 0, Math.max(1, rounds / divisor));
+        measure(spec, transport, timer, Math.min(4096, spec.maxSize()), 0, Math.max(1, rounds / 10 / divisor));
+        measure(spec, transport, timer, Math.min(65536, spec.maxSize()), 0, Math.max(1, rounds / 100 / divisor));
+    }
+
+    private static ResultLine measure(
+        final BenchSpec spec, final PairTransport transport, final boolean timer, final int size, final int skip,
+        final int iterations)
+    {
+        return switch (spec.test())
+        {
+            case LATENCY, MULTI_LAT -> OsuLoops.latency(transport, timer, size, skip, iterations);
+            case BW, MBW_MR -> OsuLoops.bandwidth(transport, timer, size, spec.window(), skip, iterations);
+            case BIBW -> OsuLoops.bidirectional((Sm4jPair)transport, timer, size, spec.window(), skip, iterations);
+        };
+    }
+
+    private static ResultLine threadLatency(final ThreadPingPong threads, final int size, final int skip, final int iterations)
+        throws InterruptedException
+    {
+        final Histogram roundTrips = new Histogram(3);
+        final long elapsed = threads.run(size, skip, iterations, roundTrips::recordValue);
+        return OsuLoops.latencyLine(ThreadPingPong.name(), size, elapsed, iterations, roundTrips);
+    }
+
+    private static void progress(final boolean print, final String transport, final int size)
+    {
+        if (print)
+        {
+            System.out.println("P " + transport + " " + size);
+        }
+    }
+
+    private static void report(final ResultLine line)
+    {
+        if (line != null)
+        {
+            System.out.println(line.format());
+        }
+    }
+}

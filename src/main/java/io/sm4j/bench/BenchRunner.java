@@ -1,0 +1,99 @@
+package io.sm4j.bench;
+
+import io.sm4j.launch.JobLauncher;
+import io.sm4j.layout.LayoutParams;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * Runs one benchmark job: {@code processes} rank JVMs over a segment laid out by {@code params} (sized for
+ * {@code params.peers()} ranks; the ranks that are not started are registered idle), every rank running
+ * {@link BenchRank}. Collects the ranks' result lines; passes anything else they print to {@code err}.
+ */
+public final class BenchRunner
+{
+    private BenchRunner()
+    {
+    }
+
+    /**
+     * What a run produced.
+     *
+     * @param exitCode the job's exit code (0: every rank succeeded).
+     * @param results  the measurements.
+     * @param idle     the idle strategy rank 0 used (e.g. spin, backoff).
+     */
+    public record Outcome(int exitCode, BenchResults results, String idle)
+    {
+    }
+
+    /**
+     * @param progress told {@code transport size} before each measurement.
+     */
+    public static Outcome run(
+        final BenchSpec spec, final LayoutParams params, final int processes, final Path segmentDir, final Duration limit,
+        final java.util.function.Consumer<String> progress, final PrintWriter err) throws IOException
+    {
+        final BenchResults results = new BenchResults(spec.test());
+        final String[] idle = { "?" };
+        final Path scratch = Files.createTempDirectory("sm4j-bench-");
+        try (PrintWriter out = new PrintWriter(new LineWriter(line -> dispatch(line, results, idle, progress, err)), true))
+        {
+            final List<String> command = new java.util.ArrayList<>();
+            command.add(BenchRank.class.getName());
+            command.addAll(spec.toArgs());
+            final int code = JobLauncher.run(new JobLauncher.Job(params, segmentDir, System.getProperty("java.class.path"),
+                command, List.of("-XX:+UseParallelGC", "-Xms256m"), Map.of(BenchRank.SCRATCH_ENV, scratch.toString()),
+                Duration.ofSeconds(5), limit, processes), out, err);
+            return new Outcome(code, results, idle[0]);
+        }
+        finally
+        {
+            deleteTree(scratch);
+        }
+    }
+
+    private static void dispatch(
+        final String prefixed, final BenchResults results, final String[] idle,
+        final java.util.function.Consumer<String> progress, final PrintWriter err)
+    {
+        final int close = prefixed.indexOf("] ");
+        final String line = prefixed.startsWith("[") && close > 0 ? prefixed.substring(close + 2) : prefixed;
+        final ResultLine result = ResultLine.parse(line);
+        if (result != null)
+        {
+            results.add(result);
+        }
+        else if (line.startsWith("P "))
+        {
+            progress.accept(line.substring(2));
+        }
+        else if (line.startsWith("H idle "))
+        {
+            idle[0] = line.substring("H idle ".length());
+        }
+        else
+        {
+            err.println(prefixed);
+        }
+    }
+
+    static void deleteTree(final Path dir) throws IOException
+    {
+        try (Stream<Path> files = Files.walk(dir))
+        {
+            for (final Path file : files.sorted(Comparator.reverseOrder()).toList())
+            {
+                Files.deleteIfExists(file);
+            }
+        }
+    }
+}

@@ -1,0 +1,69 @@
+package io.sm4j.bench;
+
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Prints results as OSU prints them: {@code #} header lines, then one row per size whose first two
+ * columns are OSU's (size, average latency or bandwidth), so OSU parsers read it; then sm4j's percentiles
+ * (latency) or message rate (bandwidth), then per baseline its value and the ratio sm4j / baseline.
+ */
+public final class BenchTable
+{
+    private BenchTable()
+    {
+    }
+
+    /**
+     * @param facts header lines (without {@code # }) describing the machine and the settings.
+     */
+    public static void print(final BenchResults results, final List<String> facts, final String version, final PrintWriter out)
+    {
+        final BenchTest test = results.test();
+        final boolean latency = test.latency();
+        final List<String> baselines = results.transports().stream().filter(t -> !t.equals("sm4j")).toList();
+        out.println("# OSU MPI-style " + test.title() + " Test (sm4j " + version + ")");
+        facts.forEach(fact -> out.println("# " + fact));
+        if (!baselines.isEmpty())
+        {
+            out.println("# x = sm4j / baseline (" + (latency ? "below 1: sm4j is faster" : "above 1: sm4j is faster") + ")");
+        }
+        final StringBuilder header = new StringBuilder(String.format(Locale.ROOT, "%-10s", "# Size"));
+        if (latency)
+        {
+            header.append(String.format(Locale.ROOT, "%18s%11s%11s%11s%11s", "Avg Latency(us)", "p50(us)", "p99(us)",
+                "p99.9(us)", "max(us)"));
+        }
+        else
+        {
+            header.append(String.format(Locale.ROOT, "%18s%14s", "Bandwidth (MB/s)", "Messages/s"));
+        }
+        for (final String baseline : baselines)
+        {
+            header.append(String.format(Locale.ROOT, "%14s%8s", baseline + (latency ? "(us)" : "(MB/s)"), "x"));
+        }
+        out.println(header);
+        for (final int size : results.sizes())
+        {
+            final StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "%-10d", size));
+            final double[] own = results.values("sm4j", size);
+            final int ownColumns = latency ? 5 : 2;
+            for (int i = 0; i < ownColumns; i++)
+            {
+                final int width = i == 0 ? 18 : latency ? 11 : 14;
+                row.append(own == null ? String.format(Locale.ROOT, "%" + width + "s", "-") :
+                    String.format(Locale.ROOT, "%" + width + "." + (latency || i == 0 ? 2 : 0) + "f", own[i]));
+            }
+            for (final String baseline : baselines)
+            {
+                final Double value = results.headline(baseline, size);
+                row.append(value == null ? String.format(Locale.ROOT, "%14s", "-") : String.format(Locale.ROOT, "%14.2f", value));
+                row.append(value == null || own == null || value == 0 ? String.format(Locale.ROOT, "%8s", "-") :
+                    String.format(Locale.ROOT, "%8.2f", own[0] / value));
+            }
+            out.println(row);
+        }
+        out.flush();
+    }
+}

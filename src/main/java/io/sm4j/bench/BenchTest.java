@@ -1,0 +1,104 @@
+package io.sm4j.bench;
+
+import java.util.Locale;
+
+/**
+ * The OSU micro-benchmarks sm4j reproduces, with OSU's names and defaults.
+ */
+public enum BenchTest
+{
+    /** osu_latency: ping-pong, one-way latency = round trip / 2. */
+    LATENCY("Latency", true, 10_000, 1_000, 1_000, 100),
+    /** osu_bw: a window of sends, then an acknowledgement. */
+    BW("Bandwidth", true, 100, 10, 20, 2),
+    /** osu_bibw: windows both ways at once. */
+    BIBW("Bi-Directional Bandwidth", true, 100, 10, 20, 2),
+    /** osu_mbw_mr: n/2 pairs stream windows at once; aggregate bandwidth and message rate. */
+    MBW_MR("Multiple Bandwidth / Message Rate", false, 100, 10, 20, 2),
+    /** osu_multi_lat: n/2 pairs ping-pong at once; latency averaged over the pairs. */
+    MULTI_LAT("Multi-pair Latency", false, 10_000, 1_000, 1_000, 100);
+
+    /** OSU's switch to the large-message counts, in bytes. */
+    public static final int LARGE_MESSAGE = 8192;
+
+    private final String title;
+    private final boolean pair;
+    private final int iterations;
+    private final int skip;
+    private final int iterationsLarge;
+    private final int skipLarge;
+
+    BenchTest(final String title, final boolean pair, final int iterations, final int skip, final int iterationsLarge,
+        final int skipLarge)
+    {
+        this.title = title;
+        this.pair = pair;
+        this.iterations = iterations;
+        this.skip = skip;
+        this.iterationsLarge = iterationsLarge;
+        this.skipLarge = skipLarge;
+    }
+
+    /**
+     * @return the name on the command line and in result lines: latency, bw, bibw, mbw_mr, multi_lat.
+     */
+    public String id()
+    {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    /**
+     * @return OSU's title, e.g. "Latency" in "# OSU MPI-style Latency Test".
+     */
+    public String title()
+    {
+        return title;
+    }
+
+    /**
+     * @return true for the two-rank tests (latency, bw, bibw), false for the n/2-pair ones.
+     */
+    public boolean pair()
+    {
+        return pair;
+    }
+
+    /**
+     * @return true if the result is a time (latency), false for a rate.
+     */
+    public boolean latency()
+    {
+        return this == LATENCY || this == MULTI_LAT;
+    }
+
+    /**
+     * @return OSU's default iterations (round trips or windows) for a message of {@code size} bytes.
+     */
+    public int defaultIterations(final int size)
+    {
+        return size > LARGE_MESSAGE ? iterationsLarge : iterations;
+    }
+
+    /**
+     * @return OSU's default warm-up iterations for a message of {@code size} bytes.
+     */
+    public int defaultSkip(final int size)
+    {
+        return size > LARGE_MESSAGE ? skipLarge : skip;
+    }
+
+    /**
+     * @throws IllegalArgumentException naming the valid tests.
+     */
+    public static BenchTest of(final String id)
+    {
+        for (final BenchTest test : values())
+        {
+            if (test.id().equals(id))
+            {
+                return test;
+            }
+        }
+        throw new IllegalArgumentException("unknown test '" + id + "' (expected: latency, bw, bibw, mbw_mr or multi_lat)");
+    }
+}

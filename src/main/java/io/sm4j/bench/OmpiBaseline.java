@@ -1,0 +1,124 @@
+package io.sm4j.bench;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Open MPI's shared-memory transport (vader) as a baseline, when {@code mpicc} and an Open MPI
+ * {@code mpirun} are installed: compiles {@code osu_mpi.c} (this package's resource: the same loops in C)
+ * and runs it on two ranks with {@code --mca btl self,vader}. Never required: without Open MPI the
+ * column is left out and the reason printed.
+ */
+public final class OmpiBaseline
+{
+    private OmpiBaseline()
+    {
+    }
+
+    /**
+     * @return null if Open MPI can be used, else why not.
+     */
+    public static String unavailable()
+    {
+        for (final String tool : List.of("mpicc", "mpirun"))
+        {
+            if (!onPath(tool))
+            {
+                return tool + " not found (Debian: apt-get install openmpi-bin libopenmpi-dev)";
+            }
+        }
+        try
+        {
+            final String version = capture(List.of("mpirun", "--version"), 30);
+            return version.contains("Open MPI") ? null : "mpirun is not Open MPI's (" + version.lines().findFirst().orElse("") + ")";
+        }
+        catch (final IOException ex)
+        {
+            return "mpirun --version failed: " + ex.getMessage();
+        }
+    }
+
+    /**
+     * Runs the test; every result line goes to {@code results}.
+     *
+     * @throws IOException if the build or the run fails (with their output).
+     */
+    public static void run(final BenchSpec spec, final BenchResults results, final long timeoutSeconds) throws IOException
+    {
+        final Path dir = Files.createTempDirectory("sm4j-ompi-");
+        try
+        {
+            final Path source = dir.resolve("osu_mpi.c");
+            try (InputStream in = OmpiBaseline.class.getResourceAsStream("osu_mpi.c"))
+            {
+                Files.copy(in, source);
+            }
+            final Path binary = dir.resolve("osu_mpi");
+            capture(List.of("mpicc", "-O2", "-o", binary.toString(), source.toString()), 120);
+            final List<String> command = new ArrayList<>(List.of("mpirun", "--oversubscribe", "-np", "2",
+                "--mca", "btl", "self,vader", binary.toString(), spec.test().id(), Integer.toString(spec.minSize()),
+                Integer.toString(spec.maxSize()), Integer.toString(spec.iterations()), Integer.toString(spec.skip()),
+                Integer.toString(spec.window())));
+            if ("root".equals(System.getProperty("user.name")))
+            {
+                command.add(1, "--allow-run-as-root");
+            }
+            for (final String line : capture(command, timeoutSeconds).split("\n"))
+            {
+                final ResultLine result = ResultLine.parse(line.strip());
+                if (result != null)
+                {
+                    results.add(result);
+                }
+            }
+        }
+        finally
+        {
+            BenchRunner.deleteTree(dir);
+        }
+    }
+
+    private static boolean onPath(final String tool)
+    {
+        final String path = System.getenv("PATH");
+        return path != null && java.util.Arrays.stream(path.split(java.io.File.pathSeparator))
+            .anyMatch(dir -> Files.isExecutable(Path.of(dir, tool)));
+    }
+
+    private static String capture(final List<String> command, final long timeoutSeconds) throws IOException
+    {
+        final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        final StringBuilder output = new StringBuilder();
+        try (BufferedReader reader = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8)))
+        {
+            final Thread drain = new Thread(() -> reader.lines().forEach(l -> output.append(l).append('\n')));
+            drain.setDaemon(true);
+            drain.start();
+            if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS))
+            {
+                process.destroyForcibly();
+                throw new IOException(command.get(0) + " did not finish within " + timeoutSeconds + " s");
+            }
+            drain.join(TimeUnit.SECONDS.toMillis(5));
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+            throw new IOException("interrupted", ex);
+        }
+        if (process.exitValue() != 0)
+        {
+            throw new IOException(String.join(" ", command) + " exited with " + process.exitValue() + ": " + output.toString().strip());
+        }
+        return output.toString();
+    }
+}

@@ -1,0 +1,117 @@
+package io.sm4j.bench;
+
+import org.HdrHistogram.Histogram;
+
+/**
+ * OSU's measurement loops over a {@link PairTransport}, run by both ranks of a pair; the sender (the lower
+ * rank) times them and returns the {@link ResultLine}, the other side returns null.
+ */
+final class OsuLoops
+{
+    /** Bytes of bw's acknowledgement, as osu_bw. */
+    private static final int ACK = 4;
+
+    private OsuLoops()
+    {
+    }
+
+    /**
+     * osu_latency: {@code skip + iterations} round trips; every measured one recorded, half of it being
+     * the one-way time.
+     */
+    static ResultLine latency(
+        final PairTransport transport, final boolean timer, final int size, final int skip, final int iterations)
+    {
+        final Histogram roundTrips = new Histogram(3);
+        long start = System.nanoTime();
+        for (int i = 0; i < skip + iterations; i++)
+        {
+            if (i == skip)
+            {
+                start = System.nanoTime();
+            }
+            if (timer)
+            {
+                final long t0 = System.nanoTime();
+                transport.send(size);
+                transport.receive(size);
+                if (i >= skip)
+                {
+                    roundTrips.recordValue(System.nanoTime() - t0);
+                }
+            }
+            else
+            {
+                transport.receive(size);
+                transport.send(size);
+            }
+        }
+        return timer ? latencyLine(transport.name(), size, System.nanoTime() - start, iterations, roundTrips) : null;
+    }
+
+    static ResultLine latencyLine(
+        final String transport, final int size, final long elapsedNanos, final int iterations, final Histogram roundTrips)
+    {
+        return new ResultLine(transport, size, new double[]{
+            elapsedNanos / 1e3 / (2.0 * iterations),
+            roundTrips.getValueAtPercentile(50) / 2e3,
+            roundTrips.getValueAtPercentile(99) / 2e3,
+            roundTrips.getValueAtPercentile(99.9) / 2e3,
+            roundTrips.getMaxValue() / 2e3 });
+    }
+
+    /**
+     * osu_bw: per iteration a window of {@code window} sends, then a small acknowledgement back.
+     */
+    static ResultLine bandwidth(
+        final PairTransport transport, final boolean sender, final int size, final int window, final int skip,
+        final int iterations)
+    {
+        long start = System.nanoTime();
+        for (int i = 0; i < skip + iterations; i++)
+        {
+            if (i == skip)
+            {
+                start = System.nanoTime();
+            }
+            if (sender)
+            {
+                transport.sendWindow(size, window);
+                transport.receive(ACK);
+            }
+            else
+            {
+                transport.receiveWindow(size, window);
+                transport.send(ACK);
+            }
+        }
+        return sender ? rateLine(transport.name(), size, 1, window, iterations, System.nanoTime() - start) : null;
+    }
+
+    /**
+     * osu_bibw: both sides post a window of receives and of sends per iteration; counts both directions.
+     */
+    static ResultLine bidirectional(
+        final Sm4jPair transport, final boolean timer, final int size, final int window, final int skip, final int iterations)
+    {
+        long start = System.nanoTime();
+        for (int i = 0; i < skip + iterations; i++)
+        {
+            if (i == skip)
+            {
+                start = System.nanoTime();
+            }
+            transport.exchangeWindow(size, window);
+        }
+        return timer ? rateLine(transport.name(), size, 2, window, iterations, System.nanoTime() - start) : null;
+    }
+
+    private static ResultLine rateLine(
+        final String transport, final int size, final int directions, final int window, final int iterations,
+        final long elapsedNanos)
+    {
+        final double seconds = elapsedNanos / 1e9;
+        final double messages = (double)directions * window * iterations;
+        return new ResultLine(transport, size, new double[]{ messages * size / seconds / 1e6, messages / seconds });
+    }
+}

@@ -1,0 +1,40 @@
+package io.sm4j.bench;
+
+/**
+ * One side of a two-rank exchange over some transport: the operations OSU's loops need. Every call moves
+ * whole messages of {@code length} bytes between this rank's send or receive buffer and the peer.
+ */
+interface PairTransport extends AutoCloseable
+{
+    /** Largest message any loop sends. */
+    int MAX_MESSAGE = 4 << 20;
+
+    /**
+     * @return the name in tables, CSV and charts.
+     */
+    String name();
+
+    /**
+     * Blocking send: returns when the send buffer may be reused.
+     */
+    void send(int length);
+
+    /**
+     * Blocking receive of one message of {@code length} bytes.
+     */
+    void receive(int length);
+
+    /**
+     * OSU's window of sends: {@code window} nonblocking sends, then wait for all (a transport without
+     * requests sends them one after another).
+     */
+    void sendWindow(int length, int window);
+
+    /**
+     * The receiving side of {@link #sendWindow}: {@code window} receives posted, then waited for.
+     */
+    void receiveWindow(int length, int window);
+
+    @Override
+    void close();
+}

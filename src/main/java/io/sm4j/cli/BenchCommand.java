@@ -1,0 +1,289 @@
+package io.sm4j.cli;
+
+import io.sm4j.bench.BenchChart;
+import io.sm4j.bench.BenchExport;
+import io.sm4j.bench.BenchRunner;
+import io.sm4j.bench.BenchSpec;
+import io.sm4j.bench.BenchTable;
+import io.sm4j.bench.BenchTest;
+import io.sm4j.bench.OmpiBaseline;
+import io.sm4j.layout.LayoutParams;
+import io.sm4j.layout.Policy;
+import io.sm4j.layout.ThreadMode;
+import io.sm4j.segment.SegmentFiles;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code sm4j bench}: OSU micro-benchmarks across real JVMs, with baselines side by side.
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {
+        "Measures latency and bandwidth between JVMs as the OSU micro-benchmarks do, optionally next to other transports.",
+        "",
+        "Tests: latency (osu_latency: ping-pong, one-way = round trip / 2), bw (osu_bw: a window of isends, then an " +
+            "ack), bibw (windows both ways), mbw_mr (n/2 pairs stream at once: aggregate bandwidth and message rate), " +
+            "multi_lat (n/2 pairs ping-pong at once). Output as OSU prints it (size, then average latency or MB/s, " +
+            "10^6 bytes per second), then p50, p99, p99.9 and max (HdrHistogram) or the message rate.",
+        "",
+        "--compare adds, between the same two JVMs and in the same loops, size by size: Agrona's " +
+            "OneToOneRingBuffer over a mapped file (agrona), Unix domain sockets (uds), two threads of one JVM " +
+            "handing a message over through one buffer (threads, latency only: the physical limit), and Open MPI's " +
+            "vader transport (ompi) when mpicc and mpirun are installed; each with x = sm4j / baseline.",
+        "" },
+    footer = { "", "Examples:",
+        "  sm4j bench latency --compare --chart target/latency.png",
+        "  sm4j bench bw -m 64:65536 --compare",
+        "  sm4j bench latency -m 0:64 --layout page4k      (the RFC's latency table: one run per layout)",
+        "  sm4j bench latency -m 8:8 --peers 256          (a segment for 256 ranks, 2 of them running)",
+        "  sm4j bench mbw_mr -n 4 --format csv" })
+final class BenchCommand implements Callable<Integer>
+{
+    /** Layouts as the RFC names them. */
+    enum Layout
+    {
+        page4k, page8k, cacheline, aggregated
+    }
+
+    enum Format
+    {
+        text, csv, json
+    }
+
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "TEST", description = "latency, bw, bibw, mbw_mr or multi_lat.")
+    String test;
+
+    @Option(names = "-m", paramLabel = "[MIN:]MAX", description = "Message sizes: 0 (if MIN is 0), then powers of two from MIN to MAX bytes (default: 0:4194304).")
+    String sizes = "0:4194304";
+
+    @Option(names = "-i", paramLabel = "ITER", description = "Iterations per size (default: OSU's, 10000 round trips or 100 windows, a tenth as many above 8 KiB).")
+    int iterations;
+
+    @Option(names = "-x", paramLabel = "WARMUP", description = "Warm-up iterations per size (default: OSU's, a tenth of the iterations).")
+    int skip = -1;
+
+    @Option(names = "-W", paramLabel = "WINDOW", description = "Sends per window for bw, bibw and mbw_mr (default: ${DEFAULT-VALUE}).")
+    int window = 64;
+
+    @Option(names = { "-n", "--ranks" }, paramLabel = "N", description = "Ranks for mbw_mr and multi_lat, even (default: 2); latency, bw and bibw run on 2.")
+    int ranks = 2;
+
+    @Option(names = "--peers", paramLabel = "N", description = "Size the segment for N ranks while 2 run (the others idle): what idle peers cost (default: 2).")
+    int peers = 2;
+
+    @Option(names = "--layout", paramLabel = "LAYOUT", description = "CB placement: page4k, page8k, cacheline or aggregated (default: ${DEFAULT-VALUE}).")
+    Layout layout = Layout.aggregated;
+
+    @Option(names = "--thread-mode", paramLabel = "MODE", description = "single or multiple (default: single).")
+    ThreadMode threadMode = ThreadMode.SINGLE;
+
+    @Option(names = "--compare", description = "Measure the baselines too (agrona, uds, threads, ompi), size by size.")
+    boolean compare;
+
+    @Option(names = "--jit-warmup", paramLabel = "N", description = "Round trips run once per transport before measuring (8 B, then a tenth at 4 KiB, a hundredth at 64 KiB), so what is measured is JIT-compiled (default: ${DEFAULT-VALUE}).")
+    int jitWarmup = 20_000;
+
+    @Option(names = "--format", paramLabel = "FORMAT", description = "text (OSU's table), csv or json (default: ${DEFAULT-VALUE}).")
+    Format format = Format.text;
+
+    @Option(names = "--chart", paramLabel = "FILE.png", description = "Also write a log-log chart, one line per transport.")
+    Path chart;
+
+    @Option(names = "--dir", paramLabel = "DIR", description = "Segment directory (default: $SM4J_DIR, else /dev/shm, else java.io.tmpdir).")
+    Path dir;
+
+    @Option(names = "--timeout", paramLabel = "SECONDS", description = "Abort a run that takes longer (default: ${DEFAULT-VALUE}).")
+    long timeoutSeconds = 1800;
+
+    @Override
+    public Integer call() throws IOException
+    {
+        final BenchTest benchTest = BenchTest.of(test.toLowerCase(Locale.ROOT));
+        final int[] range = parseSizes();
+        Arguments.requireRange("-W", window, 1, io.sm4j.bench.BenchRank.MAX_WINDOW, "");
+        Arguments.requireRange("-i", iterations, 0, 100_000_000, " (0: OSU's default)");
+        Arguments.requireRange("-x", skip, -1, 100_000_000, " (-1: OSU's default)");
+        Arguments.requireRange("--jit-warmup", jitWarmup, 0, 100_000_000, "");
+        Arguments.requireRange("--timeout", timeoutSeconds, 1, RunCommand.MAX_TIMEOUT_SECONDS, " seconds");
+        final int processes = benchTest.pair() ? 2 : ranks;
+        if (benchTest.pair() && ranks != 2)
+        {
+            throw new IllegalArgumentException("-n " + ranks + ": " + benchTest.id() + " runs on 2 ranks (-n is for mbw_mr and multi_lat)");
+        }
+        if (!benchTest.pair())
+        {
+            Arguments.requireRange("-n", ranks, 2, LayoutParams.MAX_PEERS, "");
+            if (ranks % 2 != 0)
+            {
+                throw new IllegalArgumentException("-n " + ranks + ": " + benchTest.id() + " pairs ranks, expected an even count");
+            }
+            if (compare || peers != 2)
+            {
+                throw new IllegalArgumentException((compare ? "--compare" : "--peers " + peers) + " applies to latency, bw and bibw only");
+            }
+        }
+        Arguments.requireRange("--peers", peers, processes, LayoutParams.MAX_PEERS, "");
+        if (chart != null && !chart.toString().endsWith(".png"))
+        {
+            throw new IllegalArgumentException("--chart " + chart + ": expected a .png file name");
+        }
+        final PrintWriter err = spec.commandLine().getErr();
+        final List<String> transports = new ArrayList<>(List.of("sm4j"));
+        String ompiMissing = null;
+        if (compare)
+        {
+            transports.addAll(benchTest == BenchTest.LATENCY ? List.of("agrona", "uds", "threads") :
+                benchTest == BenchTest.BW ? List.of("agrona", "uds") : List.of());
+            ompiMissing = OmpiBaseline.unavailable();
+        }
+        final BenchSpec benchSpec = new BenchSpec(benchTest, transports, range[0], range[1], iterations, skip, window, jitWarmup);
+        final LayoutParams params = layoutParams(Math.max(peers, processes));
+        final Progress progress = new Progress(err, benchSpec.sizes().size() * transports.size());
+        final BenchRunner.Outcome outcome = BenchRunner.run(benchSpec, params, processes,
+            SegmentFiles.directory(dir, err::println), Duration.ofSeconds(timeoutSeconds), progress::show, err);
+        progress.done();
+        if (outcome.exitCode() != 0)
+        {
+            err.println("sm4j bench: the benchmark job failed (exit code " + outcome.exitCode() + "); see the ranks' output above");
+            return outcome.exitCode();
+        }
+        if (compare && ompiMissing == null)
+        {
+            err.println("# running the same loops over Open MPI (mpirun -np 2 --mca btl self,vader) ...");
+            OmpiBaseline.run(benchSpec, outcome.results(), timeoutSeconds);
+        }
+        final List<String> facts = facts(benchTest, params, processes, outcome.idle(), ompiMissing);
+        final PrintWriter out = spec.commandLine().getOut();
+        switch (format)
+        {
+            case text -> BenchTable.print(outcome.results(), facts, Version.text(), out);
+            case csv -> BenchExport.csv(outcome.results(), out);
+            case json -> BenchExport.json(outcome.results(), out);
+        }
+        if (chart != null)
+        {
+            BenchChart.write(outcome.results(), "sm4j bench " + benchTest.id() + ", " + params.policy() + " layout, " +
+                Runtime.getRuntime().availableProcessors() + " cores", chart);
+            err.println("# chart: " + chart);
+        }
+        return 0;
+    }
+
+    private int[] parseSizes()
+    {
+        final String[] parts = sizes.split(":", -1);
+        try
+        {
+            final long min = parts.length == 2 ? Long.parseLong(parts[0]) : 0;
+            final long max = Long.parseLong(parts[parts.length - 1]);
+            if (parts.length > 2 || min < 0 || max < min || max > BenchSpec.MAX_SIZE)
+            {
+                throw new NumberFormatException();
+            }
+            return new int[]{ (int)min, (int)max };
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException("-m " + sizes + ": expected [MIN:]MAX with 0 <= MIN <= MAX <= " +
+                BenchSpec.MAX_SIZE + " bytes");
+        }
+    }
+
+    private LayoutParams layoutParams(final int segmentRanks)
+    {
+        final LayoutParams.Builder builder = LayoutParams.builder(segmentRanks).threadMode(threadMode);
+        return switch (layout)
+        {
+            case page4k -> builder.policy(Policy.PAGE).pageSize(4096).build();
+            case page8k -> builder.policy(Policy.PAGE).pageSize(8192).build();
+            case cacheline -> builder.policy(Policy.CACHELINE).build();
+            case aggregated -> builder.policy(Policy.AGGREGATED).build();
+        };
+    }
+
+    private static List<String> facts(
+        final BenchTest test, final LayoutParams params, final int processes, final String idle, final String ompiMissing)
+    {
+        final int cores = Runtime.getRuntime().availableProcessors();
+        final double load = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+        final List<String> facts = new ArrayList<>();
+        facts.add(String.format(Locale.ROOT, "%d cores, Java %s (%s), idle strategy %s, thread mode %s, layout %s%s, " +
+                "segment for %d ranks, %d running", cores, System.getProperty("java.version"), System.getProperty("java.vm.name"),
+            idle, params.threadMode(), params.policy(), params.policy() == Policy.PAGE ? " " + params.pageSize() : "",
+            params.peers(), processes));
+        if (processes > cores - Math.floor(Math.max(0, load)))
+        {
+            facts.add(String.format(Locale.ROOT, "WARNING: %d ranks on %d cores with a load average of %.2f: ranks share " +
+                "cores with each other or with other processes, figures will be noisy", processes, cores, load));
+        }
+        facts.add(test.latency() ? "one-way latency: Avg = elapsed / (2 x iterations), as OSU; percentiles from every round trip / 2" :
+            "MB/s = 10^6 bytes per second" + (test == BenchTest.BIBW ? ", both directions counted" : "") +
+                (test == BenchTest.MBW_MR ? ", summed over the pairs" : ""));
+        if (ompiMissing != null)
+        {
+            facts.add("no Open MPI baseline: " + ompiMissing);
+        }
+        return facts;
+    }
+
+    /**
+     * Progress on stderr: on a terminal one line rewritten per measurement; otherwise nothing (the table
+     * follows soon enough, and logs stay clean), except every 10 s a line saying what is being measured.
+     */
+    private static final class Progress
+    {
+        private final PrintWriter err;
+        private final int total;
+        private final boolean terminal = System.console() != null;
+        private int done;
+        private long lastLine = System.nanoTime();
+
+        Progress(final PrintWriter err, final int total)
+        {
+            this.err = err;
+            this.total = total;
+        }
+
+        synchronized void show(final String what)
+        {
+            done++;
+            final String[] parts = what.split(" ");
+            final String text = String.format(Locale.ROOT, "# measuring %s, %s bytes (%d of %d)", parts[0], parts[1], done, total);
+            if (terminal)
+            {
+                err.print("\r" + text + "\u001b[K");
+                err.flush();
+            }
+            else if (System.nanoTime() - lastLine > 10_000_000_000L)
+            {
+                err.println(text);
+                lastLine = System.nanoTime();
+            }
+        }
+
+        synchronized void done()
+        {
+            if (terminal)
+            {
+                err.print("\r\u001b[K");
+                err.flush();
+            }
+        }
+    }
+}

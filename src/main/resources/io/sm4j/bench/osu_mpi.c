@@ -1,0 +1,98 @@
+/*
+ * sm4j bench's Open MPI baseline: the same loops as io.sm4j.bench.OsuLoops, in C over MPI, printing the
+ * same result lines ("R ompi <size> <values>"). Built with mpicc and run with mpirun -np 2 by sm4j bench
+ * when Open MPI is installed.
+ *
+ * usage: osu_mpi latency|bw|bibw MIN MAX ITERATIONS SKIP WINDOW
+ *        ITERATIONS 0 and SKIP -1 mean OSU's defaults (fewer above 8 KiB), as BenchTest.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LARGE 8192
+#define MAX_WINDOW 1024
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double pct(const double *sorted, int n, double p)
+{
+    int i = (int)(p / 100.0 * n);
+    return sorted[i >= n ? n - 1 : i];
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int me;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    if (argc != 7) {
+        if (me == 0) fprintf(stderr, "usage: osu_mpi latency|bw|bibw MIN MAX ITERATIONS SKIP WINDOW\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    const char *test = argv[1];
+    long min = atol(argv[2]), max = atol(argv[3]);
+    int iters = atoi(argv[4]), skip = atoi(argv[5]), window = atoi(argv[6]);
+    int latency = strcmp(test, "latency") == 0, bibw = strcmp(test, "bibw") == 0;
+    if (window < 1 || window > MAX_WINDOW) window = 64;
+    char *out = malloc(max > 0 ? max : 1), *in = malloc(max > 0 ? max : 1), ack[4];
+    memset(out, 1, max > 0 ? max : 1);
+    MPI_Request req[2 * MAX_WINDOW];
+    int peer = 1 - me;
+    long first = min == 0 ? 0 : 1;
+    while (first != 0 && first < min) first *= 2;            /* 0, then powers of two >= MIN, as BenchSpec */
+    for (long size = first; size <= max; size = size == 0 ? 1 : size * 2) {
+        int n = iters > 0 ? iters : latency ? (size > LARGE ? 1000 : 10000) : (size > LARGE ? 20 : 100);
+        int sk = skip >= 0 ? skip : latency ? (size > LARGE ? 100 : 1000) : (size > LARGE ? 2 : 10);
+        double *rt = latency ? malloc(sizeof(double) * n) : NULL, t0 = 0;
+        MPI_Barrier(MPI_COMM_WORLD);
+        for (int i = 0; i < sk + n; i++) {
+            if (i == sk) t0 = MPI_Wtime();
+            if (latency) {
+                double s = MPI_Wtime();
+                if (me == 0) {
+                    MPI_Send(out, size, MPI_CHAR, peer, 1, MPI_COMM_WORLD);
+                    MPI_Recv(in, size, MPI_CHAR, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                    if (i >= sk) rt[i - sk] = MPI_Wtime() - s;
+                } else {
+                    MPI_Recv(in, size, MPI_CHAR, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                    MPI_Send(out, size, MPI_CHAR, peer, 1, MPI_COMM_WORLD);
+                }
+            } else if (bibw) {
+                for (int w = 0; w < window; w++) MPI_Irecv(in, size, MPI_CHAR, peer, 2, MPI_COMM_WORLD, &req[w]);
+                for (int w = 0; w < window; w++) MPI_Isend(out, size, MPI_CHAR, peer, 2, MPI_COMM_WORLD, &req[window + w]);
+                MPI_Waitall(2 * window, req, MPI_STATUSES_IGNORE);
+            } else if (me == 0) {
+                for (int w = 0; w < window; w++) MPI_Isend(out, size, MPI_CHAR, peer, 2, MPI_COMM_WORLD, &req[w]);
+                MPI_Waitall(window, req, MPI_STATUSES_IGNORE);
+                MPI_Recv(ack, 4, MPI_CHAR, peer, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            } else {
+                for (int w = 0; w < window; w++) MPI_Irecv(in, size, MPI_CHAR, peer, 2, MPI_COMM_WORLD, &req[w]);
+                MPI_Waitall(window, req, MPI_STATUSES_IGNORE);
+                MPI_Send(ack, 4, MPI_CHAR, peer, 3, MPI_COMM_WORLD);
+            }
+        }
+        double t = MPI_Wtime() - t0;
+        if (me == 0) {
+            if (latency) {
+                qsort(rt, n, sizeof(double), cmp);
+                printf("R ompi %ld %.4f %.4f %.4f %.4f %.4f\n", size, t * 1e6 / (2.0 * n), pct(rt, n, 50) * 5e5,
+                    pct(rt, n, 99) * 5e5, pct(rt, n, 99.9) * 5e5, rt[n - 1] * 5e5);
+            } else {
+                double messages = (bibw ? 2.0 : 1.0) * window * n;
+                printf("R ompi %ld %.4f %.4f\n", size, messages * size / t / 1e6, messages / t);
+            }
+            fflush(stdout);
+        }
+        free(rt);
+    }
+    free(out);
+    free(in);
+    MPI_Finalize();
+    return 0;
+}
