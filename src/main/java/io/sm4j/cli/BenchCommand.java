@@ -84,8 +84,8 @@ final class BenchCommand implements Callable<Integer>
     @Option(names = { "-n", "--ranks" }, paramLabel = "N", description = "Ranks for mbw_mr and multi_lat, even (default: 2); latency, bw and bibw run on 2.")
     int ranks = 2;
 
-    @Option(names = "--peers", paramLabel = "N", description = "Size the segment for N ranks while 2 run (the others idle): what idle peers cost (default: 2).")
-    int peers = 2;
+    @Option(names = "--peers", paramLabel = "N", description = "Size the segment for N ranks while 2 run (the others idle): what idle peers cost (default: the running ranks).")
+    Integer peers;
 
     @Option(names = "--layout", paramLabel = "LAYOUT", description = "CB placement: page4k, page8k, cacheline or aggregated (default: ${DEFAULT-VALUE}).")
     Layout layout = Layout.aggregated;
@@ -133,12 +133,13 @@ final class BenchCommand implements Callable<Integer>
             {
                 throw new IllegalArgumentException("-n " + ranks + ": " + benchTest.id() + " pairs ranks, expected an even count");
             }
-            if (compare || peers != 2)
+            if (compare || peers != null)
             {
                 throw new IllegalArgumentException((compare ? "--compare" : "--peers " + peers) + " applies to latency, bw and bibw only");
             }
         }
-        Arguments.requireRange("--peers", peers, processes, LayoutParams.MAX_PEERS, "");
+        final int segmentRanks = peers == null ? processes : peers;
+        Arguments.requireRange("--peers", segmentRanks, processes, LayoutParams.MAX_PEERS, "");
         if (chart != null && !chart.toString().endsWith(".png"))
         {
             throw new IllegalArgumentException("--chart " + chart + ": expected a .png file name");
@@ -153,7 +154,7 @@ final class BenchCommand implements Callable<Integer>
             ompiMissing = OmpiBaseline.unavailable();
         }
         final BenchSpec benchSpec = new BenchSpec(benchTest, transports, range[0], range[1], iterations, skip, window, jitWarmup);
-        final LayoutParams params = layoutParams(Math.max(peers, processes));
+        final LayoutParams params = layoutParams(segmentRanks);
         final Progress progress = new Progress(err, benchSpec.sizes().size() * transports.size());
         final BenchRunner.Outcome outcome = BenchRunner.run(benchSpec, params, processes,
             SegmentFiles.directory(dir, err::println), Duration.ofSeconds(timeoutSeconds), progress::show, err);

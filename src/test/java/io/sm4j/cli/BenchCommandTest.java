@@ -1,0 +1,127 @@
+package io.sm4j.cli;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code sm4j bench} end to end with real rank JVMs over a real segment, with few iterations: what is
+ * checked is the output's shape and sanity, never a speed.
+ */
+@Timeout(180)
+class BenchCommandTest
+{
+    private static final String[] FAST = { "-i", "200", "-x", "20", "--jit-warmup", "200" };
+
+    @Test
+    void latencyWithCompareShouldPrintOsuRowsWithEveryBaselineAndItsRatio(@TempDir final Path dir) throws IOException
+    {
+        final Path png = dir.resolve("latency.png");
+        final CliRun run = CliRun.of(args("bench", "latency", "-m", "0:64", "--compare", "--chart", png.toString()));
+        assertEquals(0, run.exitCode(), run.err());
+        final List<String> lines = run.out().lines().toList();
+        assertTrue(lines.get(0).matches("# OSU MPI-style Latency Test \\(sm4j \\S+\\)"), lines.get(0));
+        assertTrue(lines.get(1).matches("# \\d+ cores, Java .*, idle strategy \\w+, thread mode SINGLE, layout AGGREGATED, " +
+            "segment for 2 ranks, 2 running"), lines.get(1));
+        final String header = lines.stream().filter(l -> l.startsWith("# Size")).findFirst().orElseThrow();
+        assertTrue(header.matches("# Size\\s+Avg Latency\\(us\\)\\s+p50\\(us\\)\\s+p99\\(us\\)\\s+p99.9\\(us\\)\\s+max\\(us\\)\\s+" +
+            "agrona\\(us\\)\\s+x\\s+uds\\(us\\)\\s+x\\s+threads\\(us\\)\\s+x.*"), header);
+        final List<String> rows = lines.stream().filter(l -> !l.startsWith("#")).toList();
+        assertEquals(List.of(0, 1, 2, 4, 8, 16, 32, 64), rows.stream().map(r -> Integer.parseInt(r.split("\\s+")[0])).toList());
+        for (final String row : rows)
+        {
+            final double[] v = Arrays.stream(row.trim().split("\\s+")).skip(1).mapToDouble(Double::parseDouble).toArray();
+            assertTrue(v.length >= 11, row);
+            assertTrue(v[0] > 0 && v[1] > 0 && v[1] <= v[2] && v[2] <= v[3] && v[3] <= v[4], "avg, p50 <= p99 <= p99.9 <= max: " + row);
+            assertEquals(v[0] / v[5], v[6], 0.01 + v[6] * 0.01, "x = sm4j / agrona: " + row);
+        }
+        assertPng(png);
+    }
+
+    @Test
+    void bandwidthShouldWriteCsvWithAPositiveRatePerSize()
+    {
+        final CliRun run = CliRun.of(args("bench", "bw", "-m", "64:4096", "-W", "16", "--format", "csv"));
+        assertEquals(0, run.exitCode(), run.err());
+        final List<String> lines = run.out().lines().toList();
+        assertEquals("test,transport,size,mb_per_s,messages_per_s", lines.get(0));
+        assertEquals(7, lines.size() - 1, run.out());
+        for (final String line : lines.subList(1, lines.size()))
+        {
+            final String[] f = line.split(",");
+            assertEquals("bw", f[0]);
+            assertEquals("sm4j", f[1]);
+            assertTrue(Double.parseDouble(f[3]) > 0 && Double.parseDouble(f[4]) > 0, line);
+            assertEquals(Double.parseDouble(f[3]), Double.parseDouble(f[4]) * Integer.parseInt(f[2]) / 1e6,
+                Double.parseDouble(f[3]) * 1e-3, "MB/s = messages/s x size: " + line);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({ "mbw_mr, 4", "multi_lat, 4", "bibw, 2" })
+    void multiPairAndBidirectionalTestsShouldReportEverySize(final String test, final int ranks)
+    {
+        final CliRun run = CliRun.of(args("bench", test, "-n", Integer.toString(ranks), "-m", "8:1024", "-W", "8", "--format", "json"));
+        assertEquals(0, run.exitCode(), run.err());
+        for (final int size : new int[]{ 8, 16, 32, 64, 128, 256, 512, 1024 })
+        {
+            assertTrue(run.out().contains("{\"test\":\"" + test + "\",\"transport\":\"sm4j\",\"size\":" + size + ","), run.out());
+        }
+    }
+
+    @Test
+    void peersShouldSizeTheSegmentForMoreRanksThanRun()
+    {
+        final CliRun run = CliRun.of(args("bench", "latency", "-m", "8:8", "--peers", "16", "--layout", "page4k"));
+        assertEquals(0, run.exitCode(), run.err());
+        assertTrue(run.out().contains("layout PAGE 4096, segment for 16 ranks, 2 running"), run.out());
+        assertTrue(run.out().lines().anyMatch(l -> l.startsWith("8 ")), run.out());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "bench foo                       | sm4j bench: unknown test 'foo' (expected: latency, bw, bibw, mbw_mr or multi_lat)",
+        "bench latency -m 10:5           | sm4j bench: -m 10:5: expected [MIN:]MAX with 0 <= MIN <= MAX <= 4194304 bytes",
+        "bench latency -m x              | sm4j bench: -m x: expected [MIN:]MAX",
+        "bench bw -W 0                   | sm4j bench: -W 0: expected 1..1024",
+        "bench latency -n 4              | sm4j bench: -n 4: latency runs on 2 ranks (-n is for mbw_mr and multi_lat)",
+        "bench mbw_mr -n 3               | sm4j bench: -n 3: mbw_mr pairs ranks, expected an even count",
+        "bench mbw_mr -n 4 --compare     | sm4j bench: --compare applies to latency, bw and bibw only",
+        "bench latency --peers 1         | sm4j bench: --peers 1: expected 2..4096",
+        "bench latency --chart x.jpg     | sm4j bench: --chart x.jpg: expected a .png file name",
+        "bench latency --layout diagonal | sm4j bench: Invalid value for option '--layout'" })
+    void badInputShouldBeOneLineWithExitCodeTwo(final String args, final String expected)
+    {
+        final CliRun run = CliRun.of(args.trim().split("\\s+"));
+        assertEquals(2, run.exitCode(), run.err());
+        assertTrue(run.err().startsWith(expected), run.err());
+        assertEquals(1, run.err().lines().count(), run.err());
+        assertFalse(run.err().contains("\tat "), run.err());
+    }
+
+    private static String[] args(final String... args)
+    {
+        final String[] all = Arrays.copyOf(args, args.length + FAST.length);
+        System.arraycopy(FAST, 0, all, args.length, FAST.length);
+        return all;
+    }
+
+    private static void assertPng(final Path png) throws IOException
+    {
+        final byte[] bytes = Files.readAllBytes(png);
+        assertArrayEquals(new byte[]{ (byte)0x89, 'P', 'N', 'G' }, Arrays.copyOf(bytes, 4));
+    }
+}
