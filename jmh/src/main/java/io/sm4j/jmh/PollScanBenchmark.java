@@ -38,7 +38,7 @@ import java.util.concurrent.TimeUnit;
 @State(Scope.Benchmark)
 public class PollScanBenchmark
 {
-    @Param({ "2", "16", "128", "1024" })
+    @Param({ "2", "64", "1024" })
     int peers;
 
     @Param({ "false", "true" })
