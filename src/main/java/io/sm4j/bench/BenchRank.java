@@ -4,9 +4,12 @@ import io.sm4j.message.Communicator;
 import io.sm4j.transport.TransportOptions;
 import org.HdrHistogram.Histogram;
 
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The program every rank of an {@code sm4j bench} job runs. Pair tests (latency, bw, bibw) run on ranks 0
@@ -22,6 +25,8 @@ public final class BenchRank
 {
     /** Largest window. */
     public static final int MAX_WINDOW = 1024;
+    private static final long QUIET_MILLIS = 300;
+    private static final long QUIET_LIMIT_MILLIS = 10_000;
     /** Environment variable with the scratch directory for the baselines' files and sockets. */
     public static final String SCRATCH_ENV = "SM4J_BENCH_SCRATCH";
 
@@ -36,8 +41,7 @@ public final class BenchRank
         {
             if (comm.rank() == 0)
             {
-                System.out.println("H idle " + TransportOptions.fromEnvironment(System.getenv())
-                    .idleStrategy(spec.test().pair() ? 2 : comm.size()).alias());
+                System.out.println("H idle " + TransportOptions.fromEnvironment(System.getenv()).idleStrategy(comm.size()).alias());
             }
             if (spec.test().pair())
             {
@@ -86,6 +90,8 @@ public final class BenchRank
             {
                 threads.run(8, 0, spec.jitWarmup(), ignored -> { });
             }
+            awaitQuietCompiler();
+            sockets.sync();
             for (final int size : spec.sizes())
             {
                 for (final PairTransport transport : transports)
@@ -112,13 +118,14 @@ public final class BenchRank
         }
     }
 
-    private static void runPairs(final Communicator comm, final BenchSpec spec)
+    private static void runPairs(final Communicator comm, final BenchSpec spec) throws InterruptedException
     {
         final int half = comm.size() / 2;
         final boolean sender = comm.rank() < half;
         final Sm4jPair pair = new Sm4jPair(comm, sender ? comm.rank() + half : comm.rank() - half);
         comm.barrier();
         warmUp(spec, pair, sender);
+        awaitQuietCompiler();
         for (final int size : spec.sizes())
         {
             comm.barrier();
@@ -140,6 +147,34 @@ public final class BenchRank
         measure(spec, transport, timer, 8, 0, Math.max(1, rounds / divisor));
         measure(spec, transport, timer, Math.min(4096, spec.maxSize()), 0, Math.max(1, rounds / 10 / divisor));
         measure(spec, transport, timer, Math.min(65536, spec.maxSize()), 0, Math.max(1, rounds / 100 / divisor));
+    }
+
+    /**
+     * Waits until the JIT has compiled nothing for {@value #QUIET_MILLIS} ms (at most {@value #QUIET_LIMIT_MILLIS}
+     * ms): the warm-up queues C2 compilations that finish in background compiler threads, and on a machine
+     * with as many cores as spinning ranks those threads take a core from a rank for milliseconds at a
+     * time; measured without this wait, the first sizes' averages were 5 to 30 times their medians.
+     */
+    private static void awaitQuietCompiler() throws InterruptedException
+    {
+        final CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        if (jit == null || !jit.isCompilationTimeMonitoringSupported())
+        {
+            return;
+        }
+        final long limit = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(QUIET_LIMIT_MILLIS);
+        long last = jit.getTotalCompilationTime();
+        long quietSince = System.nanoTime();
+        while (System.nanoTime() - quietSince < TimeUnit.MILLISECONDS.toNanos(QUIET_MILLIS) && System.nanoTime() - limit < 0)
+        {
+            Thread.sleep(20);
+            final long now = jit.getTotalCompilationTime();
+            if (now != last)
+            {
+                last = now;
+                quietSince = System.nanoTime();
+            }
+        }
     }
 
     private static ResultLine measure(

@@ -2,6 +2,7 @@ package io.sm4j.bench;
 
 import io.sm4j.launch.JobLauncher;
 import io.sm4j.layout.LayoutParams;
+import io.sm4j.transport.TransportOptions;
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -16,7 +17,9 @@ import java.util.stream.Stream;
 /**
  * Runs one benchmark job: {@code processes} rank JVMs over a segment laid out by {@code params} (sized for
  * {@code params.peers()} ranks; the ranks that are not started are registered idle), every rank running
- * {@link BenchRank}. Collects the ranks' result lines; passes anything else they print to {@code err}.
+ * {@link BenchRank}. Collects the ranks' result lines; passes anything else they print to {@code err}. The
+ * ranks spin while they have a core each and back off otherwise, decided from the ranks that run (a
+ * segment sized for more ranks than run would make AUTO back off).
  */
 public final class BenchRunner
 {
@@ -36,11 +39,12 @@ public final class BenchRunner
     }
 
     /**
+     * @param jvmArgs  extra options for the rank JVMs.
      * @param progress told {@code transport size} before each measurement.
      */
     public static Outcome run(
         final BenchSpec spec, final LayoutParams params, final int processes, final Path segmentDir, final Duration limit,
-        final java.util.function.Consumer<String> progress, final PrintWriter err) throws IOException
+        final List<String> jvmArgs, final java.util.function.Consumer<String> progress, final PrintWriter err) throws IOException
     {
         final BenchResults results = new BenchResults(spec.test());
         final String[] idle = { "?" };
@@ -50,8 +54,12 @@ public final class BenchRunner
             final List<String> command = new java.util.ArrayList<>();
             command.add(BenchRank.class.getName());
             command.addAll(spec.toArgs());
+            final List<String> jvm = new java.util.ArrayList<>(List.of("-XX:+UseParallelGC", "-Xms256m"));
+            jvm.addAll(jvmArgs);
+            // AUTO would compare the segment's rank count with the cores; what spins is the ranks that run
+            final String idleStrategy = processes <= Runtime.getRuntime().availableProcessors() ? "SPIN" : "BACKOFF";
             final int code = JobLauncher.run(new JobLauncher.Job(params, segmentDir, System.getProperty("java.class.path"),
-                command, List.of("-XX:+UseParallelGC", "-Xms256m"), Map.of(BenchRank.SCRATCH_ENV, scratch.toString()),
+                command, jvm, Map.of(BenchRank.SCRATCH_ENV, scratch.toString(), TransportOptions.IDLE_ENV, idleStrategy),
                 Duration.ofSeconds(5), limit, processes), out, err);
             return new Outcome(code, results, idle[0]);
         }

@@ -17,6 +17,7 @@ final class Sm4jPair implements PairTransport
     private final UnsafeBuffer out = new UnsafeBuffer(new byte[MAX_MESSAGE]);
     private final UnsafeBuffer in = new UnsafeBuffer(new byte[MAX_MESSAGE]);
     private final Request[] window = new Request[BenchRank.MAX_WINDOW];
+    private final Request[] sends = new Request[BenchRank.MAX_WINDOW];
 
     Sm4jPair(final Communicator communicator, final int peer)
     {
@@ -71,24 +72,25 @@ final class Sm4jPair implements PairTransport
         {
             window[i] = communicator.irecv(peer, TAG, in, 0, length);
         }
-        final Request[] sends = new Request[count];
         for (int i = 0; i < count; i++)
         {
             sends[i] = communicator.isend(peer, TAG, out, 0, length);
         }
-        awaitAll(count);
-        for (final Request send : sends)
-        {
-            send.await();
-        }
+        awaitAll(window, count);
+        awaitAll(sends, count);
     }
 
     private void awaitAll(final int count)
     {
+        awaitAll(window, count);
+    }
+
+    private static void awaitAll(final Request[] requests, final int count)
+    {
         for (int i = 0; i < count; i++)
         {
-            window[i].await();
-            window[i] = null;
+            requests[i].await();
+            requests[i] = null;
         }
     }
 

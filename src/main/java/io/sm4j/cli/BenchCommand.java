@@ -6,6 +6,7 @@ import io.sm4j.bench.BenchRunner;
 import io.sm4j.bench.BenchSpec;
 import io.sm4j.bench.BenchTable;
 import io.sm4j.bench.BenchTest;
+import io.sm4j.bench.BusyCores;
 import io.sm4j.bench.OmpiBaseline;
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.layout.Policy;
@@ -19,7 +20,6 @@ import picocli.CommandLine.Model.CommandSpec;
 
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -105,6 +105,9 @@ final class BenchCommand implements Callable<Integer>
     @Option(names = "--chart", paramLabel = "FILE.png", description = "Also write a log-log chart, one line per transport.")
     Path chart;
 
+    @Option(names = "--jvm-arg", paramLabel = "OPTION", description = "Extra JVM option for the rank JVMs, e.g. -XX:StartFlightRecording=... (repeatable).")
+    List<String> jvmArgs = new ArrayList<>();
+
     @Option(names = "--dir", paramLabel = "DIR", description = "Segment directory (default: $SM4J_DIR, else /dev/shm, else java.io.tmpdir).")
     Path dir;
 
@@ -112,7 +115,7 @@ final class BenchCommand implements Callable<Integer>
     long timeoutSeconds = 1800;
 
     @Override
-    public Integer call() throws IOException
+    public Integer call() throws IOException, InterruptedException
     {
         final BenchTest benchTest = BenchTest.of(test.toLowerCase(Locale.ROOT));
         final int[] range = parseSizes();
@@ -155,9 +158,10 @@ final class BenchCommand implements Callable<Integer>
         }
         final BenchSpec benchSpec = new BenchSpec(benchTest, transports, range[0], range[1], iterations, skip, window, jitWarmup);
         final LayoutParams params = layoutParams(segmentRanks);
+        final double busy = BusyCores.measure(Runtime.getRuntime().availableProcessors(), 300);
         final Progress progress = new Progress(err, benchSpec.sizes().size() * transports.size());
         final BenchRunner.Outcome outcome = BenchRunner.run(benchSpec, params, processes,
-            SegmentFiles.directory(dir, err::println), Duration.ofSeconds(timeoutSeconds), progress::show, err);
+            SegmentFiles.directory(dir, err::println), Duration.ofSeconds(timeoutSeconds), jvmArgs, progress::show, err);
         progress.done();
         if (outcome.exitCode() != 0)
         {
@@ -169,7 +173,7 @@ final class BenchCommand implements Callable<Integer>
             err.println("# running the same loops over Open MPI (mpirun -np 2 --mca btl self,vader) ...");
             OmpiBaseline.run(benchSpec, outcome.results(), timeoutSeconds);
         }
-        final List<String> facts = facts(benchTest, params, processes, outcome.idle(), ompiMissing);
+        final List<String> facts = facts(benchTest, params, processes, outcome.idle(), busy, ompiMissing);
         final PrintWriter out = spec.commandLine().getOut();
         switch (format)
         {
@@ -218,20 +222,23 @@ final class BenchCommand implements Callable<Integer>
         };
     }
 
+    /**
+     * @param busy cores other processes kept busy just before the run (-1: unknown).
+     */
     private static List<String> facts(
-        final BenchTest test, final LayoutParams params, final int processes, final String idle, final String ompiMissing)
+        final BenchTest test, final LayoutParams params, final int processes, final String idle, final double busy,
+        final String ompiMissing)
     {
         final int cores = Runtime.getRuntime().availableProcessors();
-        final double load = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
         final List<String> facts = new ArrayList<>();
         facts.add(String.format(Locale.ROOT, "%d cores, Java %s (%s), idle strategy %s, thread mode %s, layout %s%s, " +
                 "segment for %d ranks, %d running", cores, System.getProperty("java.version"), System.getProperty("java.vm.name"),
             idle, params.threadMode(), params.policy(), params.policy() == Policy.PAGE ? " " + params.pageSize() : "",
             params.peers(), processes));
-        if (processes > cores - Math.floor(Math.max(0, load)))
+        if (processes > cores - Math.round(Math.max(0, busy)))
         {
-            facts.add(String.format(Locale.ROOT, "WARNING: %d ranks on %d cores with a load average of %.2f: ranks share " +
-                "cores with each other or with other processes, figures will be noisy", processes, cores, load));
+            facts.add(String.format(Locale.ROOT, "WARNING: %d ranks, %d cores, %.1f of them busy before the run: ranks " +
+                "share cores with each other or with other processes, figures will be noisy", processes, cores, Math.max(0, busy)));
         }
         facts.add(test.latency() ? "one-way latency: Avg = elapsed / (2 x iterations), as OSU; percentiles from every round trip / 2" :
             "MB/s = 10^6 bytes per second" + (test == BenchTest.BIBW ? ", both directions counted" : "") +
