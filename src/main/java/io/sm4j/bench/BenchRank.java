@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
  * sockets) and take turns size by size: every transport measures size s before any measures the next;
  * pair tests synchronise through a control socket, so a waiting rank sleeps in the kernel instead of
  * spinning. Ranks above 1 in a segment sized for more ranks never exist as processes (the bench registers
- * them idle). Multi-pair tests (mbw_mr, multi_lat) run on every rank: rank r < n/2 with rank r + n/2,
+ * them idle). Multi-pair tests (mbw_mr, multi_lat) run on every rank: rank {@code r < n/2} with rank {@code r + n/2},
  * synchronised by sm4j's barrier. Lines: {@code H ...} facts, {@code P transport size} progress,
  * {@link ResultLine results}.
  */

@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * The measurements of one run, by transport (in the order they were first seen) and size. Several
@@ -45,7 +46,7 @@ public final class BenchResults
      */
     public synchronized List<Integer> sizes()
     {
-        final java.util.TreeSet<Integer> sizes = new java.util.TreeSet<>();
+        final TreeSet<Integer> sizes = new TreeSet<>();
         byTransport.values().forEach(m -> sizes.addAll(m.keySet()));
         return new ArrayList<>(sizes);
     }

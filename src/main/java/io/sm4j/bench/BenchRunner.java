@@ -9,9 +9,11 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 
 /**
@@ -44,18 +46,20 @@ public final class BenchRunner
      */
     public static Outcome run(
         final BenchSpec spec, final LayoutParams params, final int processes, final Path segmentDir, final Duration limit,
-        final List<String> jvmArgs, final java.util.function.Consumer<String> progress, final PrintWriter err) throws IOException
+        final List<String> jvmArgs, final Consumer<String> progress, final PrintWriter err) throws IOException
     {
         final BenchResults results = new BenchResults(spec.test());
         final String[] idle = { "?" };
-        final Path scratch = Files.createTempDirectory("sm4j-bench-");
+        // the baselines' ring file and sockets sit beside the segment (tmpfs), where sm4j's own memory is
+        final Path scratch = Files.createTempDirectory(segmentDir, "sm4j-bench-");
+        final Thread cleanup = new Thread(() -> deleteQuietly(scratch));
+        Runtime.getRuntime().addShutdownHook(cleanup);
         try (PrintWriter out = new PrintWriter(new LineWriter(line -> dispatch(line, results, idle, progress, err)), true))
         {
-            final List<String> command = new java.util.ArrayList<>();
+            final List<String> command = new ArrayList<>();
             command.add(BenchRank.class.getName());
             command.addAll(spec.toArgs());
-            final List<String> jvm = new java.util.ArrayList<>(List.of("-XX:+UseParallelGC", "-Xms256m"));
-            jvm.addAll(jvmArgs);
+            final List<String> jvm = rankJvmArgs(jvmArgs);
             // AUTO would compare the segment's rank count with the cores; what spins is the ranks that run
             final String idleStrategy = processes <= Runtime.getRuntime().availableProcessors() ? "SPIN" : "BACKOFF";
             final int code = JobLauncher.run(new JobLauncher.Job(params, segmentDir, System.getProperty("java.class.path"),
@@ -65,13 +69,42 @@ public final class BenchRunner
         }
         finally
         {
+            Runtime.getRuntime().removeShutdownHook(cleanup);
             deleteTree(scratch);
+        }
+    }
+
+    /**
+     * @return the rank JVMs' options: ParallelGC (no concurrent GC threads next to two spinning ranks)
+     * unless {@code extra} chooses a collector, a 256 MiB heap to start with, then {@code extra}.
+     */
+    public static List<String> rankJvmArgs(final List<String> extra)
+    {
+        final List<String> jvm = new ArrayList<>();
+        if (extra.stream().noneMatch(arg -> arg.matches("-XX:\\+Use\\w+GC")))
+        {
+            jvm.add("-XX:+UseParallelGC");
+        }
+        jvm.add("-Xms256m");
+        jvm.addAll(extra);
+        return jvm;
+    }
+
+    private static void deleteQuietly(final Path dir)
+    {
+        try
+        {
+            deleteTree(dir);
+        }
+        catch (final IOException ignore)
+        {
+            // the JVM is exiting; nothing more can be done
         }
     }
 
     private static void dispatch(
         final String prefixed, final BenchResults results, final String[] idle,
-        final java.util.function.Consumer<String> progress, final PrintWriter err)
+        final Consumer<String> progress, final PrintWriter err)
     {
         final int close = prefixed.indexOf("] ");
         final String line = prefixed.startsWith("[") && close > 0 ? prefixed.substring(close + 2) : prefixed;

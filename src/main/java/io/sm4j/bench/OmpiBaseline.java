@@ -1,6 +1,7 @@
 package io.sm4j.bench;
 
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
@@ -8,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -89,7 +91,7 @@ public final class OmpiBaseline
     private static boolean onPath(final String tool)
     {
         final String path = System.getenv("PATH");
-        return path != null && java.util.Arrays.stream(path.split(java.io.File.pathSeparator))
+        return path != null && Arrays.stream(path.split(File.pathSeparator))
             .anyMatch(dir -> Files.isExecutable(Path.of(dir, tool)));
     }
 

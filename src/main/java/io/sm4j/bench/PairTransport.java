@@ -25,15 +25,28 @@ interface PairTransport extends AutoCloseable
     void receive(int length);
 
     /**
-     * OSU's window of sends: {@code window} nonblocking sends, then wait for all (a transport without
-     * requests sends them one after another).
+     * OSU's window of sends: {@code window} nonblocking sends, then wait for all. A transport without
+     * requests sends them one after another.
      */
-    void sendWindow(int length, int window);
+    default void sendWindow(final int length, final int window)
+    {
+        for (int i = 0; i < window; i++)
+        {
+            send(length);
+        }
+    }
 
     /**
-     * The receiving side of {@link #sendWindow}: {@code window} receives posted, then waited for.
+     * The receiving side of {@link #sendWindow}: {@code window} receives posted, then waited for; without
+     * requests, one after another.
      */
-    void receiveWindow(int length, int window);
+    default void receiveWindow(final int length, final int window)
+    {
+        for (int i = 0; i < window; i++)
+        {
+            receive(length);
+        }
+    }
 
     @Override
     void close();

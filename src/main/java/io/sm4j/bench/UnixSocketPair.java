@@ -69,24 +69,6 @@ final class UnixSocketPair implements PairTransport
     }
 
     @Override
-    public void sendWindow(final int length, final int window)
-    {
-        for (int i = 0; i < window; i++)
-        {
-            send(length);
-        }
-    }
-
-    @Override
-    public void receiveWindow(final int length, final int window)
-    {
-        for (int i = 0; i < window; i++)
-        {
-            receive(length);
-        }
-    }
-
-    @Override
     public void close()
     {
         try

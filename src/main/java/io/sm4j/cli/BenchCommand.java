@@ -20,6 +20,7 @@ import picocli.CommandLine.Model.CommandSpec;
 
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -111,7 +112,7 @@ final class BenchCommand implements Callable<Integer>
     @Option(names = "--dir", paramLabel = "DIR", description = "Segment directory (default: $SM4J_DIR, else /dev/shm, else java.io.tmpdir).")
     Path dir;
 
-    @Option(names = "--timeout", paramLabel = "SECONDS", description = "Abort a run that takes longer (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--timeout", paramLabel = "SECONDS", description = "Abort a run that takes longer; 0: no limit (default: ${DEFAULT-VALUE}).")
     long timeoutSeconds = 1800;
 
     @Override
@@ -123,7 +124,7 @@ final class BenchCommand implements Callable<Integer>
         Arguments.requireRange("-i", iterations, 0, 100_000_000, " (0: OSU's default)");
         Arguments.requireRange("-x", skip, -1, 100_000_000, " (-1: OSU's default)");
         Arguments.requireRange("--jit-warmup", jitWarmup, 0, 100_000_000, "");
-        Arguments.requireRange("--timeout", timeoutSeconds, 1, RunCommand.MAX_TIMEOUT_SECONDS, " seconds");
+        Arguments.requireRange("--timeout", timeoutSeconds, 0, RunCommand.MAX_TIMEOUT_SECONDS, " seconds (0: no limit)");
         final int processes = benchTest.pair() ? 2 : ranks;
         if (benchTest.pair() && ranks != 2)
         {
@@ -143,9 +144,9 @@ final class BenchCommand implements Callable<Integer>
         }
         final int segmentRanks = peers == null ? processes : peers;
         Arguments.requireRange("--peers", segmentRanks, processes, LayoutParams.MAX_PEERS, "");
-        if (chart != null && !chart.toString().endsWith(".png"))
+        if (chart != null)
         {
-            throw new IllegalArgumentException("--chart " + chart + ": expected a .png file name");
+            checkWritable(chart);
         }
         final PrintWriter err = spec.commandLine().getErr();
         final List<String> transports = new ArrayList<>(List.of("sm4j"));
@@ -160,9 +161,16 @@ final class BenchCommand implements Callable<Integer>
         final LayoutParams params = layoutParams(segmentRanks);
         final double busy = BusyCores.measure(Runtime.getRuntime().availableProcessors(), 300);
         final Progress progress = new Progress(err, benchSpec.sizes().size() * transports.size());
-        final BenchRunner.Outcome outcome = BenchRunner.run(benchSpec, params, processes,
-            SegmentFiles.directory(dir, err::println), Duration.ofSeconds(timeoutSeconds), jvmArgs, progress::show, err);
-        progress.done();
+        final BenchRunner.Outcome outcome;
+        try
+        {
+            outcome = BenchRunner.run(benchSpec, params, processes, SegmentFiles.directory(dir, err::println),
+                Duration.ofSeconds(timeoutSeconds), jvmArgs, progress::show, err);
+        }
+        finally
+        {
+            progress.done();
+        }
         if (outcome.exitCode() != 0)
         {
             err.println("sm4j bench: the benchmark job failed (exit code " + outcome.exitCode() + "); see the ranks' output above");
@@ -171,9 +179,17 @@ final class BenchCommand implements Callable<Integer>
         if (compare && ompiMissing == null)
         {
             err.println("# running the same loops over Open MPI (mpirun -np 2 --mca btl self,vader) ...");
-            OmpiBaseline.run(benchSpec, outcome.results(), timeoutSeconds);
+            try
+            {
+                OmpiBaseline.run(benchSpec, outcome.results(), timeoutSeconds == 0 ? RunCommand.MAX_TIMEOUT_SECONDS : timeoutSeconds);
+            }
+            catch (final IOException ex)
+            {
+                ompiMissing = "the Open MPI run failed: " + ex.getMessage().lines().findFirst().orElse("");
+                err.println("# " + ompiMissing);
+            }
         }
-        final List<String> facts = facts(benchTest, params, processes, outcome.idle(), busy, ompiMissing);
+        final List<String> facts = facts(benchTest, params, processes, outcome.idle(), busy, jvmArgs, ompiMissing);
         final PrintWriter out = spec.commandLine().getOut();
         switch (format)
         {
@@ -188,6 +204,23 @@ final class BenchCommand implements Callable<Integer>
             err.println("# chart: " + chart);
         }
         return 0;
+    }
+
+    /**
+     * Fails before a long run, not after it, if the chart could not be written.
+     */
+    private static void checkWritable(final Path chart) throws IOException
+    {
+        if (!chart.toString().endsWith(".png"))
+        {
+            throw new IllegalArgumentException("--chart " + chart + ": expected a .png file name");
+        }
+        final Path parent = chart.toAbsolutePath().getParent();
+        Files.createDirectories(parent);
+        if (!Files.isWritable(parent))
+        {
+            throw new IllegalArgumentException("--chart " + chart + ": " + parent + " is not writable");
+        }
     }
 
     private int[] parseSizes()
@@ -227,7 +260,7 @@ final class BenchCommand implements Callable<Integer>
      */
     private static List<String> facts(
         final BenchTest test, final LayoutParams params, final int processes, final String idle, final double busy,
-        final String ompiMissing)
+        final List<String> jvmArgs, final String ompiMissing)
     {
         final int cores = Runtime.getRuntime().availableProcessors();
         final List<String> facts = new ArrayList<>();
@@ -240,7 +273,9 @@ final class BenchCommand implements Callable<Integer>
             facts.add(String.format(Locale.ROOT, "WARNING: %d ranks, %d cores, %.1f of them busy before the run: ranks " +
                 "share cores with each other or with other processes, figures will be noisy", processes, cores, Math.max(0, busy)));
         }
-        facts.add(test.latency() ? "one-way latency: Avg = elapsed / (2 x iterations), as OSU; percentiles from every round trip / 2" :
+        facts.add("rank JVMs: " + String.join(" ", BenchRunner.rankJvmArgs(jvmArgs)));
+        facts.add(test.latency() ? "one-way latency: Avg = elapsed / (2 x iterations), as OSU; percentiles from every round trip / 2" +
+            (test == BenchTest.MULTI_LAT ? "; every column is the mean over the pairs" : "") :
             "MB/s = 10^6 bytes per second" + (test == BenchTest.BIBW ? ", both directions counted" : "") +
                 (test == BenchTest.MBW_MR ? ", summed over the pairs" : ""));
         if (ompiMissing != null)

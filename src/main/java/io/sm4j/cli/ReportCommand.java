@@ -184,7 +184,7 @@ final class ReportCommand implements Callable<Integer>
                 case "sm4j" -> Profile.sm4j;
                 case "ompi-1.3" -> Profile.ompi_1_3;
                 default -> throw new picocli.CommandLine.TypeConversionException(
-                    "profile=" + value + " (expected: sm4j or ompi-1.3)");
+                    value + " (expected: sm4j or ompi-1.3)");
             };
         }
     }

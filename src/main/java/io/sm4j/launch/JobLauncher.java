@@ -3,6 +3,7 @@ package io.sm4j.launch;
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.segment.Segment;
 import io.sm4j.segment.SegmentFiles;
+import io.sm4j.segment.Sm4jException;
 import io.sm4j.transport.Endpoints;
 import io.sm4j.transport.TransportOptions;
 
@@ -128,7 +129,7 @@ public final class JobLauncher
         }
         catch (final IOException ex)
         {
-            throw new IllegalStateException("cannot start rank JVMs: " + ex.getMessage(), ex);
+            throw new Sm4jException("cannot start rank JVMs: " + ex.getMessage(), ex);
         }
         catch (final InterruptedException ex)
         {
@@ -239,14 +240,14 @@ public final class JobLauncher
     private static String stillRunning(final boolean[] done, final Segment segment)
     {
         final StringBuilder text = new StringBuilder();
-        final long now = System.nanoTime();
+        final long now = System.nanoTime(); // a heartbeat written after this read is "0 ms ago", not negative
         for (int rank = 0; rank < done.length; rank++)
         {
             if (!done[rank])
             {
                 final long heartbeat = segment.lastHeartbeat(rank);
                 text.append(text.length() == 0 ? "rank " : ", rank ").append(rank).append(heartbeat == 0 ?
-                    " (never attached)" : " (last waited in sm4j " + TimeUnit.NANOSECONDS.toMillis(now - heartbeat) + " ms ago)");
+                    " (never attached)" : " (last waited in sm4j " + TimeUnit.NANOSECONDS.toMillis(Math.max(0, now - heartbeat)) + " ms ago)");
             }
         }
         return text.toString();

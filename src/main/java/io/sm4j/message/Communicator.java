@@ -33,6 +33,9 @@ public final class Communicator implements AutoCloseable
 {
     public static final int ANY_SOURCE = -1;
     public static final int ANY_TAG = -1;
+    /** Says so (System.Logger "io.sm4j", WARNING) when no /dev/shm makes a segment land on disk. */
+    private static final java.util.function.Consumer<String> FALLBACK_WARNING =
+        text -> System.getLogger("io.sm4j").log(System.Logger.Level.WARNING, text);
     private static final int POLL_LIMIT = 64;
     private static final long ORPHAN_CHECK_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(100);
     /** The orphan check (a clock read, then rate-limited) runs every 1024 progress calls, kept off the spin. */
@@ -111,8 +114,9 @@ public final class Communicator implements AutoCloseable
 
     /**
      * Creates a segment for {@code ranks} ranks with the default layout in {@code dir} (null: {@code $SM4J_DIR},
-     * else /dev/shm, else java.io.tmpdir) and publishes it READY. The file stays until the last rank that attached closes; a job that never starts
-     * leaves it, and its creator should delete it.
+     * else /dev/shm, else java.io.tmpdir) and publishes it READY. The file stays until the last rank that attached closes; a job that never
+     * completes (a rank that never attaches, or dies) leaves it: its creator deletes it
+     * ({@code Files.deleteIfExists(path)}) once the job is over.
      *
      * @return the path to hand to every rank's {@link #attach(Path, int, int)}.
      * @throws IllegalArgumentException if {@code ranks} is out of range or {@code dir} is not a writable directory.
@@ -128,7 +132,7 @@ public final class Communicator implements AutoCloseable
      */
     public static Path createSegment(final Path dir, final LayoutParams params)
     {
-        return Segment.createForRanks(params, SegmentFiles.directory(dir, ignored -> { }), SegmentFiles.newJobId());
+        return Segment.createForRanks(params, SegmentFiles.directory(dir, FALLBACK_WARNING), SegmentFiles.newJobId());
     }
 
     public int rank()

@@ -39,7 +39,7 @@ public final class Segment implements AutoCloseable
     private final MappedSections sections;
     private final SegmentHeader header;
     private final UnsafeBuffer[] controls;
-    private boolean creator;
+    private final boolean creator;
     private boolean closed;
 
     private Segment(final Path path, final SegmentLayout layout, final FileChannel channel, final boolean creator)
@@ -69,13 +69,34 @@ public final class Segment implements AutoCloseable
      */
     public static Segment create(final LayoutParams params, final Path dir, final long jobId)
     {
+        return create(params, dir, jobId, true);
+    }
+
+    /**
+     * Creates a READY segment as {@link #create} does, then unmaps it and leaves the file to the ranks: the
+     * last rank to {@link #detach} removes it.
+     *
+     * @return the path of the new file.
+     */
+    public static Path createForRanks(final LayoutParams params, final Path dir, final long jobId)
+    {
+        final Segment segment = create(params, dir, jobId, false);
+        segment.close();
+        return segment.path;
+    }
+
+    /**
+     * @param ownsFile whether {@link #close} removes the file.
+     */
+    private static Segment create(final LayoutParams params, final Path dir, final long jobId, final boolean ownsFile)
+    {
         final SegmentLayout layout = SegmentLayout.compute(params);
         final Path path = dir.resolve(SegmentFiles.fileName(jobId));
         FileChannel channel = null;
         try
         {
             channel = SegmentFiles.createAllocated(path, layout.totalBytes());
-            final Segment segment = new Segment(path, layout, channel, true);
+            final Segment segment = new Segment(path, layout, channel, ownsFile);
             try
             {
                 segment.format(jobId);
@@ -101,20 +122,6 @@ public final class Segment implements AutoCloseable
             }
             throw new Sm4jException("cannot create segment " + path + ": " + ex, ex);
         }
-    }
-
-    /**
-     * Creates a READY segment as {@link #create} does, then unmaps it and leaves the file to the ranks: the
-     * last rank to {@link #detach} removes it.
-     *
-     * @return the path of the new file.
-     */
-    public static Path createForRanks(final LayoutParams params, final Path dir, final long jobId)
-    {
-        final Segment segment = create(params, dir, jobId);
-        segment.creator = false;
-        segment.close();
-        return segment.path;
     }
 
     /**

@@ -24,7 +24,7 @@ public final class SegmentFiles
     /** Overrides the directory where no option names one. */
     public static final String DIR_ENV = "SM4J_DIR";
     private static final int ZERO_CHUNK = 1 << 20;
-    private static final String SPACE_HINT = "Use another directory (sm4j --dir DIR or SM4J_DIR), fewer ranks, " +
+    private static final String SPACE_HINT = "Use another directory (--dir DIR of sm4j run, create and bench, or SM4J_DIR), fewer ranks, " +
         "or a larger /dev/shm (Docker: --shm-size)";
     private static final SecureRandom RANDOM = new SecureRandom();
 

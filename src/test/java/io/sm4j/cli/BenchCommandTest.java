@@ -105,11 +105,7 @@ class BenchCommandTest
         "bench latency --layout diagonal | sm4j bench: Invalid value for option '--layout'" })
     void badInputShouldBeOneLineWithExitCodeTwo(final String args, final String expected)
     {
-        final CliRun run = CliRun.of(args.trim().split("\\s+"));
-        assertEquals(2, run.exitCode(), run.err());
-        assertTrue(run.err().startsWith(expected), run.err());
-        assertEquals(1, run.err().lines().count(), run.err());
-        assertFalse(run.err().contains("\tat "), run.err());
+        CliRun.assertRejected(args, expected);
     }
 
     private static String[] args(final String... args)

@@ -71,12 +71,7 @@ class RunCommandTest
         "run -n 2 --tiemout 3 -- Main          | sm4j run: Unknown option: '--tiemout' (did you mean --timeout?)" })
     void shouldRejectBadInputWithOneLineNamingTheFlagAndExitCodeTwo(final String args, final String expected)
     {
-        final CliRun run = CliRun.of(args.trim().split("\\s+"));
-        assertEquals(2, run.exitCode(), run.err());
-        assertTrue(run.err().startsWith(expected), run.err());
-        assertEquals(1, run.err().lines().count(), "one line: " + run.err());
-        assertFalse(run.err().contains("\tat "), run.err());
-        assertEquals("", run.out());
+        CliRun.assertRejected(args, expected);
     }
 
     @Test
@@ -87,7 +82,7 @@ class RunCommandTest
         final CliRun run = CliRun.of("run", "-n", "4096", "--dir", "/dev/shm", "--", "Main");
         assertEquals(2, run.exitCode(), run.err());
         assertTrue(run.err().matches("sm4j run: not enough space in /dev/shm: the segment needs [\\d,]+ bytes, [\\d,]+ are free\\. " +
-            "Use another directory \\(sm4j --dir DIR or SM4J_DIR\\), fewer ranks, or a larger /dev/shm \\(Docker: --shm-size\\)\n"),
+            "Use another directory \\(--dir DIR of sm4j run, create and bench, or SM4J_DIR\\), fewer ranks, or a larger /dev/shm \\(Docker: --shm-size\\)\n"),
             run.err());
         assertEquals(0, Path.of("/dev/shm").toFile().list((d, name) -> name.startsWith("sm4j-") &&
             name.endsWith(".seg") && new java.io.File(d, name).length() > (1L << 34)).length, "no partial file left");

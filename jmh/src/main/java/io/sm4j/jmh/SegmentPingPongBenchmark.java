@@ -33,7 +33,8 @@ import java.util.concurrent.TimeUnit;
  * Round trips of one eager fragment between two threads, each the endpoint of one rank of a real
  * two-rank segment in /dev/shm: the transport's latency without the process boundary, the JIT, the
  * message layer or the scheduler of two JVMs. Each op is one round trip: ping sends and waits for the
- * echo, pong waits and echoes. Needs both cores.
+ * echo, pong waits and echoes. Needs both cores: on a 2-core machine JMH's own threads compete with the two
+ * spinning ones and single iterations range from 0.7 to over 20 us, so use it for profiling, not figures.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)

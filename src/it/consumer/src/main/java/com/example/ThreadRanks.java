@@ -3,6 +3,7 @@ package com.example;
 import io.sm4j.message.Communicator;
 import io.sm4j.message.Request;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,6 +25,7 @@ public final class ThreadRanks
         final int size = args.length > 0 ? Integer.parseInt(args[0]) : 4;
         final Path segment = Communicator.createSegment(size);       // in $SM4J_DIR, else /dev/shm
         final ExecutorService threads = Executors.newFixedThreadPool(size);
+        boolean correct = true;
         try
         {
             final List<Future<Boolean>> ranks = new ArrayList<>();
@@ -32,19 +34,19 @@ public final class ThreadRanks
                 final int r = rank;
                 ranks.add(threads.submit(() -> ring(segment, r, size)));
             }
-            boolean correct = true;
             for (final Future<Boolean> rank : ranks)
             {
                 correct &= rank.get();                                 // rethrows a rank's exception
             }
-            System.out.println("ring of " + size + " ranks: every rank received its left neighbour's " + BYTES +
-                " bytes, " + (correct ? "all correct" : "WRONG DATA"));
-            System.exit(correct ? 0 : 1);
         }
         finally
         {
             threads.shutdownNow();
+            Files.deleteIfExists(segment);                             // gone already unless a rank failed
         }
+        System.out.println("ring of " + size + " ranks: every rank received its left neighbour's " + BYTES +
+            " bytes, " + (correct ? "all correct" : "WRONG DATA"));
+        System.exit(correct ? 0 : 1);
     }
 
     private static boolean ring(final Path segment, final int rank, final int size)
