@@ -1,7 +1,9 @@
 package io.sm4j.bench;
 
+import io.sm4j.launch.Binding;
 import io.sm4j.launch.JobLauncher;
 import io.sm4j.layout.LayoutParams;
+import io.sm4j.transport.CpuBudget;
 import io.sm4j.transport.TransportOptions;
 
 import java.io.IOException;
@@ -41,12 +43,14 @@ public final class BenchRunner
     }
 
     /**
+     * @param binding  where the rank JVMs run.
      * @param jvmArgs  extra options for the rank JVMs.
      * @param progress told {@code transport size} before each measurement.
      */
     public static Outcome run(
-        final BenchSpec spec, final LayoutParams params, final int processes, final Path segmentDir, final Duration limit,
-        final List<String> jvmArgs, final Consumer<String> progress, final PrintWriter err) throws IOException
+        final BenchSpec spec, final LayoutParams params, final int processes, final Binding binding, final Path segmentDir,
+        final Duration limit, final List<String> jvmArgs, final Consumer<String> progress, final PrintWriter err)
+        throws IOException
     {
         final BenchResults results = new BenchResults(spec.test());
         final String[] idle = { "?" };
@@ -61,10 +65,10 @@ public final class BenchRunner
             command.addAll(spec.toArgs());
             final List<String> jvm = rankJvmArgs(jvmArgs);
             // AUTO would compare the segment's rank count with the cores; what spins is the ranks that run
-            final String idleStrategy = processes <= Runtime.getRuntime().availableProcessors() ? "SPIN" : "BACKOFF";
+            final String idleStrategy = processes <= CpuBudget.cores() ? "SPIN" : "BACKOFF";
             final int code = JobLauncher.run(new JobLauncher.Job(params, segmentDir, System.getProperty("java.class.path"),
                 command, jvm, Map.of(BenchRank.SCRATCH_ENV, scratch.toString(), TransportOptions.IDLE_ENV, idleStrategy),
-                Duration.ofSeconds(5), limit, processes), out, err);
+                Duration.ofSeconds(5), limit, processes, binding), out, err);
             return new Outcome(code, results, idle[0]);
         }
         finally

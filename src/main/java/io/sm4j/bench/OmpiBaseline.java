@@ -1,7 +1,8 @@
 package io.sm4j.bench;
 
+import io.sm4j.launch.Executables;
+
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
@@ -9,7 +10,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -32,7 +32,7 @@ public final class OmpiBaseline
     {
         for (final String tool : List.of("mpicc", "mpirun"))
         {
-            if (!onPath(tool))
+            if (!Executables.onPath(tool))
             {
                 return tool + " not found (Debian: apt-get install openmpi-bin libopenmpi-dev)";
             }
@@ -86,13 +86,6 @@ public final class OmpiBaseline
         {
             BenchRunner.deleteTree(dir);
         }
-    }
-
-    private static boolean onPath(final String tool)
-    {
-        final String path = System.getenv("PATH");
-        return path != null && Arrays.stream(path.split(File.pathSeparator))
-            .anyMatch(dir -> Files.isExecutable(Path.of(dir, tool)));
     }
 
     private static String capture(final List<String> command, final long timeoutSeconds) throws IOException

@@ -8,6 +8,7 @@ import io.sm4j.bench.BenchTable;
 import io.sm4j.bench.BenchTest;
 import io.sm4j.bench.BusyCores;
 import io.sm4j.bench.OmpiBaseline;
+import io.sm4j.launch.Binding;
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.layout.Policy;
 import io.sm4j.layout.ThreadMode;
@@ -106,6 +107,9 @@ final class BenchCommand implements Callable<Integer>
     @Option(names = "--chart", paramLabel = "FILE.png", description = "Also write a log-log chart, one line per transport.")
     Path chart;
 
+    @Option(names = "--bind-to", paramLabel = "core|none", description = "Pin rank r to the r-th online core with taskset, as mpirun --bind-to core (default: ${DEFAULT-VALUE}).")
+    Binding binding = Binding.NONE;
+
     @Option(names = "--jvm-arg", paramLabel = "OPTION", description = "Extra JVM option for the rank JVMs, e.g. -XX:StartFlightRecording=... (repeatable).")
     List<String> jvmArgs = new ArrayList<>();
 
@@ -164,7 +168,7 @@ final class BenchCommand implements Callable<Integer>
         final BenchRunner.Outcome outcome;
         try
         {
-            outcome = BenchRunner.run(benchSpec, params, processes, SegmentFiles.directory(dir, err::println),
+            outcome = BenchRunner.run(benchSpec, params, processes, binding, SegmentFiles.directory(dir, err::println),
                 Duration.ofSeconds(timeoutSeconds), jvmArgs, progress::show, err);
         }
         finally
@@ -190,6 +194,7 @@ final class BenchCommand implements Callable<Integer>
             }
         }
         final List<String> facts = facts(benchTest, params, processes, outcome.idle(), busy, jvmArgs, ompiMissing);
+        facts.set(0, facts.get(0) + ", bound to " + (binding == Binding.CORE ? "cores" : "nothing"));
         final PrintWriter out = spec.commandLine().getOut();
         switch (format)
         {

@@ -1,5 +1,6 @@
 package io.sm4j.cli;
 
+import io.sm4j.launch.Binding;
 import io.sm4j.launch.JobLauncher;
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.segment.SegmentFiles;
@@ -72,6 +73,10 @@ final class RunCommand implements Callable<Integer>
         description = "Abort the job if it runs longer than this; exit code 124 (default: no limit).")
     long timeoutSeconds;
 
+    @Option(names = "--bind-to", paramLabel = "core|none",
+        description = "Pin rank r to the r-th online core with taskset, as mpirun --bind-to core (default: ${DEFAULT-VALUE}).")
+    Binding binding = Binding.NONE;
+
     @Parameters(paramLabel = "COMMAND", arity = "1..*",
         description = "Main class and its arguments, or -jar app.jar and its arguments.")
     List<String> command;
@@ -98,7 +103,8 @@ final class RunCommand implements Callable<Integer>
         final String cp = classpath == null ? self : classpath + File.pathSeparator + self;
         final Path segmentDir = SegmentFiles.directory(dir, spec.commandLine().getErr()::println);
         return JobLauncher.run(new JobLauncher.Job(params, segmentDir, cp, command, jvmArgs, Map.of(),
-            Duration.ofMillis(graceMillis), Duration.ofSeconds(timeoutSeconds)), spec.commandLine().getOut(), spec.commandLine().getErr());
+            Duration.ofMillis(graceMillis), Duration.ofSeconds(timeoutSeconds), ranks, binding), spec.commandLine().getOut(),
+            spec.commandLine().getErr());
     }
 
     private static String selfClasspath()

@@ -4,6 +4,7 @@ import io.sm4j.layout.LayoutParams;
 import io.sm4j.segment.Segment;
 import io.sm4j.segment.SegmentFiles;
 import io.sm4j.segment.Sm4jException;
+import io.sm4j.transport.CpuBudget;
 import io.sm4j.transport.Endpoints;
 import io.sm4j.transport.TransportOptions;
 
@@ -44,10 +45,11 @@ public final class JobLauncher
      * @param processes ranks started as JVMs, 0..processes-1; the launcher registers the others (up to
      *                  {@code params.peers()}) as idle ranks that never send, so that a segment sized for many
      *                  ranks can be measured with a few (what idle peers cost the receive scan).
+     * @param binding   where the rank JVMs run.
      */
     public record Job(
         LayoutParams params, Path dir, String classpath, List<String> command, List<String> jvmArgs,
-        Map<String, String> env, Duration grace, Duration limit, int processes)
+        Map<String, String> env, Duration grace, Duration limit, int processes, Binding binding)
     {
         /**
          * A job in which every rank is a JVM.
@@ -56,7 +58,7 @@ public final class JobLauncher
             final LayoutParams params, final Path dir, final String classpath, final List<String> command,
             final List<String> jvmArgs, final Map<String, String> env, final Duration grace, final Duration limit)
         {
-            this(params, dir, classpath, command, jvmArgs, env, grace, limit, params.peers());
+            this(params, dir, classpath, command, jvmArgs, env, grace, limit, params.peers(), Binding.NONE);
         }
 
         public Job
@@ -64,6 +66,10 @@ public final class JobLauncher
             if (processes < 1 || processes > params.peers())
             {
                 throw new IllegalArgumentException("processes=" + processes + " (expected: 1.." + params.peers() + ")");
+            }
+            if (binding == Binding.CORE && !Executables.onPath("taskset"))
+            {
+                throw new IllegalArgumentException("--bind-to core needs taskset (util-linux), which is not on the PATH");
             }
         }
     }
@@ -161,7 +167,14 @@ public final class JobLauncher
 
     private static Process start(final Job job, final Segment segment, final long jobId, final int rank) throws IOException
     {
-        final ProcessBuilder builder = new ProcessBuilder(javaCommand(job.classpath(), job.jvmArgs(), job.command()));
+        final List<String> line = new ArrayList<>();
+        if (job.binding() == Binding.CORE)
+        {
+            final List<Integer> cpus = CpuBudget.onlineCpus();
+            line.addAll(List.of("taskset", "-c", Integer.toString(cpus.get(rank % cpus.size()))));
+        }
+        line.addAll(javaCommand(job.classpath(), job.jvmArgs(), job.command()));
+        final ProcessBuilder builder = new ProcessBuilder(line);
         builder.environment().putAll(job.env());
         builder.environment().put(Endpoints.SEGMENT_ENV, segment.path().toString());
         builder.environment().put(Endpoints.RANK_ENV, Integer.toString(rank));

@@ -36,12 +36,14 @@ public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle i
     /**
      * @param ranks ranks in the job.
      * @return a fresh idle strategy (they hold per-thread state): busy spin for SPIN, or for AUTO while
-     * every rank can have a processor; otherwise back off, spinning, then yielding, then parking up to
-     * 500 us, so oversubscribed ranks leave the processors to the ranks that have work.
+     * every rank can have a core of the node ({@link CpuBudget#cores()}: online cores, capped by a cgroup
+     * quota; not this process's affinity, which a rank bound to one core would see as 1); otherwise back
+     * off, spinning, then yielding, then parking up to 500 us, so oversubscribed ranks leave the
+     * processors to the ranks that have work.
      */
     public IdleStrategy idleStrategy(final int ranks)
     {
-        final boolean spin = idle == Idle.SPIN || idle == Idle.AUTO && ranks <= Runtime.getRuntime().availableProcessors();
+        final boolean spin = idle == Idle.SPIN || idle == Idle.AUTO && ranks <= CpuBudget.cores();
         return spin ? new BusySpinIdleStrategy() :
             new BackoffIdleStrategy(10, 20, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MICROSECONDS.toNanos(500));
     }

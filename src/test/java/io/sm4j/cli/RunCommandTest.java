@@ -36,6 +36,14 @@ class RunCommandTest
     }
 
     @Test
+    void shouldRunRanksBoundToCores()
+    {
+        final CliRun run = CliRun.of("run", "-n", "2", "--bind-to", "core", "--", "io.sm4j.it.RingApp", "5000");
+        assertEquals(0, run.exitCode(), run.out() + run.err());
+        assertTrue(run.out().contains("[1] rank 1 received 5000 bytes from rank 0, all correct"), run.out());
+    }
+
+    @Test
     void shouldAcceptEnumValuesInAnyCase()
     {
         final CliRun run = CliRun.of("run", "-n", "2", "--policy", "cacheline", "--thread-mode", "Multiple", "--",

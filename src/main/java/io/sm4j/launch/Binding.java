@@ -1,0 +1,15 @@
+package io.sm4j.launch;
+
+/**
+ * Where the launcher places rank JVMs, as mpirun's {@code --bind-to}.
+ */
+public enum Binding
+{
+    /** The scheduler places and moves ranks freely. */
+    NONE,
+    /**
+     * Rank r runs on the r-th online core (modulo their count), through {@code taskset -c}: a rank is never
+     * migrated, so two spinning ranks never share a core for a scheduler tick while another is idle.
+     */
+    CORE
+}

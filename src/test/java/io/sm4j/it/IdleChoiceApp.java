@@ -1,0 +1,18 @@
+package io.sm4j.it;
+
+import io.sm4j.transport.TransportOptions;
+
+/**
+ * Prints the idle strategy AUTO picks for {@code args[0]} ranks in this JVM, e.g. "spin".
+ */
+public final class IdleChoiceApp
+{
+    private IdleChoiceApp()
+    {
+    }
+
+    public static void main(final String[] args)
+    {
+        System.out.println(TransportOptions.defaults().idleStrategy(Integer.parseInt(args[0])).alias());
+    }
+}

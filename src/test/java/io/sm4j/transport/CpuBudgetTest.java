@@ -1,0 +1,60 @@
+package io.sm4j.transport;
+
+import io.sm4j.it.IdleChoiceApp;
+import io.sm4j.launch.Executables;
+import io.sm4j.launch.JobLauncher;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+class CpuBudgetTest
+{
+    @Test
+    void shouldParseTheKernelsCpuLists()
+    {
+        assertEquals(List.of(0, 1), CpuBudget.parseCpuList("0-1\n"));
+        assertEquals(List.of(0, 1, 2, 3, 8, 10, 11), CpuBudget.parseCpuList("0-3,8,10-11"));
+        assertThrows(IllegalArgumentException.class, () -> CpuBudget.parseCpuList("3-1"));
+    }
+
+    @Test
+    void shouldReadACgroupQuotaAsCores()
+    {
+        assertEquals(0, CpuBudget.parseCgroup2Max("max 100000\n"));
+        assertEquals(1.5, CpuBudget.parseCgroup2Max("150000 100000"));
+    }
+
+    @Test
+    void nodeCoresShouldBeOnlineCpusAtMost()
+    {
+        assertTrue(CpuBudget.cores() >= 1 && CpuBudget.cores() <= CpuBudget.onlineCpus().size());
+    }
+
+    /**
+     * The defect this class fixes: AUTO compared the ranks with availableProcessors(), which a rank bound to
+     * one core sees as 1, so both ranks of a 2-rank job backed off (305 us one-way measured).
+     */
+    @Test
+    @Timeout(60)
+    void aJvmBoundToOneCoreShouldStillSpinForTwoRanksOnATwoCoreNode() throws IOException, InterruptedException
+    {
+        assumeTrue(Executables.onPath("taskset") && CpuBudget.cores() >= 2, "needs taskset and 2 cores");
+        final List<String> command = new ArrayList<>(List.of("taskset", "-c", "0"));
+        command.addAll(JobLauncher.javaCommand(System.getProperty("java.class.path"), List.of(),
+            List.of(IdleChoiceApp.class.getName(), "2")));
+        final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        final String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(process.waitFor(30, TimeUnit.SECONDS));
+        assertEquals("spin\n", out);
+    }
+}
