@@ -142,7 +142,10 @@ class FailureTest
         {
             final String prefix = "[" + survivor + "] ";
             final List<String> lines = job.err().lines().filter(line -> line.startsWith(prefix)).toList();
-            assertEquals(List.of(prefix + "aborted: rank 3 exited with code 1"), lines, job.err());
+            // the launcher (exit code) or a survivor's health check (pid gone) may see rank 3 end first
+            assertEquals(1, lines.size(), job.err());
+            assertTrue(lines.get(0).matches(Pattern.quote(prefix) + "aborted: rank 3 (exited with code 1|\\(pid \\d+\\) died)"),
+                job.err());
         }
         assertFalse(job.leftFiles());
     }
