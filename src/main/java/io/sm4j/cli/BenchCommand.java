@@ -202,6 +202,10 @@ final class BenchCommand implements Callable<Integer>
             case csv -> BenchExport.csv(outcome.results(), out);
             case json -> BenchExport.json(outcome.results(), out);
         }
+        if (format != Format.text)
+        {
+            facts.forEach(fact -> err.println("# " + fact)); // the data stays parseable, the facts still reach the user
+        }
         if (chart != null)
         {
             BenchChart.write(outcome.results(), "sm4j bench " + benchTest.id() + ", " + params.policy() + " layout, " +
