@@ -1,7 +1,6 @@
 package io.sm4j.bench;
 
 import io.sm4j.message.Communicator;
-import io.sm4j.transport.TransportOptions;
 import org.HdrHistogram.Histogram;
 
 import java.lang.management.CompilationMXBean;
@@ -18,8 +17,7 @@ import java.util.concurrent.TimeUnit;
  * pair tests synchronise through a control socket, so a waiting rank sleeps in the kernel instead of
  * spinning. Ranks above 1 in a segment sized for more ranks never exist as processes (the bench registers
  * them idle). Multi-pair tests (mbw_mr, multi_lat) run on every rank: rank {@code r < n/2} with rank {@code r + n/2},
- * synchronised by sm4j's barrier. Lines: {@code H ...} facts, {@code P transport size} progress,
- * {@link ResultLine results}.
+ * synchronised by sm4j's barrier. Lines: {@code P transport size} progress, {@link ResultLine results}.
  */
 public final class BenchRank
 {
@@ -39,10 +37,6 @@ public final class BenchRank
         final BenchSpec spec = BenchSpec.parse(args);
         try (Communicator comm = Communicator.attachFromEnvironment())
         {
-            if (comm.rank() == 0)
-            {
-                System.out.println("H idle " + TransportOptions.fromEnvironment(System.getenv()).idleStrategy(comm.size()).alias());
-            }
             if (spec.test().pair())
             {
                 runPair(comm, spec, Path.of(System.getenv(SCRATCH_ENV)));

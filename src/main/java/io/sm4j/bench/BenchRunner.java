@@ -3,7 +3,6 @@ package io.sm4j.bench;
 import io.sm4j.launch.Binding;
 import io.sm4j.launch.JobLauncher;
 import io.sm4j.layout.LayoutParams;
-import io.sm4j.transport.CpuBudget;
 import io.sm4j.transport.TransportOptions;
 
 import java.io.IOException;
@@ -36,7 +35,7 @@ public final class BenchRunner
      *
      * @param exitCode the job's exit code (0: every rank succeeded).
      * @param results  the measurements.
-     * @param idle     the idle strategy rank 0 used (e.g. spin, backoff).
+     * @param idle     the idle strategy every rank used (spin or backoff).
      */
     public record Outcome(int exitCode, BenchResults results, String idle)
     {
@@ -53,23 +52,22 @@ public final class BenchRunner
         throws IOException
     {
         final BenchResults results = new BenchResults(spec.test());
-        final String[] idle = { "?" };
         // the baselines' ring file and sockets sit beside the segment (tmpfs), where sm4j's own memory is
         final Path scratch = Files.createTempDirectory(segmentDir, "sm4j-bench-");
         final Thread cleanup = new Thread(() -> deleteQuietly(scratch));
         Runtime.getRuntime().addShutdownHook(cleanup);
-        try (PrintWriter out = new PrintWriter(new LineWriter(line -> dispatch(line, results, idle, progress, err)), true))
+        try (PrintWriter out = new PrintWriter(new LineWriter(line -> dispatch(line, results, progress, err)), true))
         {
             final List<String> command = new ArrayList<>();
             command.add(BenchRank.class.getName());
             command.addAll(spec.toArgs());
             final List<String> jvm = rankJvmArgs(jvmArgs);
-            // AUTO would compare the segment's rank count with the cores; what spins is the ranks that run
-            final String idleStrategy = processes <= CpuBudget.cores() ? "SPIN" : "BACKOFF";
+            // AUTO's own rule, applied to the ranks that run: the segment's rank count includes the idle ones
+            final String idle = TransportOptions.defaults().idleStrategy(processes).alias();
             final int code = JobLauncher.run(new JobLauncher.Job(params, segmentDir, System.getProperty("java.class.path"),
-                command, jvm, Map.of(BenchRank.SCRATCH_ENV, scratch.toString(), TransportOptions.IDLE_ENV, idleStrategy),
+                command, jvm, Map.of(BenchRank.SCRATCH_ENV, scratch.toString(), TransportOptions.IDLE_ENV, idle),
                 Duration.ofSeconds(5), limit, processes, binding), out, err);
-            return new Outcome(code, results, idle[0]);
+            return new Outcome(code, results, idle);
         }
         finally
         {
@@ -107,7 +105,7 @@ public final class BenchRunner
     }
 
     private static void dispatch(
-        final String prefixed, final BenchResults results, final String[] idle,
+        final String prefixed, final BenchResults results,
         final Consumer<String> progress, final PrintWriter err)
     {
         final int close = prefixed.indexOf("] ");
@@ -120,10 +118,6 @@ public final class BenchRunner
         else if (line.startsWith("P "))
         {
             progress.accept(line.substring(2));
-        }
-        else if (line.startsWith("H idle "))
-        {
-            idle[0] = line.substring("H idle ".length());
         }
         else
         {

@@ -50,7 +50,7 @@ final class Sm4jPair implements PairTransport
         {
             window[i] = communicator.isend(peer, TAG, out, 0, length);
         }
-        awaitAll(count);
+        awaitAll(window, count);
     }
 
     @Override
@@ -60,7 +60,7 @@ final class Sm4jPair implements PairTransport
         {
             window[i] = communicator.irecv(peer, TAG, in, 0, length);
         }
-        awaitAll(count);
+        awaitAll(window, count);
     }
 
     /**
@@ -78,11 +78,6 @@ final class Sm4jPair implements PairTransport
         }
         awaitAll(window, count);
         awaitAll(sends, count);
-    }
-
-    private void awaitAll(final int count)
-    {
-        awaitAll(window, count);
     }
 
     private static void awaitAll(final Request[] requests, final int count)

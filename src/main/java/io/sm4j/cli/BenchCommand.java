@@ -13,6 +13,7 @@ import io.sm4j.layout.LayoutParams;
 import io.sm4j.layout.Policy;
 import io.sm4j.layout.ThreadMode;
 import io.sm4j.segment.SegmentFiles;
+import io.sm4j.transport.CpuBudget;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -163,7 +164,7 @@ final class BenchCommand implements Callable<Integer>
         }
         final BenchSpec benchSpec = new BenchSpec(benchTest, transports, range[0], range[1], iterations, skip, window, jitWarmup);
         final LayoutParams params = layoutParams(segmentRanks);
-        final double busy = BusyCores.measure(Runtime.getRuntime().availableProcessors(), 300);
+        final double busy = BusyCores.measure(CpuBudget.cores(), 300);
         final Progress progress = new Progress(err, benchSpec.sizes().size() * transports.size());
         final BenchRunner.Outcome outcome;
         try
@@ -194,7 +195,6 @@ final class BenchCommand implements Callable<Integer>
             }
         }
         final List<String> facts = facts(benchTest, params, processes, outcome.idle(), busy, jvmArgs, ompiMissing);
-        facts.set(0, facts.get(0) + ", bound to " + (binding == Binding.CORE ? "cores" : "nothing"));
         final PrintWriter out = spec.commandLine().getOut();
         switch (format)
         {
@@ -267,16 +267,17 @@ final class BenchCommand implements Callable<Integer>
     /**
      * @param busy cores other processes kept busy just before the run (-1: unknown).
      */
-    private static List<String> facts(
+    private List<String> facts(
         final BenchTest test, final LayoutParams params, final int processes, final String idle, final double busy,
         final List<String> jvmArgs, final String ompiMissing)
     {
-        final int cores = Runtime.getRuntime().availableProcessors();
+        final int cores = CpuBudget.cores();
         final List<String> facts = new ArrayList<>();
         facts.add(String.format(Locale.ROOT, "%d cores, Java %s (%s), idle strategy %s, thread mode %s, layout %s%s, " +
-                "segment for %d ranks, %d running", cores, System.getProperty("java.version"), System.getProperty("java.vm.name"),
-            idle, params.threadMode(), params.policy(), params.policy() == Policy.PAGE ? " " + params.pageSize() : "",
-            params.peers(), processes));
+                "segment for %d ranks, %d running, bound to %s", cores, System.getProperty("java.version"),
+            System.getProperty("java.vm.name"), idle, params.threadMode(), params.policy(),
+            params.policy() == Policy.PAGE ? " " + params.pageSize() : "", params.peers(), processes,
+            binding == Binding.CORE ? "cores" : "nothing"));
         if (processes > cores - Math.round(Math.max(0, busy)))
         {
             facts.add(String.format(Locale.ROOT, "WARNING: %d ranks, %d cores, %.1f of them busy before the run: ranks " +

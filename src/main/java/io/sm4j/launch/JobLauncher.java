@@ -113,9 +113,10 @@ public final class JobLauncher
                 {
                     segment.register(idle);
                 }
+                final List<Integer> cpus = job.binding() == Binding.CORE ? CpuBudget.onlineCpus() : List.of();
                 for (int rank = 0; rank < job.processes(); rank++)
                 {
-                    final Process process = start(job, segment, jobId, rank);
+                    final Process process = start(job, segment, jobId, rank, cpus);
                     ranks.add(process);
                     pumps.add(pump(process.getInputStream(), out, rank));
                     pumps.add(pump(process.getErrorStream(), err, rank));
@@ -165,12 +166,15 @@ public final class JobLauncher
         return line;
     }
 
-    private static Process start(final Job job, final Segment segment, final long jobId, final int rank) throws IOException
+    /**
+     * @param cpus the CPUs to bind ranks to in turn, empty for no binding.
+     */
+    private static Process start(final Job job, final Segment segment, final long jobId, final int rank, final List<Integer> cpus)
+        throws IOException
     {
         final List<String> line = new ArrayList<>();
-        if (job.binding() == Binding.CORE)
+        if (!cpus.isEmpty())
         {
-            final List<Integer> cpus = CpuBudget.onlineCpus();
             line.addAll(List.of("taskset", "-c", Integer.toString(cpus.get(rank % cpus.size()))));
         }
         line.addAll(javaCommand(job.classpath(), job.jvmArgs(), job.command()));

@@ -44,13 +44,25 @@ public final class CpuBudget
     }
 
     /**
-     * @return online cores, capped by the cgroup's CPU quota rounded down (at least 1).
+     * @return online cores, capped by the cgroup's CPU quota rounded down (at least 1); read once per JVM
+     * (every endpoint, and in MULTIPLE mode every thread, asks when it makes its idle strategy).
      */
     public static int cores()
+    {
+        return Cores.VALUE;
+    }
+
+    private static int readCores()
     {
         final int online = onlineCpus().size();
         final double quota = quotaCores();
         return quota > 0 ? Math.max(1, Math.min(online, (int)quota)) : online;
+    }
+
+    /** Lazy holder: the node's cores, read on first use. */
+    private static final class Cores
+    {
+        static final int VALUE = readCores();
     }
 
     /**
