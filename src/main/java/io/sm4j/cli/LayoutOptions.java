@@ -46,6 +46,14 @@ public final class LayoutOptions
         description = "CB placement: page, cacheline or aggregated (default: aggregated).")
     Policy policy = Policy.AGGREGATED;
 
+    @Option(names = "--fast-boxes", paramLabel = "N",
+        description = "Fast boxes per receiver, claimed by the first senders that talk to it; 0 turns them off (default: ${DEFAULT-VALUE}).")
+    int fastBoxes = LayoutParams.DEFAULT_FAST_BOXES;
+
+    @Option(names = "--fast-box-size", paramLabel = "BYTES",
+        description = "Bytes of one fast box's ring, a power of two (default: ${DEFAULT-VALUE}).")
+    int fastBoxSize = LayoutParams.DEFAULT_FAST_BOX_SIZE;
+
     /**
      * @param peers ranks on the node.
      * @return validated parameters.
@@ -63,6 +71,8 @@ public final class LayoutOptions
             .pageSize(pageSize)
             .threadMode(threadMode)
             .policy(policy)
+            .fastBoxes(fastBoxes)
+            .fastBoxSize(fastBoxSize)
             .build();
     }
 }

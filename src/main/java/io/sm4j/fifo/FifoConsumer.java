@@ -48,17 +48,33 @@ public final class FifoConsumer
      */
     public long poll()
     {
-        // NOTE: acquire pairs with the producer's release publish: the fragment it names is fully written.
-        final long value = queue.getLongAcquire((int)(tail & mask) * SLOT_LENGTH);
+        final long value = peek();
         if (value != EMPTY_SLOT)
         {
-            tail++;
-            if (tail - clearedUpTo >= lazyFreeBatch)
-            {
-                clearConsumed();
-            }
+            advance();
         }
         return value;
+    }
+
+    /**
+     * @return the next published word without consuming it, or {@link io.sm4j.layout.CbIndexDescriptor#EMPTY_SLOT}.
+     */
+    public long peek()
+    {
+        // NOTE: acquire pairs with the producer's release publish: the fragment it names is fully written.
+        return queue.getLongAcquire((int)(tail & mask) * SLOT_LENGTH);
+    }
+
+    /**
+     * Consumes the word {@link #peek()} returned (non-empty).
+     */
+    public void advance()
+    {
+        tail++;
+        if (tail - clearedUpTo >= lazyFreeBatch)
+        {
+            clearConsumed();
+        }
     }
 
     private void clearConsumed()

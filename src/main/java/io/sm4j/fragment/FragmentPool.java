@@ -3,9 +3,10 @@ package io.sm4j.fragment;
 import io.sm4j.layout.SegmentLayout;
 
 /**
- * One rank's free lists of its own eager and max-size fragments, as segment offsets (LIFO, so the
- * fragment most recently returned, likely still in cache, is reused first). Not thread-safe: in MULTIPLE
- * thread mode the caller locks.
+ * One rank's free list of its own max-size fragments, as segment offsets (LIFO, so the fragment most
+ * recently returned, likely still in cache, is reused first). The large-message stream takes them for any
+ * receiver, and receivers return them one by one. Not thread-safe: in MULTIPLE thread mode the caller locks.
+ * (Eager fragments are per receiver and come back as credits: {@link EagerCredits}.)
  * <p>
  * Offsets handed back by peers are untrusted: {@link #release} accepts only a fragment this rank owns and
  * has handed out, so a corrupt or duplicated return is reported instead of corrupting the free list.
@@ -14,64 +15,37 @@ public final class FragmentPool
 {
     private final SegmentLayout layout;
     private final int owner;
-    private final long[] eager;
-    private final long[] max;
-    private final boolean[] outstandingEager;
-    private final boolean[] outstandingMax;
-    private final long eagerFirst;
-    private final long eagerStride;
-    private final long maxFirst;
-    private final long maxStride;
-    private int eagerFree;
-    private int maxFree;
+    private final long[] free;
+    private final boolean[] outstanding;
+    private final long first;
+    private final long stride;
+    private int freeCount;
 
     public FragmentPool(final SegmentLayout layout, final int owner)
     {
         this.layout = layout;
         this.owner = owner;
-        eager = new long[layout.eagerFragmentCount()];
-        max = new long[layout.maxFragmentCount()];
-        outstandingEager = new boolean[eager.length];
-        outstandingMax = new boolean[max.length];
-        for (int i = eager.length - 1; i >= 0; i--)
+        free = new long[layout.maxFragmentCount()];
+        outstanding = new boolean[free.length];
+        for (int i = free.length - 1; i >= 0; i--)
         {
-            eager[eagerFree++] = layout.eagerFragmentOffset(owner, i);
+            free[freeCount++] = layout.maxFragmentOffset(owner, i);
         }
-        for (int i = max.length - 1; i >= 0; i--)
-        {
-            max[maxFree++] = layout.maxFragmentOffset(owner, i);
-        }
-        eagerFirst = layout.eagerFragmentOffset(owner, 0);
-        eagerStride = eager.length > 1 ? layout.eagerFragmentOffset(owner, 1) - eagerFirst : 1;
-        maxFirst = layout.maxFragmentOffset(owner, 0);
-        maxStride = max.length > 1 ? layout.maxFragmentOffset(owner, 1) - maxFirst : 1;
-    }
-
-    /**
-     * @return a free eager fragment's offset, or -1 if none is free.
-     */
-    public long acquireEager()
-    {
-        if (eagerFree == 0)
-        {
-            return -1;
-        }
-        final long offset = eager[--eagerFree];
-        outstandingEager[eagerIndex(offset)] = true;
-        return offset;
+        first = layout.maxFragmentOffset(owner, 0);
+        stride = free.length > 1 ? layout.maxFragmentOffset(owner, 1) - first : 1;
     }
 
     /**
      * @return a free max-size fragment's offset, or -1 if none is free.
      */
-    public long acquireMax()
+    public long acquire()
     {
-        if (maxFree == 0)
+        if (freeCount == 0)
         {
             return -1;
         }
-        final long offset = max[--maxFree];
-        outstandingMax[maxIndex(offset)] = true;
+        final long offset = free[--freeCount];
+        outstanding[index(offset)] = true;
         return offset;
     }
 
@@ -79,42 +53,27 @@ public final class FragmentPool
      * Takes back a fragment.
      *
      * @param offset untrusted offset returned by a peer.
-     * @return false if {@code offset} is not an outstanding fragment of this rank (nothing is changed).
+     * @return false if {@code offset} is not an outstanding max-size fragment of this rank (nothing is changed).
      */
     public boolean release(final long offset)
     {
-        if (layout.fragmentOwner(offset) != owner || layout.fragmentCapacity(offset) < 0)
+        if (layout.fragmentOwner(offset) != owner || layout.fragmentCapacity(offset) != layout.params().maxFragSize() ||
+            offset < first)
         {
             return false;
         }
-        if (offset < maxFirst)
-        {
-            final int index = eagerIndex(offset);
-            if (!outstandingEager[index])
-            {
-                return false;
-            }
-            outstandingEager[index] = false;
-            eager[eagerFree++] = offset;
-            return true;
-        }
-        final int index = maxIndex(offset);
-        if (!outstandingMax[index])
+        final int index = index(offset);
+        if (!outstanding[index])
         {
             return false;
         }
-        outstandingMax[index] = false;
-        max[maxFree++] = offset;
+        outstanding[index] = false;
+        free[freeCount++] = offset;
         return true;
     }
 
-    private int eagerIndex(final long offset)
+    private int index(final long offset)
     {
-        return (int)((offset - eagerFirst) / eagerStride);
-    }
-
-    private int maxIndex(final long offset)
-    {
-        return (int)((offset - maxFirst) / maxStride);
+        return (int)((offset - first) / stride);
     }
 }

@@ -11,6 +11,8 @@ public enum Category
     FIFO_DESCRIPTORS("FIFO descriptors"),
     EAGER_POOLS("eager freelists"),
     MAX_POOLS("max freelists"),
+    EAGER_CREDITS("eager credits"),
+    FAST_BOXES("fast boxes"),
     HEADER_AND_CONTROL("header and control");
 
     private final String label;

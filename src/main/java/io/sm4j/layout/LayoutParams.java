@@ -15,6 +15,10 @@ package io.sm4j.layout;
  * @param pageSize          alignment of {@link Policy#PAGE} allocations.
  * @param threadMode        {@link ThreadMode#MULTIPLE} spreads heads and tails onto their own cachelines.
  * @param policy            placement of the CB components.
+ * @param fastBoxes         fast boxes each receiver offers ({@code min(fastBoxes, n - 1)} are laid out):
+ *                          small-message rings that senders claim lazily, first come first served; 0 turns
+ *                          them off (every message then takes a fragment and a FIFO slot, as the RFC's sm BTL).
+ * @param fastBoxSize       bytes of one fast box's ring, a power of two.
  */
 public record LayoutParams(
     int peers,
@@ -26,7 +30,9 @@ public record LayoutParams(
     int cacheline,
     int pageSize,
     ThreadMode threadMode,
-    Policy policy)
+    Policy policy,
+    int fastBoxes,
+    int fastBoxSize)
 {
     public static final int DEFAULT_EAGER_LIMIT = 4096;
     public static final int DEFAULT_MAX_FRAG_SIZE = 32768;
@@ -35,6 +41,11 @@ public record LayoutParams(
     public static final int DEFAULT_MAX_FRAGS_PER_RANK = 8;
     public static final int DEFAULT_CACHELINE = 128;
     public static final int DEFAULT_PAGE_SIZE = 4096;
+    public static final int DEFAULT_FAST_BOXES = 8;
+    public static final int DEFAULT_FAST_BOX_SIZE = 8192;
+    /** A fast box must hold a few records of the largest inline size. */
+    public static final int MIN_FAST_BOX_SIZE = 1024;
+    public static final int MAX_FAST_BOX_SIZE = 1 << 24;
     /**
      * Most ranks on one node. The layout grows as n²: at 4096 ranks with the defaults the segment is about
      * 160 GB, beyond any node's tmpfs, and larger counts would only fail later and slower.
@@ -64,6 +75,10 @@ public record LayoutParams(
         require(eagerLimit <= maxFragSize, "eagerLimit", eagerLimit, "<= maxFragSize=" + maxFragSize);
         require(eagerFragsPerPeer >= 1, "eagerFragsPerPeer", eagerFragsPerPeer, ">= 1");
         require(maxFragsPerRank >= 1, "maxFragsPerRank", maxFragsPerRank, ">= 1");
+        require(fastBoxes >= 0 && fastBoxes <= MAX_PEERS, "fastBoxes", fastBoxes, "0.." + MAX_PEERS);
+        requirePowerOfTwo("fastBoxSize", fastBoxSize);
+        require(fastBoxSize >= MIN_FAST_BOX_SIZE && fastBoxSize <= MAX_FAST_BOX_SIZE, "fastBoxSize", fastBoxSize,
+            "between " + MIN_FAST_BOX_SIZE + " and " + MAX_FAST_BOX_SIZE);
         if (threadMode == null)
         {
             throw new InvalidParameterException("threadMode", "null", "SINGLE or MULTIPLE");
@@ -107,7 +122,17 @@ public record LayoutParams(
             .cacheline(cacheline)
             .pageSize(pageSize)
             .threadMode(threadMode)
-            .policy(policy);
+            .policy(policy)
+            .fastBoxes(fastBoxes)
+            .fastBoxSize(fastBoxSize);
+    }
+
+    /**
+     * @return fast boxes laid out per receiver: no more than it has senders.
+     */
+    public int fastBoxesPerReceiver()
+    {
+        return Math.min(fastBoxes, peers - 1);
     }
 
     private static void require(final boolean ok, final String name, final long value, final String expected)
@@ -138,6 +163,8 @@ public record LayoutParams(
         private int pageSize = DEFAULT_PAGE_SIZE;
         private ThreadMode threadMode = ThreadMode.SINGLE;
         private Policy policy = Policy.AGGREGATED;
+        private int fastBoxes = DEFAULT_FAST_BOXES;
+        private int fastBoxSize = DEFAULT_FAST_BOX_SIZE;
 
         public Builder peers(final int peers)
         {
@@ -199,11 +226,23 @@ public record LayoutParams(
             return this;
         }
 
+        public Builder fastBoxes(final int fastBoxes)
+        {
+            this.fastBoxes = fastBoxes;
+            return this;
+        }
+
+        public Builder fastBoxSize(final int fastBoxSize)
+        {
+            this.fastBoxSize = fastBoxSize;
+            return this;
+        }
+
         public LayoutParams build()
         {
             return new LayoutParams(
                 peers, eagerLimit, maxFragSize, queueEntries, eagerFragsPerPeer, maxFragsPerRank,
-                cacheline, pageSize, threadMode, policy);
+                cacheline, pageSize, threadMode, policy, fastBoxes, fastBoxSize);
         }
     }
 }

@@ -16,23 +16,23 @@ package io.sm4j.layout;
  *  +---------------------------------------------------------------+  16
  *  |   peers | eagerLimit | maxFragSize | queueEntries |           |
  *  |   eagerFragsPerPeer | maxFragsPerRank | cacheline | pageSize |  |
- *  |   threadMode | policy               (10 x 32 bits)            |
- *  +---------------------------------------------------------------+  56
- *  |                    Total length (64 bits)                    ...
+ *  |   threadMode | policy | fastBoxes | fastBoxSize (12 x 32 bits)|
  *  +---------------------------------------------------------------+  64
- *  |                  Layout checksum (64 bits)                   ...
+ *  |                    Total length (64 bits)                    ...
  *  +---------------------------------------------------------------+  72
- *  |                    Creator pid (64 bits)                     ...
+ *  |                  Layout checksum (64 bits)                   ...
  *  +---------------------------------------------------------------+  80
- *  |                       Job id (64 bits)                       ...
+ *  |                    Creator pid (64 bits)                     ...
  *  +---------------------------------------------------------------+  88
- *  |                   Aborting rank (-1 = launcher)               |
- *  +---------------------------------------------------------------+  92
- *  |                    Abort reason length                        |
+ *  |                       Job id (64 bits)                       ...
  *  +---------------------------------------------------------------+  96
- *  |            Detached ranks (the last one out removes)          |
+ *  |                   Aborting rank (-1 = launcher)               |
  *  +---------------------------------------------------------------+ 100
- *  |               Abort reason, UTF-8 (up to 156 bytes)          ...
+ *  |                    Abort reason length                        |
+ *  +---------------------------------------------------------------+ 104
+ *  |            Detached ranks (the last one out removes)          |
+ *  +---------------------------------------------------------------+ 108
+ *  |               Abort reason, UTF-8 (up to 148 bytes)          ...
  *  +---------------------------------------------------------------+ 256
  * </pre>
  */
@@ -40,7 +40,7 @@ public final class SegmentHeaderDescriptor
 {
     /** "SM4JSEG1" read as a little-endian long. */
     public static final long MAGIC = 0x3147455334534D53L;
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
 
     public static final int STATE_CREATING = 0;
     public static final int STATE_READY = 1;
@@ -50,7 +50,7 @@ public final class SegmentHeaderDescriptor
     public static final int VERSION_OFFSET = MAGIC_OFFSET + Long.BYTES;
     public static final int STATE_OFFSET = VERSION_OFFSET + Integer.BYTES;
     public static final int PARAMS_OFFSET = STATE_OFFSET + Integer.BYTES;
-    public static final int PARAMS_COUNT = 10;
+    public static final int PARAMS_COUNT = 12;
     public static final int TOTAL_LENGTH_OFFSET = PARAMS_OFFSET + PARAMS_COUNT * Integer.BYTES;
     public static final int CHECKSUM_OFFSET = TOTAL_LENGTH_OFFSET + Long.BYTES;
     public static final int CREATOR_PID_OFFSET = CHECKSUM_OFFSET + Long.BYTES;
@@ -59,7 +59,7 @@ public final class SegmentHeaderDescriptor
     public static final int ABORT_REASON_LENGTH_OFFSET = ABORT_RANK_OFFSET + Integer.BYTES;
     public static final int DETACHED_COUNT_OFFSET = ABORT_REASON_LENGTH_OFFSET + Integer.BYTES;
     public static final int ABORT_REASON_OFFSET = DETACHED_COUNT_OFFSET + Integer.BYTES;
-    public static final int ABORT_REASON_MAX_LENGTH = 156;
+    public static final int ABORT_REASON_MAX_LENGTH = 148;
     public static final int LENGTH = ABORT_REASON_OFFSET + ABORT_REASON_MAX_LENGTH;
 
     private SegmentHeaderDescriptor()
@@ -75,7 +75,7 @@ public final class SegmentHeaderDescriptor
         return new int[]{
             params.peers(), params.eagerLimit(), params.maxFragSize(), params.queueEntries(),
             params.eagerFragsPerPeer(), params.maxFragsPerRank(), params.cacheline(), params.pageSize(),
-            params.threadMode().ordinal(), params.policy().ordinal() };
+            params.threadMode().ordinal(), params.policy().ordinal(), params.fastBoxes(), params.fastBoxSize() };
     }
 
     /**
@@ -87,7 +87,8 @@ public final class SegmentHeaderDescriptor
     {
         return new LayoutParams(
             words[0], words[1], words[2], words[3], words[4], words[5], words[6], words[7],
-            enumAt(ThreadMode.values(), words[8], "threadMode"), enumAt(Policy.values(), words[9], "policy"));
+            enumAt(ThreadMode.values(), words[8], "threadMode"), enumAt(Policy.values(), words[9], "policy"),
+            words[10], words[11]);
     }
 
     private static <E> E enumAt(final E[] values, final int ordinal, final String name)

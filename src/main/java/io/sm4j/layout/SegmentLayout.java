@@ -22,10 +22,13 @@ import java.util.Map;
  *  |     (MULTIPLE thread mode: each on its own cacheline)        |
  *  |   --- cacheline ---                                          |
  *  |   wrapper of CB s -> r            for every s != r           |
+ *  |   eager credits s -> r (64 bits) for every s != r            |
+ *  |   fast box directory, then min(fastBoxes, n-1) fast boxes    |
+ *  |     (FastBoxDescriptor; every policy, cacheline-aligned)     |
  *  | PAGE / CACHELINE: the same components, each its own aligned  |
  *  | allocation reserving size + alignment bytes                  |
  *  +--------------------------------------------------------------+ section 1 + n + s: pools of sender s
- *  | eager fragments of s   (eagerFragsPerPeer * n, cacheline-aligned stride) |
+ *  | eager fragments of s   (eagerFragsPerPeer per receiver, in receiver order) |
  *  | max fragments of s     (maxFragsPerRank, cacheline-aligned stride)        |
  *  +--------------------------------------------------------------+ totalBytes()
  * </pre>
@@ -53,6 +56,9 @@ public final class SegmentLayout
     private final Run wrappers;
     private final Run eagerFragments;
     private final Run maxFragments;
+    private final Run credits;
+    private final Run fastBoxDirectory;
+    private final Run fastBoxes;
     private final long totalBytes;
     private final EnumMap<Category, Long> bytesByCategory = new EnumMap<>(Category.class);
 
@@ -96,6 +102,19 @@ public final class SegmentLayout
             queues = cb.separate(Category.CB_QUEUES_AND_TAILS, inbound, queueBytes, regionAlign);
             tails = cb.separate(Category.CB_QUEUES_AND_TAILS, inbound, CbIndexDescriptor.TAIL_LENGTH, regionAlign);
             heads = cb.separate(Category.CB_HEADS, inbound, CbIndexDescriptor.HEAD_LENGTH, regionAlign);
+        }
+        credits = cb.packed(Category.EAGER_CREDITS, inbound, Long.BYTES, cacheline);
+        final int boxes = params.fastBoxesPerReceiver();
+        if (boxes > 0)
+        {
+            fastBoxDirectory = cb.packed(Category.FAST_BOXES, boxes, FastBoxDescriptor.OWNER_LENGTH, cacheline);
+            fastBoxes = cb.packed(
+                Category.FAST_BOXES, boxes, FastBoxDescriptor.stride(params.cacheline(), params.fastBoxSize()), cacheline);
+        }
+        else
+        {
+            fastBoxDirectory = new Run(0, 0, 1, 1);
+            fastBoxes = fastBoxDirectory;
         }
         cbRegionStride = cb.finish(Category.CB_WRAPPERS, regionAlign);
 
@@ -201,6 +220,55 @@ public final class SegmentLayout
     public long headOffset(final int sender, final int receiver)
     {
         return cbRegionOffset(sender) + heads.offset(inboundIndex(receiver, sender));
+    }
+
+    /**
+     * @return the word in which {@code receiver} counts the eager fragments of {@code sender} it has consumed
+     * (written by the receiver only; the sender's credits are its sent count less this).
+     */
+    public long creditOffset(final int sender, final int receiver)
+    {
+        return cbRegionOffset(receiver) + credits.offset(inboundIndex(sender, receiver));
+    }
+
+    /**
+     * @return eager fragment {@code index} (0..eagerFragsPerPeer-1) of the slice {@code owner} keeps for
+     * sending to {@code dest}: each pair's eager fragments are a ring used in order.
+     */
+    public long eagerFragmentOffset(final int owner, final int dest, final int index)
+    {
+        checkRank("dest", dest);
+        return eagerFragmentOffset(owner, dest * params.eagerFragsPerPeer() + checkIndex(index, params.eagerFragsPerPeer()));
+    }
+
+    /**
+     * @return fast boxes per receiver, {@code min(fastBoxes, n - 1)}.
+     */
+    public int fastBoxCount()
+    {
+        return fastBoxes.count();
+    }
+
+    /**
+     * @return the directory entry (owner word) of fast box {@code box} of {@code receiver}.
+     */
+    public long fastBoxOwnerOffset(final int receiver, final int box)
+    {
+        return cbRegionOffset(receiver) + fastBoxDirectory.offset(checkIndex(box, fastBoxes.count()));
+    }
+
+    /**
+     * @return the consumed-position line of fast box {@code box} of {@code receiver}; its ring follows one
+     * cacheline later.
+     */
+    public long fastBoxOffset(final int receiver, final int box)
+    {
+        return cbRegionOffset(receiver) + fastBoxes.offset(checkIndex(box, fastBoxes.count()));
+    }
+
+    public long fastBoxRingOffset(final int receiver, final int box)
+    {
+        return fastBoxOffset(receiver, box) + params.cacheline();
     }
 
     public long queueLength()
@@ -324,7 +392,8 @@ public final class SegmentLayout
         {
             h = mix(h, word);
         }
-        for (final Run run : new Run[]{ descriptors, queues, heads, tails, wrappers, eagerFragments, maxFragments })
+        for (final Run run : new Run[]{ descriptors, queues, heads, tails, wrappers, eagerFragments, maxFragments,
+            credits, fastBoxDirectory, fastBoxes })
         {
             h = mix(mix(mix(h, run.start()), run.stride()), run.count());
         }

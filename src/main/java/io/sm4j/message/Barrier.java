@@ -39,7 +39,10 @@ final class Barrier
         {
             final int to = (rank + distance) % size;
             final int from = (rank - distance + size) % size;
-            endpoint.send(to, BARRIER, 0, epoch, 0, empty, 0, 0);
+            while (!endpoint.trySend(to, BARRIER, 0, epoch, 0, empty, 0, 0))
+            {
+                progressOrIdle.run();
+            }
             expected[from]++;
             while (received[from] < expected[from])
             {

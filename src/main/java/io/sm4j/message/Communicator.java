@@ -164,7 +164,11 @@ public final class Communicator implements AutoCloseable
         if (dest != rank && length <= eagerPayload)
         {
             // the hot path: no request, no status, no wrapper (the transport copies from the array)
-            matcher.sendEager(dest, tag, nextSequence[dest]++, buffer, offset, length);
+            final long sequence = nextSequence[dest]++;
+            while (!matcher.trySendEager(dest, tag, sequence, buffer, offset, length))
+            {
+                progressOrIdle();
+            }
             return;
         }
         sendBlocking(dest, tag, new UnsafeBuffer(buffer), offset, length);
@@ -188,7 +192,11 @@ public final class Communicator implements AutoCloseable
         if (dest != rank && length <= eagerPayload)
         {
             // the hot path: no request, no status
-            matcher.sendEager(dest, tag, nextSequence[dest]++, buffer, offset, length);
+            final long sequence = nextSequence[dest]++;
+            while (!matcher.trySendEager(dest, tag, sequence, buffer, offset, length))
+            {
+                progressOrIdle();
+            }
             return;
         }
         sendBlocking(dest, tag, buffer, offset, length);
@@ -378,7 +386,7 @@ public final class Communicator implements AutoCloseable
 
     private int pollOnce()
     {
-        return endpoint.poll(matcher, POLL_LIMIT) + rendezvous.advance();
+        return matcher.flushSends() + endpoint.poll(matcher, POLL_LIMIT) + rendezvous.advance();
     }
 
     private void drainAll()
@@ -431,7 +439,7 @@ public final class Communicator implements AutoCloseable
         }
         try
         {
-            while (rendezvous.hasSends())
+            while (rendezvous.hasSends() || matcher.hasWaiting())
             {
                 progressOrIdle();
             }
@@ -474,6 +482,7 @@ public final class Communicator implements AutoCloseable
         drainAll(); // what the detached ranks sent before leaving
         final boolean everyoneGone = goneCount == size - 1;
         rendezvous.failOrphans(gone);
+        matcher.failOrphans(gone);
         matcher.queues().failOrphans(gone, everyoneGone);
     }
 

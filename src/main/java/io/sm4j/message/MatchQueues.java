@@ -12,6 +12,15 @@ final class MatchQueues
 {
     private final ArrayList<RecvRequest> posted = new ArrayList<>();
     private final ArrayList<Unexpected> unexpected = new ArrayList<>();
+    private long unexpectedBytes;
+
+    /**
+     * @return payload bytes the queued unexpected messages keep on the heap.
+     */
+    long unexpectedBytes()
+    {
+        return unexpectedBytes;
+    }
 
     boolean hasPosted(final int source, final int tag)
     {
@@ -35,6 +44,7 @@ final class MatchQueues
     void queue(final Unexpected message)
     {
         unexpected.add(message);
+        unexpectedBytes += message.keptBytes();
     }
 
     /**
@@ -47,6 +57,7 @@ final class MatchQueues
             final Unexpected message = unexpected.get(i);
             if (request.matches(message.source(), message.tag()))
             {
+                unexpectedBytes -= message.keptBytes();
                 return unexpected.remove(i);
             }
         }

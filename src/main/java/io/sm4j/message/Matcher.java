@@ -5,7 +5,10 @@ import io.sm4j.transport.FragmentHandler;
 import io.sm4j.transport.FragmentView;
 import io.sm4j.segment.Sm4jException;
 import org.agrona.DirectBuffer;
+import org.agrona.collections.LongArrayQueue;
 import org.agrona.concurrent.UnsafeBuffer;
+
+import java.util.ArrayDeque;
 
 import static io.sm4j.message.MessageType.*;
 
@@ -14,6 +17,12 @@ import static io.sm4j.message.MessageType.*;
  * each arriving fragment from the transport and matches it against the posted receives, posts receives
  * against the queued messages, and delivers a match (eager: copy or zero-copy handler; large: first chunk,
  * then ACK, the rest through {@link Rendezvous}).
+ * <p>
+ * Nothing here waits: a send that finds no room at its receiver waits in that receiver's queue of waiting
+ * sends (later sends to it queue behind, so order holds) and {@link #flushSends} starts it from the progress
+ * loop; an ACK owed from inside a handler waits the same way. Arrived messages that no receive matches are
+ * kept up to the rank's unexpected-message budget; beyond it {@link #accepts} declines them, and they wait
+ * in shared memory, holding their senders back.
  */
 final class Matcher implements FragmentHandler
 {
@@ -24,8 +33,16 @@ final class Matcher implements FragmentHandler
     private final UnsafeBuffer empty = new UnsafeBuffer(new byte[0]);
     private final int rank;
     private final int eagerPayload;
+    private final long unexpectedLimit;
+    private final ArrayDeque<SendRequest>[] waiting;
+    private int waitingCount;
+    /** ACKs owed while their receiver had no room: (dest, sequence, aux) triples. */
+    private final LongArrayQueue deferredAcks = new LongArrayQueue();
+    /** The posted receive {@link #accepts} found for the message about to be delivered, or null. */
+    private RecvRequest accepted;
     private boolean inHandler;
 
+    @SuppressWarnings("unchecked")
     Matcher(final Endpoint endpoint, final Rendezvous rendezvous, final Barrier barrier)
     {
         this.endpoint = endpoint;
@@ -33,6 +50,8 @@ final class Matcher implements FragmentHandler
         this.barrier = barrier;
         this.rank = endpoint.rank();
         this.eagerPayload = endpoint.maxPayload();
+        this.unexpectedLimit = endpoint.unexpectedBytes();
+        this.waiting = new ArrayDeque[endpoint.size()];
     }
 
     MatchQueues queues()
@@ -49,21 +68,23 @@ final class Matcher implements FragmentHandler
     }
 
     /**
-     * Sends a checked eager message to a peer, in one fragment; the bytes are copied when this returns.
+     * Tries to send a checked eager message to a peer; the bytes are copied when this returns true.
+     *
+     * @return false if earlier sends to {@code dest} still wait, or it has no room now: progress, then retry.
      */
-    void sendEager(final int dest, final int tag, final long sequence, final DirectBuffer buffer, final int offset, final int length)
+    boolean trySendEager(final int dest, final int tag, final long sequence, final DirectBuffer buffer, final int offset, final int length)
     {
-        endpoint.send(dest, EAGER, tag, sequence, length, buffer, offset, length);
+        return waiting[dest] == null && endpoint.trySend(dest, EAGER, tag, sequence, length, buffer, offset, length);
     }
 
-    void sendEager(final int dest, final int tag, final long sequence, final byte[] buffer, final int offset, final int length)
+    boolean trySendEager(final int dest, final int tag, final long sequence, final byte[] buffer, final int offset, final int length)
     {
-        endpoint.send(dest, EAGER, tag, sequence, length, buffer, offset, length);
+        return waiting[dest] == null && endpoint.trySend(dest, EAGER, tag, sequence, length, buffer, offset, length);
     }
 
     /**
-     * Sends a checked request: to this rank through the queues, an eager message in one fragment, a large
-     * one by its RNDV fragment, which then waits for the receiver's ACK.
+     * Sends a checked request: to this rank through the queues; to a peer, started now if nothing waits for
+     * that peer and it has room, else queued behind what waits.
      */
     void send(final SendRequest request)
     {
@@ -71,20 +92,117 @@ final class Matcher implements FragmentHandler
         {
             sendToSelf(request);
         }
-        else if (request.length <= eagerPayload)
+        else if (waiting[request.dest] != null || !tryStart(request))
         {
-            sendEager(request.dest, request.tag, request.sequence, request.buffer, request.offset, request.length);
+            if (waiting[request.dest] == null)
+            {
+                waiting[request.dest] = new ArrayDeque<>();
+            }
+            waiting[request.dest].add(request);
+            waitingCount++;
+        }
+    }
+
+    /**
+     * An eager message in one fragment; a large one by its RNDV fragment, which then waits for the ACK.
+     *
+     * @return false if the receiver had no room (nothing was sent).
+     */
+    private boolean tryStart(final SendRequest request)
+    {
+        if (request.length <= eagerPayload)
+        {
+            if (!endpoint.trySend(request.dest, EAGER, request.tag, request.sequence, request.length, request.buffer,
+                request.offset, request.length))
+            {
+                return false;
+            }
             request.complete();
+            return true;
         }
-        else
+        if (!endpoint.trySend(request.dest, RNDV, request.tag, request.sequence, request.length, request.buffer,
+            request.offset, eagerPayload))
         {
-            request.sent = eagerPayload;
-            endpoint.send(request.dest, RNDV, request.tag, request.sequence, request.length, request.buffer,
-                request.offset, eagerPayload);
-            // after the send: if it throws, no stale entry is left to wait for; the ACK cannot be handled
-            // before this line because Endpoint.send never calls this handler (it parks what it drains)
-            rendezvous.awaitAck(request);
+            return false;
         }
+        request.sent = eagerPayload;
+        rendezvous.awaitAck(request);
+        return true;
+    }
+
+    /**
+     * Starts the sends and ACKs that wait for room, in order per receiver.
+     *
+     * @return messages sent.
+     */
+    int flushSends()
+    {
+        int sent = 0;
+        for (int i = deferredAcks.size() / 3; i > 0; i--)
+        {
+            final int dest = (int)deferredAcks.pollLong();
+            final long sequence = deferredAcks.pollLong();
+            final long aux = deferredAcks.pollLong();
+            sendAck(dest, sequence, aux);
+        }
+        for (int dest = 0; waitingCount > 0 && dest < waiting.length; dest++)
+        {
+            final ArrayDeque<SendRequest> queue = waiting[dest];
+            while (queue != null && !queue.isEmpty() && tryStart(queue.peek()))
+            {
+                queue.poll();
+                waitingCount--;
+                sent++;
+            }
+            if (queue != null && queue.isEmpty())
+            {
+                waiting[dest] = null;
+            }
+        }
+        return sent;
+    }
+
+    /**
+     * @return true while sends or ACKs wait for room.
+     */
+    boolean hasWaiting()
+    {
+        return waitingCount > 0 || !deferredAcks.isEmpty();
+    }
+
+    /**
+     * Fails the waiting sends to ranks in {@code gone}.
+     */
+    void failOrphans(final boolean[] gone)
+    {
+        for (int dest = 0; dest < waiting.length; dest++)
+        {
+            if (gone[dest] && waiting[dest] != null)
+            {
+                for (final SendRequest send : waiting[dest])
+                {
+                    Request.orphan(send, "send of " + send.length + " bytes to rank " + dest);
+                }
+                waitingCount -= waiting[dest].size();
+                waiting[dest] = null;
+            }
+        }
+    }
+
+    /**
+     * Declines an arriving message that no posted receive takes once the unexpected messages kept reach the
+     * budget; remembers the receive that takes it otherwise.
+     */
+    @Override
+    public boolean accepts(final FragmentView f)
+    {
+        final int type = f.type();
+        if (type != EAGER && type != RNDV)
+        {
+            return true;
+        }
+        accepted = queues.takePosted(f.source(), f.tag());
+        return accepted != null || queues.unexpectedBytes() + f.length() <= unexpectedLimit;
     }
 
     @Override
@@ -102,7 +220,9 @@ final class Matcher implements FragmentHandler
                 {
                     throw Rendezvous.protocolError(f, rank, "length " + total + " with a " + length + "-byte first fragment");
                 }
-                arrival(f.source(), f.tag(), f.sequence(), (int)total, f.buffer(), f.offset(), length, large);
+                final RecvRequest match = accepted;
+                accepted = null;
+                arrival(match, f.source(), f.tag(), f.sequence(), (int)total, f.buffer(), f.offset(), length, large);
             }
             case ACK -> rendezvous.onAck(f, rank);
             case FRAG -> complete(rendezvous.onFrag(f, rank));
@@ -112,10 +232,9 @@ final class Matcher implements FragmentHandler
     }
 
     private void arrival(
-        final int source, final int tag, final long sequence, final int total,
+        final RecvRequest match, final int source, final int tag, final long sequence, final int total,
         final DirectBuffer buffer, final int offset, final int length, final boolean large)
     {
-        final RecvRequest match = queues.takePosted(source, tag);
         if (match != null)
         {
             deliver(match, source, tag, sequence, total, buffer, offset, length, large);
@@ -134,7 +253,8 @@ final class Matcher implements FragmentHandler
     {
         if (request.length <= eagerPayload || queues.hasPosted(rank, request.tag))
         {
-            arrival(rank, request.tag, 0, request.length, request.buffer, request.offset, request.length, false);
+            arrival(queues.takePosted(rank, request.tag), rank, request.tag, 0, request.length, request.buffer,
+                request.offset, request.length, false);
             request.complete();
         }
         else
@@ -191,7 +311,7 @@ final class Matcher implements FragmentHandler
             request.fail(new TruncationException(source, tag, total, request.capacity));
             if (large)
             {
-                endpoint.send(source, ACK, 0, sequence, DISCARD, empty, 0, 0);
+                sendAck(source, sequence, DISCARD);
             }
             return;
         }
@@ -202,7 +322,20 @@ final class Matcher implements FragmentHandler
             request.complete(request.matchedStatus());
             return;
         }
-        endpoint.send(source, ACK, 0, sequence, rendezvous.accept(request), empty, 0, 0);
+        sendAck(source, sequence, rendezvous.accept(request));
+    }
+
+    /**
+     * Sends an ACK now, or defers it to {@link #flushSends} if its receiver has no room (a handler never waits).
+     */
+    private void sendAck(final int dest, final long sequence, final long aux)
+    {
+        if (!endpoint.trySend(dest, ACK, 0, sequence, aux, empty, 0, 0))
+        {
+            deferredAcks.addLong(dest);
+            deferredAcks.addLong(sequence);
+            deferredAcks.addLong(aux);
+        }
     }
 
     /**

@@ -8,4 +8,11 @@ package io.sm4j.message;
  */
 record Unexpected(int source, int tag, long sequence, int total, byte[] firstChunk, boolean large, SendRequest localSend)
 {
+    /**
+     * @return bytes this message keeps on the heap, counted against the unexpected-message budget.
+     */
+    long keptBytes()
+    {
+        return firstChunk == null ? 0 : firstChunk.length;
+    }
 }

@@ -1,6 +1,8 @@
 package io.sm4j.transport;
 
+import io.sm4j.fifo.FastBoxProducer;
 import io.sm4j.layout.CbWrapperDescriptor;
+import io.sm4j.layout.FastBoxDescriptor;
 import io.sm4j.layout.FragmentDescriptor;
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.layout.SegmentLayout;
@@ -17,12 +19,14 @@ import java.nio.ByteBuffer;
 /**
  * One rank's transport endpoint: sends fragments up to the eager limit to peers and polls in-bound FIFOs.
  * <p>
- * Implementation notes (after Open MPI's sm BTL, 1.3.2 and later): a fragment that finds its FIFO full
- * waits on a process-local pending list ({@link Outbound}); a send that finds its pool empty drains the
- * in-bound FIFOs, fragment returns included, and parks the data it drains in a backlog that the next
- * {@link #poll} delivers first, so two ranks flooding each other always complete. Consumed fragments go
- * back to their owner through the reverse FIFO with {@link io.sm4j.layout.CbIndexDescriptor#RETURN_FLAG};
- * only the owner touches its free lists.
+ * Implementation notes: after {@link FastBoxSender#THRESHOLD} messages to a receiver, a sender sends by a
+ * fast box (Open MPI vader's idea): small messages inline, larger ones as references to fragments. Before
+ * that, and for pairs that found no free box, each message takes a fragment and a FIFO slot (the RFC's sm
+ * BTL). Eager fragments are per receiver and paid for with credits that the receiver returns in runs
+ * ({@link io.sm4j.fragment.EagerCredits}); max-size fragments go back through the reverse FIFO with
+ * {@link io.sm4j.layout.CbIndexDescriptor#RETURN_FLAG}. A word that finds its FIFO full waits on a
+ * process-local pending list ({@link Outbound}). A send without credit or room waits: it never consumes
+ * anything (no re-entrant drain, no heap copy), so memory stays bounded and back-pressure reaches senders.
  * <p>
  * Thread safety: in {@link ThreadMode#SINGLE} one thread must drive the endpoint. In
  * {@link ThreadMode#MULTIPLE} every public method is thread-safe: each out-bound FIFO has its own lock,
@@ -46,6 +50,7 @@ public final class Endpoint implements AutoCloseable
     private final Outbound outbound;
     private final Inbound inbound;
     private final FragmentAccess fragments;
+    private final FastBoxSender fastBoxes;
     private final Receiver receiver;
     private final IdleStrategy idle;
     private final ThreadLocal<IdleStrategy> threadIdle;
@@ -53,6 +58,7 @@ public final class Endpoint implements AutoCloseable
     private final ThreadLocal<UnsafeBuffer> threadScratch;
     private final OptionalLock pollLock;
     private final HealthMonitor health;
+    private final long unexpectedBytes;
     private volatile boolean closed;
 
     private Endpoint(final Segment segment, final int rank, final TransportOptions options, final boolean ownsSegment)
@@ -77,6 +83,7 @@ public final class Endpoint implements AutoCloseable
         outbound = new Outbound(segment, rank, multiple);
         inbound = new Inbound(segment, rank, options.lazyFreeBatch(params.queueEntries()));
         fragments = new FragmentAccess(segment, rank, multiple);
+        fastBoxes = new FastBoxSender(segment, rank, multiple);
         receiver = new Receiver(inbound, outbound, fragments);
         idle = options.idleStrategy(size);
         threadIdle = multiple ? ThreadLocal.withInitial(() -> options.idleStrategy(size)) : null;
@@ -84,6 +91,7 @@ public final class Endpoint implements AutoCloseable
         threadScratch = multiple ? ThreadLocal.withInitial(() -> new UnsafeBuffer(NO_BYTES)) : null;
         pollLock = OptionalLock.create(multiple);
         health = new HealthMonitor(segment, rank, options.launcherPid());
+        unexpectedBytes = options.unexpectedBytes();
     }
 
     /**
@@ -99,6 +107,11 @@ public final class Endpoint implements AutoCloseable
             throw new IllegalArgumentException("rank=" + rank + " (expected: 0.." + (peers - 1) + ")");
         }
         options.lazyFreeBatch(segment.layout().params().queueEntries()); // a bad setting fails before registering
+        if (options.unexpectedBytes() < 0)
+        {
+            throw new IllegalArgumentException(TransportOptions.UNEXPECTED_BYTES_ENV + "=" + options.unexpectedBytes() +
+                " (expected: >= 0)");
+        }
         segment.checkNotAborted();
         segment.register(rank);
         try
@@ -133,6 +146,14 @@ public final class Endpoint implements AutoCloseable
         return maxPayload;
     }
 
+    /**
+     * @return bytes of unmatched messages the message layer may keep for this rank ({@link TransportOptions}).
+     */
+    public long unexpectedBytes()
+    {
+        return unexpectedBytes;
+    }
+
     public SegmentLayout layout()
     {
         return layout;
@@ -153,7 +174,7 @@ public final class Endpoint implements AutoCloseable
         {
             throw new NullPointerException("payload");
         }
-        send(dest, 0, 0, 0, 0, payload, 0, payload.length);
+        send(dest, new UnsafeBuffer(payload), 0, payload.length);
     }
 
     public void send(final int dest, final ByteBuffer payload)
@@ -170,10 +191,11 @@ public final class Endpoint implements AutoCloseable
     }
 
     /**
-     * Sends one fragment with the message layer's header fields, waiting while the pool is empty. The
-     * fragment is in shared memory when this returns, but if the FIFO was full it waits on the pending
-     * list: it reaches the FIFO on a later {@link #poll}, send or {@link #close} of this endpoint, so a rank
-     * must keep calling into the endpoint (or close it) for its last sends to leave.
+     * Sends one message with the message layer's header fields, waiting while {@code dest} has no room for it
+     * (no credit, a full fast box). It consumes nothing while it waits, so it completes only if {@code dest}
+     * polls: ranks that might send to each other at once use {@link #trySend} and poll between tries. The
+     * message is in shared memory when this returns, but if the FIFO was full it waits on the pending list:
+     * it reaches the FIFO on a later {@link #poll}, send or {@link #close} of this endpoint.
      *
      * @throws Sm4jException if {@code dest} has detached, or detaches while this send waits.
      */
@@ -184,17 +206,18 @@ public final class Endpoint implements AutoCloseable
         checkSend(dest, payload, offset, length, maxPayload);
         while (!trySend(dest, type, tag, sequence, aux, payload, offset, length, false))
         {
+            outbound.flushAll();
             idle();
             checkAttached(dest);
         }
     }
 
     /**
-     * {@link #send(int, int, int, long, long, DirectBuffer, int, int)} from a byte array, without a wrapper
-     * per call: the bytes are copied into the fragment before this returns, so one scratch wrapper per
+     * {@link #trySend(int, int, int, long, long, DirectBuffer, int, int)} from a byte array, without a wrapper
+     * per call: the bytes are copied into shared memory before this returns, so one scratch wrapper per
      * thread serves every call.
      */
-    public void send(
+    public boolean trySend(
         final int dest, final int type, final int tag, final long sequence, final long aux,
         final byte[] payload, final int offset, final int length)
     {
@@ -206,7 +229,7 @@ public final class Endpoint implements AutoCloseable
         wrapper.wrap(payload);
         try
         {
-            send(dest, type, tag, sequence, aux, wrapper, offset, length);
+            return trySend(dest, type, tag, sequence, aux, wrapper, offset, length);
         }
         finally
         {
@@ -215,10 +238,10 @@ public final class Endpoint implements AutoCloseable
     }
 
     /**
-     * Sends one fragment if a free fragment is available; a full FIFO never fails a send (the fragment
-     * waits on the pending list).
+     * Sends one message if {@code dest} has room for it; a full FIFO never fails a send (the word waits on
+     * the pending list). Never waits and never consumes anything.
      *
-     * @return false if the pool is empty even after draining in-bound fragment returns.
+     * @return false without credit for an eager fragment or room in the fast box: retry after polling.
      */
     public boolean trySend(
         final int dest, final int type, final int tag, final long sequence, final long aux,
@@ -252,40 +275,55 @@ public final class Endpoint implements AutoCloseable
         final int dest, final int type, final int tag, final long sequence, final long aux,
         final DirectBuffer payload, final int offset, final int length, final boolean max)
     {
-        long fragment = fragments.acquire(max);
-        if (fragment < 0 && max)
+        final OptionalLock lock = outbound.lockOf(dest);
+        lock.lock();
+        try
         {
-            return false;
-        }
-        if (fragment < 0)
-        {
-            if (pollLock.tryLock())
+            final FastBoxProducer box = fastBoxes.route(dest, outbound);
+            if (box != null && !max && length <= fastBoxes.inlinePayload())
             {
-                try
+                final int index = box.claim(FastBoxDescriptor.inlineRecordLength(length));
+                if (index < 0)
                 {
-                    receiver.drain(null, Integer.MAX_VALUE);
+                    return false;
                 }
-                finally
-                {
-                    pollLock.unlock();
-                }
+                FragmentHeader.writeBody(box.ring(), index, rank, type, tag, sequence, aux, payload, offset, length);
+                box.commit(index, length + 1);
+                return true;
             }
-            fragment = fragments.acquire(false);
+            final int index = box == null ? 0 : box.claim(FastBoxDescriptor.REFERENCE_LENGTH);
+            final long fragment = index < 0 ? -1 : max ? fragments.acquireMax() : fragments.nextEager(dest);
             if (fragment < 0)
             {
                 return false;
             }
+            fragments.write(fragment, type, tag, sequence, aux, payload, offset, length);
+            if (box == null)
+            {
+                outbound.enqueue(dest, fragment);
+            }
+            else
+            {
+                box.ring().putLong(index + FastBoxDescriptor.REFERENCE_OFFSET, fragment);
+                box.commit(index, FastBoxDescriptor.REFERENCE);
+            }
+            if (!max)
+            {
+                fragments.sentEager(dest);
+            }
+            return true;
         }
-        fragments.write(fragment, type, tag, sequence, aux, payload, offset, length);
-        outbound.enqueue(dest, fragment);
-        return true;
+        finally
+        {
+            lock.unlock();
+        }
     }
 
     /**
-     * Delivers up to {@code limit} received fragments to {@code handler}, returns consumed fragments to
-     * their owners and retries pending fragments.
+     * Delivers up to {@code limit} received messages to {@code handler}, returns consumed fragments to their
+     * owners and retries pending words.
      *
-     * @return fragments delivered to {@code handler} (fragment returns taken back are not counted).
+     * @return messages delivered to {@code handler} (fragment returns taken back are not counted).
      * @throws JobAbortedException if the job was aborted or a peer died (checked while idle).
      */
     public int poll(final FragmentHandler handler, final int limit)
@@ -386,7 +424,7 @@ public final class Endpoint implements AutoCloseable
                 pollLock.lock();
                 try
                 {
-                    receiver.drain(DISCARD, Integer.MAX_VALUE);
+                    receiver.poll(DISCARD, Integer.MAX_VALUE);
                 }
                 finally
                 {

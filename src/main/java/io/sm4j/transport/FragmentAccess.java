@@ -1,56 +1,92 @@
 package io.sm4j.transport;
 
+import io.sm4j.fragment.EagerCredits;
 import io.sm4j.fragment.FragmentPool;
 import io.sm4j.layout.FragmentDescriptor;
 import io.sm4j.layout.SegmentLayout;
 import io.sm4j.segment.Segment;
 import io.sm4j.segment.Sm4jException;
 import org.agrona.DirectBuffer;
+import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
- * The job's fragments as one rank sees them: its own pool (free lists under the pool lock, fragments it
- * fills), and every sender's pool region, from which it reads what it receives. Every offset read from
- * shared memory is untrusted: one that names no fragment of its sender, a length beyond the fragment, or a
- * return of a fragment that is not outstanding aborts the job as corrupt data instead of reading outside
- * the segment.
+ * The job's fragments as one rank sees them. As a sender: its eager fragments, one ring per receiver paid
+ * for with credits ({@link EagerCredits}), and its max-size pool (under the pool lock). As a receiver: every
+ * sender's fragments, which it reads in place, counting the eager ones it has consumed into the credit word
+ * of each sender. Every offset read from shared memory is untrusted: an eager fragment other than the one
+ * the pair's ring order expects, an offset that names no max-size fragment of its sender, a length beyond
+ * the fragment, or a return of a fragment that is not outstanding aborts the job as corrupt data instead of
+ * reading outside the segment.
  */
 final class FragmentAccess
 {
     private final Segment segment;
     private final SegmentLayout layout;
     private final int rank;
-    private final FragmentPool pool;
+    private final int perPeer;
+    private final EagerCredits credits;
+    private final FragmentPool maxPool;
     private final OptionalLock poolLock;
     private final UnsafeBuffer[] regions;
     private final long[] regionBase;
+    private final AtomicBuffer[] consumedWords;
+    private final long[] consumed;
+    private final long[] published;
+    private final long publishEvery;
 
     FragmentAccess(final Segment segment, final int rank, final boolean multiple)
     {
         this.segment = segment;
         this.layout = segment.layout();
         this.rank = rank;
-        this.pool = new FragmentPool(layout, rank);
-        this.poolLock = OptionalLock.create(multiple);
+        this.perPeer = layout.params().eagerFragsPerPeer();
         final int size = layout.params().peers();
+        final AtomicBuffer[] outWords = new AtomicBuffer[size];
+        consumedWords = new AtomicBuffer[size];
         regions = new UnsafeBuffer[size];
         regionBase = new long[size];
         for (int peer = 0; peer < size; peer++)
         {
             regionBase[peer] = layout.poolRegionOffset(peer);
             regions[peer] = segment.view(regionBase[peer], (int)layout.poolRegionLength());
+            if (peer != rank)
+            {
+                outWords[peer] = segment.view(layout.creditOffset(rank, peer), Long.BYTES);
+                consumedWords[peer] = segment.view(layout.creditOffset(peer, rank), Long.BYTES);
+            }
         }
+        credits = new EagerCredits(layout, rank, outWords);
+        maxPool = new FragmentPool(layout, rank);
+        poolLock = OptionalLock.create(multiple);
+        consumed = new long[size];
+        published = new long[size];
+        publishEvery = Math.max(1, perPeer / 2);
     }
 
     /**
-     * @return a free fragment of this rank (max-size or eager), or -1 if the pool has none.
+     * @return the next eager fragment for {@code dest}, or -1 without credit; the caller holds dest's lock
+     * and calls {@link #sentEager} once the fragment is published.
      */
-    long acquire(final boolean max)
+    long nextEager(final int dest)
+    {
+        return credits.next(dest);
+    }
+
+    void sentEager(final int dest)
+    {
+        credits.sent(dest);
+    }
+
+    /**
+     * @return a free max-size fragment of this rank, or -1 if the pool has none.
+     */
+    long acquireMax()
     {
         poolLock.lock();
         try
         {
-            return max ? pool.acquireMax() : pool.acquireEager();
+            return maxPool.acquire();
         }
         finally
         {
@@ -59,26 +95,19 @@ final class FragmentAccess
     }
 
     /**
-     * Fills an acquired fragment: header, then payload (plain stores; the FIFO publish that follows is
-     * the release that makes them visible).
+     * Fills a fragment of this rank: header, then payload (plain stores; the publish that follows is the
+     * release that makes them visible).
      */
     void write(
         final long fragment, final int type, final int tag, final long sequence, final long aux,
         final DirectBuffer payload, final int offset, final int length)
     {
-        final UnsafeBuffer buffer = regions[rank];
-        final int index = (int)(fragment - regionBase[rank]);
-        buffer.putInt(index + FragmentDescriptor.LENGTH_OFFSET, length);
-        buffer.putInt(index + FragmentDescriptor.SENDER_OFFSET, rank);
-        buffer.putInt(index + FragmentDescriptor.TYPE_OFFSET, type);
-        buffer.putInt(index + FragmentDescriptor.TAG_OFFSET, tag);
-        buffer.putLong(index + FragmentDescriptor.SEQUENCE_OFFSET, sequence);
-        buffer.putLong(index + FragmentDescriptor.AUX_OFFSET, aux);
-        buffer.putBytes(index + FragmentDescriptor.HEADER_LENGTH, payload, offset, length);
+        FragmentHeader.write(regions[rank], (int)(fragment - regionBase[rank]), rank, type, tag, sequence, aux,
+            payload, offset, length);
     }
 
     /**
-     * Takes back a fragment of this rank that {@code source} has consumed.
+     * Takes back a max-size fragment of this rank that {@code source} has consumed.
      */
     void takeBack(final int source, final long fragment)
     {
@@ -86,7 +115,7 @@ final class FragmentAccess
         poolLock.lock();
         try
         {
-            released = pool.release(fragment);
+            released = maxPool.release(fragment);
         }
         finally
         {
@@ -99,15 +128,19 @@ final class FragmentAccess
     }
 
     /**
-     * Points {@code view} at the fragment {@code source} published, after checking it is one of the
-     * sender's fragments with a sane header.
+     * Points {@code view} at the fragment {@code source} published, after checking it is the eager fragment
+     * the pair's order expects, or one of the sender's max-size fragments, with a sane header.
+     *
+     * @return true for an eager fragment (consumed with {@link #consumedEager}), false for a max-size one
+     * (returned to its owner).
      */
-    FragmentView wrapReceived(final FragmentView view, final int source, final long fragment)
+    boolean wrapReceived(final FragmentView view, final int source, final long fragment)
     {
         final int capacity = layout.fragmentCapacity(fragment);
-        if (layout.fragmentOwner(fragment) != source || capacity < 0)
+        final boolean eager = fragment == layout.eagerFragmentOffset(source, rank, (int)(consumed[source] % perPeer));
+        if (layout.fragmentOwner(fragment) != source || (!eager && capacity != layout.params().maxFragSize()))
         {
-            throw corrupt(source, "offset " + fragment + " is not a fragment of rank " + source);
+            throw corrupt(source, "offset " + fragment + " is neither the next eager fragment nor a max-size fragment of rank " + source);
         }
         final UnsafeBuffer buffer = regions[source];
         final int index = (int)(fragment - regionBase[source]);
@@ -117,10 +150,41 @@ final class FragmentAccess
         {
             throw corrupt(source, "fragment at " + fragment + " has length " + length + " (capacity " + capacity + ")");
         }
-        return view.wrap(buffer, index, length);
+        view.wrap(buffer, index, length);
+        return eager;
     }
 
-    private Sm4jException corrupt(final int source, final String what)
+    /**
+     * Counts one eager fragment of {@code source} as consumed; the count is published every half ring (and
+     * by {@link #publishCredits}), which returns the run of fragments to the sender in one store.
+     */
+    void consumedEager(final int source)
+    {
+        if (++consumed[source] - published[source] >= publishEvery)
+        {
+            publish(source);
+        }
+    }
+
+    /**
+     * Publishes the consumed count of {@code source} if it has moved since the last publish.
+     */
+    void publishCredits(final int source)
+    {
+        if (consumed[source] != published[source])
+        {
+            publish(source);
+        }
+    }
+
+    private void publish(final int source)
+    {
+        // NOTE: release: this rank's reads of the fragments counted happen before the sender reuses them.
+        consumedWords[source].putLongRelease(0, consumed[source]);
+        published[source] = consumed[source];
+    }
+
+    Sm4jException corrupt(final int source, final String what)
     {
         final String reason = "corrupt data from rank " + source + " at rank " + rank + ": " + what;
         segment.abort(rank, reason);

@@ -11,4 +11,17 @@ public interface FragmentHandler
      *                 to its owner, who reuses it. Copy what must outlive the call.
      */
     void onFragment(FragmentView fragment);
+
+    /**
+     * Asked before {@link #onFragment}: a handler that cannot take a fragment now (e.g. its buffer for
+     * unexpected messages is full) declines it. The fragment then stays where it is, nothing behind it from
+     * the same sender is delivered, and the next poll offers it again: back-pressure instead of a copy.
+     *
+     * @param fragment the view {@link #onFragment} would get.
+     * @return false to leave the fragment in shared memory for now.
+     */
+    default boolean accepts(final FragmentView fragment)
+    {
+        return true;
+    }
 }

@@ -80,6 +80,14 @@ final class Outbound
     }
 
     /**
+     * @return the lock that orders everything this rank sends to {@code dest} (a no-op in SINGLE mode).
+     */
+    OptionalLock lockOf(final int dest)
+    {
+        return locks[dest];
+    }
+
+    /**
      * Retries every pending word, in order per FIFO.
      */
     void flushAll()

@@ -1,27 +1,26 @@
 package io.sm4j.transport;
 
+import io.sm4j.fifo.FastBoxConsumer;
+import io.sm4j.fifo.FifoConsumer;
+import io.sm4j.layout.CbIndexDescriptor;
+import io.sm4j.layout.FastBoxDescriptor;
 import io.sm4j.layout.FragmentDescriptor;
-import org.agrona.concurrent.UnsafeBuffer;
-
-import java.util.ArrayDeque;
-
-import static io.sm4j.layout.CbIndexDescriptor.RETURN_FLAG;
+import org.agrona.concurrent.AtomicBuffer;
 
 /**
- * The receiving side of an endpoint: drains the in-bound FIFOs, takes back this rank's returned
- * fragments, hands data fragments to the handler in place and returns each to its sender, and keeps the
- * backlog: heap copies of data fragments drained while no handler could take them (a send waiting for a
- * free fragment drains with none), delivered first by the next poll. Callers hold the poll lock.
+ * The receiving side of an endpoint: for each active sender, drains its FIFO (data fragments, returns of
+ * this rank's max-size fragments, a fast box announcement), then its fast box if it has one, handing every
+ * message to the handler in place. Consumed eager fragments go back as credits, max-size ones through the
+ * reverse FIFO. A handler that declines a message leaves it, and everything behind it from that sender, for
+ * a later poll. Nothing is ever copied here, and nothing is consumed anywhere but in a poll: there is no
+ * re-entrant drain. Callers hold the poll lock.
  */
 final class Receiver
 {
     private final Inbound inbound;
     private final Outbound outbound;
     private final FragmentAccess fragments;
-    private final ArrayDeque<UnsafeBuffer> backlog = new ArrayDeque<>();
     private final FragmentView view = new FragmentView();
-    private final Inbound.WordHandler onWord = this::onWord;
-    private FragmentHandler handler;
 
     Receiver(final Inbound inbound, final Outbound outbound, final FragmentAccess fragments)
     {
@@ -31,75 +30,135 @@ final class Receiver
     }
 
     /**
-     * Delivers the backlog first, then fresh fragments, up to {@code limit} in all.
-     *
-     * @return data fragments delivered.
+     * @return messages delivered to {@code handler}, up to {@code limit}.
      */
     int poll(final FragmentHandler handler, final int limit)
     {
         int delivered = 0;
-        while (delivered < limit && !backlog.isEmpty())
+        final int count = inbound.startScan();
+        for (int i = 0; i < count && delivered < limit; i++)
         {
-            final UnsafeBuffer copy = backlog.poll();
-            handler.onFragment(view.wrap(copy, 0, copy.getInt(FragmentDescriptor.LENGTH_OFFSET)));
-            delivered++;
-        }
-        return delivered + drain(handler, limit - delivered);
-    }
-
-    /**
-     * Drains in-bound FIFOs; with a null handler, data goes to the backlog. Re-entrant: a handler whose send
-     * finds the pool empty drains again, and the outer handler is restored afterwards.
-     */
-    int drain(final FragmentHandler handler, final int limit)
-    {
-        final FragmentHandler outer = this.handler;
-        this.handler = handler;
-        try
-        {
-            final int delivered = inbound.drain(limit, onWord);
-            outbound.flushAll();
-            return delivered;
-        }
-        finally
-        {
-            this.handler = outer;
-        }
-    }
-
-    /**
-     * Delivers a data fragment to the handler, or parks a copy in the backlog when there is no handler or
-     * the backlog is not empty (anything behind a parked fragment is parked too, so order per sender holds).
-     *
-     * @return true if a data fragment was handed to the handler.
-     */
-    private boolean onWord(final int source, final long word)
-    {
-        if ((word & RETURN_FLAG) != 0)
-        {
-            fragments.takeBack(source, word & ~RETURN_FLAG);
-            return false;
-        }
-        final FragmentView fragment = fragments.wrapReceived(view, source, word);
-        final boolean direct = handler != null && backlog.isEmpty();
-        try
-        {
-            if (direct)
+            final int source = inbound.source(i);
+            delivered += drainFifo(source, handler, limit - delivered);
+            final FastBoxConsumer box = inbound.box(source);
+            if (box != null && delivered < limit)
             {
-                handler.onFragment(fragment);
+                delivered += drainBox(source, box, handler, limit - delivered);
+            }
+            fragments.publishCredits(source);
+        }
+        outbound.flushAll();
+        return delivered;
+    }
+
+    private int drainFifo(final int source, final FragmentHandler handler, final int limit)
+    {
+        final FifoConsumer fifo = inbound.fifo(source);
+        int delivered = 0;
+        long word;
+        while (delivered < limit && (word = fifo.peek()) != CbIndexDescriptor.EMPTY_SLOT)
+        {
+            if ((word & CbIndexDescriptor.RETURN_FLAG) != 0)
+            {
+                fragments.takeBack(source, word & ~CbIndexDescriptor.RETURN_FLAG);
+            }
+            else if ((word & CbIndexDescriptor.FAST_BOX_FLAG) != 0)
+            {
+                final String wrong = inbound.openBox(source, word >>> CbIndexDescriptor.FAST_BOX_SHIFT);
+                if (wrong != null)
+                {
+                    throw fragments.corrupt(source, wrong);
+                }
             }
             else
             {
-                final int start = fragment.offset() - FragmentDescriptor.HEADER_LENGTH;
-                final UnsafeBuffer copy = new UnsafeBuffer(new byte[FragmentDescriptor.HEADER_LENGTH + fragment.length()]);
-                copy.putBytes(0, fragment.buffer(), start, copy.capacity());
-                backlog.add(copy);
+                final boolean eager = fragments.wrapReceived(view, source, word);
+                if (!handler.accepts(view))
+                {
+                    break;
+                }
+                try
+                {
+                    handler.onFragment(view);
+                    delivered++;
+                }
+                finally
+                {
+                    giveBack(source, word, eager);
+                    fifo.advance();
+                }
+                continue;
+            }
+            fifo.advance();
+        }
+        return delivered;
+    }
+
+    private int drainBox(final int source, final FastBoxConsumer box, final FragmentHandler handler, final int limit)
+    {
+        final AtomicBuffer ring = box.ring();
+        int delivered = 0;
+        int word;
+        while (delivered < limit && (word = box.peek()) != 0)
+        {
+            final int index = box.index();
+            final int recordLength;
+            long fragment = -1;
+            boolean eager = false;
+            if (word > 0)
+            {
+                final int length = word - 1;
+                if (length > box.remaining() - FragmentDescriptor.HEADER_LENGTH ||
+                    ring.getInt(index + FragmentDescriptor.SENDER_OFFSET) != source)
+                {
+                    throw fragments.corrupt(source, "fast box record of " + length + " bytes at " + index);
+                }
+                recordLength = FastBoxDescriptor.inlineRecordLength(length);
+                view.wrap(ring, index, length);
+            }
+            else if (word == FastBoxDescriptor.REFERENCE && box.remaining() >= FastBoxDescriptor.REFERENCE_LENGTH)
+            {
+                recordLength = FastBoxDescriptor.REFERENCE_LENGTH;
+                fragment = ring.getLong(index + FastBoxDescriptor.REFERENCE_OFFSET);
+                eager = fragments.wrapReceived(view, source, fragment);
+            }
+            else
+            {
+                throw fragments.corrupt(source, "fast box record word " + word + " at " + index);
+            }
+            if (!handler.accepts(view))
+            {
+                break;
+            }
+            try
+            {
+                handler.onFragment(view);
+                delivered++;
+            }
+            finally
+            {
+                box.consume(recordLength);
+                if (fragment >= 0)
+                {
+                    giveBack(source, fragment, eager);
+                }
             }
         }
-        finally
+        return delivered;
+    }
+
+    /**
+     * Returns a consumed fragment: an eager one as a credit, a max-size one through the reverse FIFO.
+     */
+    private void giveBack(final int source, final long fragment, final boolean eager)
+    {
+        if (eager)
         {
-            outbound.enqueue(source, word | RETURN_FLAG);
+            fragments.consumedEager(source);
         }
-        return direct;
+        else
+        {
+            outbound.enqueue(source, fragment | CbIndexDescriptor.RETURN_FLAG);
+        }
     }
 }

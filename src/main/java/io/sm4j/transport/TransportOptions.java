@@ -11,17 +11,22 @@ import java.util.concurrent.TimeUnit;
 /**
  * Per-rank runtime settings; unlike {@link io.sm4j.layout.LayoutParams} they need not agree across ranks.
  *
- * @param attachTimeout how long to wait for the segment and for all ranks to attach.
- * @param lazyFreeBatch consumed queue slots cleared together; 0 = half the queue.
- * @param idle          how to wait: AUTO spins while ranks {@code <=} processors and backs off otherwise.
- * @param launcherPid   pid of the sm4j run that supervises this rank (0: none); if it dies, the rank aborts
- *                      the job instead of waiting for peers nobody will clean up.
+ * @param attachTimeout   how long to wait for the segment and for all ranks to attach.
+ * @param lazyFreeBatch   consumed queue slots cleared together; 0 = half the queue.
+ * @param idle            how to wait: AUTO spins while ranks {@code <=} processors and backs off otherwise.
+ * @param launcherPid     pid of the sm4j run that supervises this rank (0: none); if it dies, the rank aborts
+ *                        the job instead of waiting for peers nobody will clean up.
+ * @param unexpectedBytes bytes of arrived messages no receive has matched yet that a rank keeps on its
+ *                        heap; beyond it, senders wait (back-pressure) until the rank receives.
  */
-public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle idle, long launcherPid)
+public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle idle, long launcherPid, long unexpectedBytes)
 {
     public static final String ATTACH_TIMEOUT_ENV = "SM4J_ATTACH_TIMEOUT_MS";
     public static final String LAZY_FREE_ENV = "SM4J_LAZY_FREE";
     public static final String IDLE_ENV = "SM4J_IDLE";
+    public static final String UNEXPECTED_BYTES_ENV = "SM4J_UNEXPECTED_BYTES";
+    /** 64 MiB of unexpected messages per rank. */
+    public static final long DEFAULT_UNEXPECTED_BYTES = 64L << 20;
     /** Set by {@code sm4j run} for its ranks. */
     public static final String LAUNCHER_PID_ENV = "SM4J_LAUNCHER_PID";
 
@@ -65,7 +70,7 @@ public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle i
 
     public static TransportOptions defaults()
     {
-        return new TransportOptions(Duration.ofSeconds(30), 0, Idle.AUTO, 0);
+        return new TransportOptions(Duration.ofSeconds(30), 0, Idle.AUTO, 0, DEFAULT_UNEXPECTED_BYTES);
     }
 
     /**
@@ -79,6 +84,7 @@ public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle i
             Duration.ofMillis(Environment.longValue(env, ATTACH_TIMEOUT_ENV, defaults.attachTimeout().toMillis())),
             env.containsKey(LAZY_FREE_ENV) ? Environment.intValue(env, LAZY_FREE_ENV) : defaults.lazyFreeBatch(),
             Environment.enumValue(env, IDLE_ENV, defaults.idle()),
-            Environment.longValue(env, LAUNCHER_PID_ENV, defaults.launcherPid()));
+            Environment.longValue(env, LAUNCHER_PID_ENV, defaults.launcherPid()),
+            Environment.longValue(env, UNEXPECTED_BYTES_ENV, defaults.unexpectedBytes()));
     }
 }

@@ -23,24 +23,27 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ExchangeTest
 {
     /** 4065 fragments per pair: every payload size from 0 to the eager payload (4064) once. */
-    @ParameterizedTest(name = "{0} ranks, {1} {2}, {3}, cacheline {4}, {5} entries, {6} eager/peer")
+    @ParameterizedTest(name = "{0} ranks, {1} {2}, {3}, cacheline {4}, {5} entries, {6} eager/peer, {7} fast boxes")
     @CsvSource({
-        "2, AGGREGATED, 4096, SINGLE,   128, 128, 2",
-        "4, AGGREGATED, 4096, SINGLE,   128, 128, 2",
-        "4, AGGREGATED, 4096, MULTIPLE,  64, 128, 2",
-        "4, PAGE,       4096, SINGLE,   128, 128, 2",
-        "3, PAGE,       8192, MULTIPLE, 128, 128, 2",
-        "4, CACHELINE,  4096, MULTIPLE, 128, 128, 2",
-        "3, CACHELINE,  4096, SINGLE,    64, 128, 2",
-        "2, AGGREGATED, 4096, MULTIPLE, 128,   4, 1" })
+        "2, AGGREGATED, 4096, SINGLE,   128, 128, 2, 8",
+        "2, AGGREGATED, 4096, SINGLE,   128, 128, 2, 0",
+        "4, AGGREGATED, 4096, SINGLE,   128, 128, 2, 8",
+        "4, AGGREGATED, 4096, SINGLE,   128, 128, 2, 0",
+        "4, AGGREGATED, 4096, SINGLE,   128, 128, 2, 1",
+        "4, AGGREGATED, 4096, MULTIPLE,  64, 128, 2, 8",
+        "4, PAGE,       4096, SINGLE,   128, 128, 2, 8",
+        "3, PAGE,       8192, MULTIPLE, 128, 128, 2, 8",
+        "4, CACHELINE,  4096, MULTIPLE, 128, 128, 2, 8",
+        "3, CACHELINE,  4096, SINGLE,    64, 128, 2, 8",
+        "2, AGGREGATED, 4096, MULTIPLE, 128,   4, 1, 8" })
     @Timeout(180)
     void everyRankShouldReceiveEveryFragmentInOrderAndIntact(
         final int ranks, final Policy policy, final int pageSize, final ThreadMode mode, final int cacheline,
-        final int entries, final int eagerPerPeer) throws IOException
+        final int entries, final int eagerPerPeer, final int fastBoxes) throws IOException
     {
         final int count = 4065;
         final LayoutParams params = LayoutParams.builder(ranks).policy(policy).pageSize(pageSize).threadMode(mode)
-            .cacheline(cacheline).queueEntries(entries).eagerFragsPerPeer(eagerPerPeer).build();
+            .cacheline(cacheline).queueEntries(entries).eagerFragsPerPeer(eagerPerPeer).fastBoxes(fastBoxes).build();
         final JobRunner job = JobRunner.run(params, Map.of(), ExchangeApp.class.getName(), Integer.toString(count));
         assertEquals(0, job.exitCode(), job.out() + job.err());
         for (int r = 0; r < ranks; r++)
@@ -51,11 +54,13 @@ class ExchangeTest
         assertFalse(job.leftFiles(), "segment file left behind");
     }
 
-    @Test
+    @ParameterizedTest(name = "{0} fast boxes")
+    @org.junit.jupiter.params.provider.ValueSource(ints = { 0, 8 })
     @Timeout(120)
-    void twoRanksFloodingEachOtherWithTinyQueuesAndPoolsShouldBothComplete() throws IOException
+    void twoRanksFloodingEachOtherWithTinyQueuesAndPoolsShouldBothComplete(final int fastBoxes) throws IOException
     {
-        final LayoutParams params = LayoutParams.builder(2).queueEntries(4).eagerFragsPerPeer(1).build();
+        final LayoutParams params = LayoutParams.builder(2).queueEntries(4).eagerFragsPerPeer(1).fastBoxes(fastBoxes)
+            .fastBoxSize(LayoutParams.MIN_FAST_BOX_SIZE).build();
         final JobRunner job = JobRunner.run(params, Map.of(), ExchangeApp.class.getName(), "5000", "flood");
         assertEquals(0, job.exitCode(), job.out() + job.err());
         assertTrue(job.out().contains("[0] rank 0 received 5000 fragments"), job.out());

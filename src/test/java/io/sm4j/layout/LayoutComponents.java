@@ -46,6 +46,15 @@ final class LayoutComponents
                 all.add(new Component("tail" + cb, layout.tailOffset(s, r), CbIndexDescriptor.TAIL_LENGTH, indexAlign, r));
                 all.add(new Component("wrapper" + cb, layout.wrapperOffset(s, r), CbWrapperDescriptor.LENGTH, cbAlign,
                     Component.NO_WRITER));
+                all.add(new Component("credits" + cb, layout.creditOffset(s, r), Long.BYTES, Long.BYTES, r));
+            }
+            for (int b = 0; b < layout.fastBoxCount(); b++)
+            {
+                all.add(new Component("fast box owner " + r + "#" + b, layout.fastBoxOwnerOffset(r, b),
+                    FastBoxDescriptor.OWNER_LENGTH, FastBoxDescriptor.OWNER_LENGTH, Component.MANY_WRITERS));
+                all.add(new Component("fast box consumed " + r + "#" + b, layout.fastBoxOffset(r, b), Long.BYTES, cl, r));
+                all.add(new Component("fast box ring " + r + "#" + b, layout.fastBoxRingOffset(r, b), p.fastBoxSize(), cl,
+                    Component.MANY_WRITERS));
             }
             for (int i = 0; i < layout.eagerFragmentCount(); i++)
             {

@@ -89,30 +89,34 @@ class EndpointTest
     }
 
     @Test
-    void shouldKeepOrderWhenAHandlerSendsWithAnEmptyPool() throws Exception
+    void shouldKeepOrderWhenAHandlerEchoesWithoutRoomAndDefers() throws Exception
     {
-        // Rank 0 sends in bursts and polls only between bursts, so rank 1's echo inside its handler finds its
-        // pool empty and drains re-entrantly, and the next burst lands right after: fragments parked by the
-        // inner drain must not be overtaken by that burst.
+        // Rank 1 echoes from inside its handler with trySend; without credit it defers the echo (a handler
+        // never waits). Rank 0 sends in bursts with trySend and polls when refused: every echo arrives, in order.
         final int count = 3000;
         final java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
         final CompletableFuture<String> echo = CompletableFuture.supplyAsync(() ->
         {
             final long[] next = { 0 };
             final String[] error = { null };
+            final org.agrona.collections.LongArrayQueue deferred = new org.agrona.collections.LongArrayQueue();
             final UnsafeBuffer reply = new UnsafeBuffer(new byte[8]);
-            // Keeps progressing after the last receive: echoes still on the pending list go out only while
-            // rank 1 polls (or closes).
             while (!done.get() && error[0] == null)
             {
+                while (!deferred.isEmpty() && trySendLong(rank1, 0, deferred.peekLong(), reply))
+                {
+                    deferred.pollLong();
+                }
                 rank1.poll(f ->
                 {
                     if (f.sequence() != next[0]++)
                     {
                         error[0] = "rank 1 got " + f.sequence() + ", expected " + (next[0] - 1);
                     }
-                    reply.putLong(0, f.sequence());
-                    rank1.send(0, 0, 0, f.sequence(), 0, reply, 0, 8);
+                    if (!deferred.isEmpty() || !trySendLong(rank1, 0, f.sequence(), reply))
+                    {
+                        deferred.addLong(f.sequence());
+                    }
                 }, 4);
             }
             return error[0];
@@ -124,8 +128,7 @@ class EndpointTest
         {
             for (int i = 0; i < count; i++)
             {
-                rank0.send(1, 0, 0, i, 0, payload, 0, 16);
-                if (i % 20 == 19)
+                while (!rank0.trySend(1, 0, 0, i, 0, payload, 0, 16))
                 {
                     rank0.poll(f -> check(f, echoed, error), 64);
                 }
@@ -144,37 +147,143 @@ class EndpointTest
         assertEquals(count, echoed[0]);
     }
 
+    private static boolean trySendLong(final Endpoint from, final int dest, final long value, final UnsafeBuffer scratch)
+    {
+        scratch.putLong(0, value);
+        return from.trySend(dest, 0, 0, value, 0, scratch, 0, 8);
+    }
+
+    /**
+     * The aliasing bug of the re-entrant drain: a handler that sent (and found no credit) and then read its
+     * fragment read another sender's. Sends never consume now, so the view still shows its own fragment.
+     */
     @Test
-    void fragmentsParkedByAReentrantDrainShouldNotBeOvertaken()
+    void aHandlerThatSendsShouldStillReadItsOwnFragment()
     {
         final UnsafeBuffer payload = new UnsafeBuffer(new byte[8]);
-        for (int i = 0; i < rank1.layout().eagerFragmentCount(); i++)
+        while (rank1.trySend(0, 0, 0, 100, 0, payload, 0, 8))
         {
-            rank1.send(0, 0, 0, 100 + i, 0, payload, 0, 8); // rank 0 does not poll: rank 1's pool is now empty
+            // rank 0 does not poll: rank 1 spends its credits for rank 0
         }
         for (int i = 0; i < 4; i++)
         {
+            payload.putLong(0, i);
             rank0.send(1, 0, 0, i, 0, payload, 0, 8);
         }
-        final List<Long> order = new ArrayList<>();
-        final boolean[] first = { true };
-        final FragmentHandler handler = f ->
+        final List<String> seen = new ArrayList<>();
+        int delivered = 0;
+        while (delivered < 4)
         {
-            order.add(f.sequence());
-            if (first[0])
+            delivered += rank1.poll(f ->
             {
-                first[0] = false;
-                // finds the pool empty, drains re-entrantly: fragments 1..3 are parked
+                final long before = f.buffer().getLong(f.offset());
                 assertFalse(rank1.trySend(0, 0, 0, 999, 0, payload, 0, 8));
-                rank0.send(1, 0, 0, 4, 0, payload, 0, 8); // lands while 1..3 wait in the backlog
+                seen.add(before + "/" + f.sequence() + "/" + f.buffer().getLong(f.offset()));
+            }, 10);
+        }
+        assertEquals(List.of("0/0/0", "1/1/1", "2/2/2", "3/3/3"), seen);
+    }
+
+    /**
+     * A handler that declines leaves the message in shared memory: the sender runs out of credit
+     * (back-pressure, nothing copied), and once the handler accepts, everything arrives in order.
+     */
+    @Test
+    void aDeclinedMessageShouldStayAndHoldTheSenderBack()
+    {
+        final UnsafeBuffer payload = new UnsafeBuffer(new byte[8]);
+        final boolean[] open = { false };
+        final List<Long> order = new ArrayList<>();
+        final FragmentHandler handler = new FragmentHandler()
+        {
+            @Override
+            public void onFragment(final FragmentView fragment)
+            {
+                order.add(fragment.sequence());
+            }
+
+            @Override
+            public boolean accepts(final FragmentView fragment)
+            {
+                return open[0];
             }
         };
+        int sent = 0;
+        while (rank0.trySend(1, 0, 0, sent, 0, payload, 0, 8))
+        {
+            sent++;
+            assertEquals(0, rank1.poll(handler, 10));
+        }
+        assertEquals(segment.layout().params().eagerFragsPerPeer(), sent); // FIFO path: one credit per message
+        open[0] = true;
         int delivered = 0;
-        while (delivered < 5)
+        while (delivered < sent)
         {
             delivered += rank1.poll(handler, 10);
         }
-        assertEquals(List.of(0L, 1L, 2L, 3L, 4L), order);
+        final List<Long> expected = new ArrayList<>();
+        for (long i = 0; i < sent; i++)
+        {
+            expected.add(i);
+        }
+        assertEquals(expected, order);
+    }
+
+    /**
+     * Fast boxes on and off: 5,000 messages of mixed sizes (inline records, references to eager fragments,
+     * max-size fragments) through rings that wrap many times arrive intact and in send order, across the
+     * switch from the FIFO to the fast box; with boxes on, the sender owns one of the receiver's boxes.
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "fastBoxes={0}")
+    @org.junit.jupiter.params.provider.ValueSource(ints = { 0, 8 })
+    void messagesShouldKeepTheirOrderAcrossTheSwitchToAFastBox(final int fastBoxes) throws IOException
+    {
+        final LayoutParams params = LayoutParams.builder(2).fastBoxes(fastBoxes).fastBoxSize(1024).build();
+        try (TwoRanks two = new TwoRanks(params))
+        {
+            final int[] sizes = { 0, 8, 60, 64, 96, 200, 1000, 4064, 10_000 };
+            final int count = 5000;
+            final UnsafeBuffer payload = new UnsafeBuffer(new byte[10_000]);
+            final long[] next = { 0 };
+            final String[] error = { null };
+            final FragmentHandler check = f ->
+            {
+                final int size = sizes[(int)(next[0] % sizes.length)];
+                if (f.sequence() != next[0] || f.length() != size || size > 0 && f.buffer().getByte(f.offset() + size - 1) != (byte)next[0])
+                {
+                    error[0] = "got " + f.sequence() + "/" + f.length() + ", expected " + next[0] + "/" + size;
+                }
+                next[0]++;
+            };
+            for (int i = 0; i < count && error[0] == null; i++)
+            {
+                final int size = sizes[i % sizes.length];
+                if (size > 0)
+                {
+                    payload.putByte(size - 1, (byte)i);
+                }
+                while (!(size > two.rank0.maxPayload() ?
+                    two.rank0.trySendMax(1, 0, 0, i, 0, payload, 0, size) : two.rank0.trySend(1, 0, 0, i, 0, payload, 0, size)))
+                {
+                    two.rank1.poll(check, 3);
+                    two.rank0.poll(f -> { }, 8); // takes back max-size fragments
+                }
+            }
+            while (next[0] < count && error[0] == null)
+            {
+                two.rank1.poll(check, 16);
+            }
+            assertEquals(null, error[0]);
+            if (fastBoxes > 0)
+            {
+                assertEquals(1, two.segment.view(two.segment.layout().fastBoxOwnerOffset(1, 0), 4).getIntVolatile(0),
+                    "rank 0 + 1 owns rank 1's first fast box");
+            }
+            else
+            {
+                assertEquals(0, two.segment.layout().fastBoxCount());
+            }
+        }
     }
 
     private static void check(final FragmentView f, final long[] next, final String[] error)
