@@ -11,15 +11,14 @@ import java.util.ArrayList;
 final class MatchQueues
 {
     private final ArrayList<RecvRequest> posted = new ArrayList<>();
-    private final ArrayList<Unexpected> unexpected = new ArrayList<>();
-    private long unexpectedBytes;
+    private final UnexpectedQueue unexpected = new UnexpectedQueue();
 
     /**
      * @return payload bytes the queued unexpected messages keep on the heap.
      */
     long unexpectedBytes()
     {
-        return unexpectedBytes;
+        return unexpected.keptBytes();
     }
 
     boolean hasPosted(final int source, final int tag)
@@ -44,7 +43,6 @@ final class MatchQueues
     void queue(final Unexpected message)
     {
         unexpected.add(message);
-        unexpectedBytes += message.keptBytes();
     }
 
     /**
@@ -52,16 +50,7 @@ final class MatchQueues
      */
     Unexpected takeUnexpected(final RecvRequest request)
     {
-        for (int i = 0; i < unexpected.size(); i++)
-        {
-            final Unexpected message = unexpected.get(i);
-            if (request.matches(message.source(), message.tag()))
-            {
-                unexpectedBytes -= message.keptBytes();
-                return unexpected.remove(i);
-            }
-        }
-        return null;
+        return unexpected.take(request.source, request.tag);
     }
 
     /**
@@ -70,14 +59,8 @@ final class MatchQueues
      */
     Status peekUnexpected(final int source, final int tag)
     {
-        for (final Unexpected message : unexpected)
-        {
-            if (RecvRequest.accepts(source, tag, message.source(), message.tag()))
-            {
-                return new Status(message.source(), message.tag(), message.total());
-            }
-        }
-        return null;
+        final Unexpected message = unexpected.peek(source, tag);
+        return message == null ? null : new Status(message.source(), message.tag(), message.total());
     }
 
     /**

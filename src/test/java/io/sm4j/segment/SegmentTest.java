@@ -134,7 +134,7 @@ class SegmentTest
         {
             patchInt(segment.path(), SegmentHeaderDescriptor.VERSION_OFFSET, 99);
             final Sm4jException ex = assertThrows(Sm4jException.class, () -> Segment.attach(segment.path(), SHORT));
-            assertTrue(ex.getMessage().startsWith("segment version not compatible: app=1 file=99"), ex.getMessage());
+            assertTrue(ex.getMessage().startsWith("segment version not compatible: app=" + SegmentHeaderDescriptor.VERSION + " file=99"), ex.getMessage());
         }
     }
 

@@ -43,6 +43,6 @@ public class FragmentPoolBenchmark
     @Benchmark
     public boolean acquireAndRelease()
     {
-        return pool.release(pool.acquireEager());
+        return pool.release(pool.acquire());
     }
 }

@@ -1,0 +1,145 @@
+package io.sm4j.jcstress;
+
+import io.sm4j.fifo.FastBoxConsumer;
+import io.sm4j.fifo.FastBoxProducer;
+import org.agrona.BufferUtil;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.openjdk.jcstress.annotations.Actor;
+import org.openjdk.jcstress.annotations.Arbiter;
+import org.openjdk.jcstress.annotations.JCStressTest;
+import org.openjdk.jcstress.annotations.Outcome;
+import org.openjdk.jcstress.annotations.State;
+import org.openjdk.jcstress.infra.results.II_Result;
+import org.openjdk.jcstress.infra.results.JJ_Result;
+
+import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
+import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE_INTERESTING;
+import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
+
+/**
+ * Memory-ordering properties of a fast box ({@link FastBoxProducer} / {@link FastBoxConsumer}) over
+ * off-heap memory, as the segment uses it.
+ */
+public final class FastBoxStress
+{
+    /** A record of 16 bytes: commit word 9 (8 payload bytes in this test's own format), the value at 8. */
+    private static final int RECORD = 16;
+    private static final int COMMIT = 9;
+
+    private FastBoxStress()
+    {
+    }
+
+    /**
+     * Publication: a receiver that sees a record's commit word also sees what was written before it.
+     */
+    @JCStressTest
+    @Outcome(id = "0, -1", expect = ACCEPTABLE, desc = "Receiver looked before the commit.")
+    @Outcome(id = "9, 42", expect = ACCEPTABLE, desc = "Receiver saw the commit word and the record.")
+    @Outcome(expect = FORBIDDEN, desc = "Commit word seen without the record's contents.")
+    @State
+    public static class RecordVisibleWithCommitWord
+    {
+        private final UnsafeBuffer memory = new UnsafeBuffer(BufferUtil.allocateDirectAligned(256, 64));
+        private final FastBoxProducer producer =
+            new FastBoxProducer(new UnsafeBuffer(memory, 0, 64), new UnsafeBuffer(memory, 128, 8));
+        private final FastBoxConsumer consumer =
+            new FastBoxConsumer(new UnsafeBuffer(memory, 0, 64), new UnsafeBuffer(memory, 128, 8));
+
+        @Actor
+        public void sender()
+        {
+            final int index = producer.claim(RECORD);
+            producer.ring().putLong(index + 8, 42);
+            producer.commit(index, COMMIT);
+        }
+
+        @Actor
+        public void receiver(final JJ_Result r)
+        {
+            final int word = consumer.peek();
+            r.r1 = word;
+            r.r2 = word == 0 ? -1 : consumer.ring().getLong(consumer.index() + 8);
+        }
+    }
+
+    /**
+     * Reuse across wrap-around: a 32-byte ring holds two 16-byte records; the sender tries records 1, 2, 3
+     * once each (stopping at the first refusal) while the receiver polls three times; the arbiter drains the
+     * rest. r1 = records the receiver saw, r2 = records accepted; -1 in both if a record was seen twice, out of
+     * order, with stale contents, or lost. The third record can only be accepted after the receiver zeroed
+     * the first and published its position.
+     */
+    @JCStressTest
+    @Outcome(id = { "0, 2", "1, 2", "2, 2", "1, 3", "2, 3" }, expect = ACCEPTABLE,
+        desc = "Receiver saw an in-order prefix of the accepted records; the rest were drained later.")
+    @Outcome(id = "3, 3", expect = ACCEPTABLE_INTERESTING,
+        desc = "The first record was consumed in time for the third, and the receiver saw all three.")
+    @Outcome(expect = FORBIDDEN, desc = "Duplicate, reordered, stale or lost record, or a record written over an unconsumed one.")
+    @State
+    public static class OrderAcrossWrapAround
+    {
+        private final UnsafeBuffer memory = new UnsafeBuffer(BufferUtil.allocateDirectAligned(256, 64));
+        private final FastBoxProducer producer =
+            new FastBoxProducer(new UnsafeBuffer(memory, 0, 32), new UnsafeBuffer(memory, 128, 8));
+        private final FastBoxConsumer consumer =
+            new FastBoxConsumer(new UnsafeBuffer(memory, 0, 32), new UnsafeBuffer(memory, 128, 8));
+        private int accepted;
+        private int seen;
+        private long expected = 1;
+        private boolean bad;
+
+        @Actor
+        public void sender()
+        {
+            for (long value = 1; value <= 3; value++)
+            {
+                final int index = producer.claim(RECORD);
+                if (index < 0)
+                {
+                    return;
+                }
+                producer.ring().putLong(index + 8, value);
+                producer.commit(index, COMMIT);
+                accepted++;
+            }
+        }
+
+        @Actor
+        public void receiver()
+        {
+            for (int i = 0; i < 3; i++)
+            {
+                poll();
+            }
+            seen = (int)(expected - 1);
+        }
+
+        @Arbiter
+        public void arbiter(final II_Result r)
+        {
+            while (consumer.peek() != 0)
+            {
+                poll();
+            }
+            final boolean complete = expected - 1 == accepted;
+            r.r1 = bad || !complete ? -1 : seen;
+            r.r2 = bad || !complete ? -1 : accepted;
+        }
+
+        private void poll()
+        {
+            final int word = consumer.peek();
+            if (word == 0)
+            {
+                return;
+            }
+            if (word != COMMIT || consumer.ring().getLong(consumer.index() + 8) != expected)
+            {
+                bad = true;
+            }
+            expected++;
+            consumer.consume(RECORD);
+        }
+    }
+}

@@ -1,0 +1,125 @@
+package io.sm4j.message;
+
+import org.agrona.collections.Long2ObjectHashMap;
+
+import java.util.ArrayDeque;
+
+/**
+ * The unexpected messages of one rank in arrival order, also binned by (source, tag) as ob1 keeps per-peer
+ * queues: a receive that names both takes its message from the head of one bin, in O(1) however many
+ * messages wait; a wildcard receive scans in arrival order until the first it accepts. The earliest
+ * message of a (source, tag) in arrival order is always the head of its bin, so either way the taken
+ * message leaves both structures in O(1).
+ */
+final class UnexpectedQueue
+{
+    private static final class Node
+    {
+        final Unexpected message;
+        Node prev;
+        Node next;
+
+        Node(final Unexpected message)
+        {
+            this.message = message;
+        }
+    }
+
+    private final Long2ObjectHashMap<ArrayDeque<Node>> bins = new Long2ObjectHashMap<>();
+    private Node head;
+    private Node tail;
+    private long keptBytes;
+
+    /**
+     * @return heap bytes the queued messages keep.
+     */
+    long keptBytes()
+    {
+        return keptBytes;
+    }
+
+    void add(final Unexpected message)
+    {
+        final Node node = new Node(message);
+        if (tail == null)
+        {
+            head = node;
+        }
+        else
+        {
+            tail.next = node;
+            node.prev = tail;
+        }
+        tail = node;
+        bins.computeIfAbsent(key(message.source(), message.tag()), k -> new ArrayDeque<>()).add(node);
+        keptBytes += message.keptBytes();
+    }
+
+    /**
+     * @return the earliest message a receive for ({@code source}, {@code tag}) accepts, or null.
+     */
+    Unexpected peek(final int source, final int tag)
+    {
+        final Node node = find(source, tag);
+        return node == null ? null : node.message;
+    }
+
+    /**
+     * @return the earliest message a receive for ({@code source}, {@code tag}) accepts, removed, or null.
+     */
+    Unexpected take(final int source, final int tag)
+    {
+        final Node node = find(source, tag);
+        if (node == null)
+        {
+            return null;
+        }
+        final long key = key(node.message.source(), node.message.tag());
+        final ArrayDeque<Node> bin = bins.get(key);
+        bin.poll(); // node is its bin's head
+        if (bin.isEmpty())
+        {
+            bins.remove(key);
+        }
+        if (node.prev == null)
+        {
+            head = node.next;
+        }
+        else
+        {
+            node.prev.next = node.next;
+        }
+        if (node.next == null)
+        {
+            tail = node.prev;
+        }
+        else
+        {
+            node.next.prev = node.prev;
+        }
+        keptBytes -= node.message.keptBytes();
+        return node.message;
+    }
+
+    private Node find(final int source, final int tag)
+    {
+        if (source != Communicator.ANY_SOURCE && tag != Communicator.ANY_TAG)
+        {
+            final ArrayDeque<Node> bin = bins.get(key(source, tag));
+            return bin == null ? null : bin.peek();
+        }
+        for (Node node = head; node != null; node = node.next)
+        {
+            if (RecvRequest.accepts(source, tag, node.message.source(), node.message.tag()))
+            {
+                return node;
+            }
+        }
+        return null;
+    }
+
+    private static long key(final int source, final int tag)
+    {
+        return ((long)source << 32) | (tag & 0xFFFF_FFFFL);
+    }
+}
