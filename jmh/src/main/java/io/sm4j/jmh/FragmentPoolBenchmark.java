@@ -18,8 +18,8 @@ import org.openjdk.jmh.annotations.Warmup;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A sender's fragment bookkeeping: take an eager fragment from its process-local free list and give it
- * back, as every eager send and every returned fragment does. Must not depend on n.
+ * A sender's max-size fragment bookkeeping: take a fragment from its process-local free list and give it
+ * back, as every large-message chunk and every returned fragment does. Must not depend on n.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
