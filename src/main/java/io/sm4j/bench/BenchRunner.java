@@ -4,6 +4,7 @@ import io.sm4j.launch.Binding;
 import io.sm4j.launch.JobLauncher;
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.transport.TransportOptions;
+import org.agrona.IoUtil;
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -11,11 +12,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
-import java.util.stream.Stream;
 
 /**
  * Runs one benchmark job: {@code processes} rank JVMs over a segment laid out by {@code params} (sized for
@@ -54,7 +53,7 @@ public final class BenchRunner
         final BenchResults results = new BenchResults(spec.test());
         // the baselines' ring file and sockets sit beside the segment (tmpfs), where sm4j's own memory is
         final Path scratch = Files.createTempDirectory(segmentDir, "sm4j-bench-");
-        final Thread cleanup = new Thread(() -> deleteQuietly(scratch));
+        final Thread cleanup = new Thread(() -> IoUtil.delete(scratch.toFile(), true));
         Runtime.getRuntime().addShutdownHook(cleanup);
         try (PrintWriter out = new PrintWriter(new LineWriter(line -> dispatch(line, results, progress, err)), true))
         {
@@ -72,7 +71,7 @@ public final class BenchRunner
         finally
         {
             Runtime.getRuntime().removeShutdownHook(cleanup);
-            deleteTree(scratch);
+            IoUtil.delete(scratch.toFile(), false);
         }
     }
 
@@ -90,18 +89,6 @@ public final class BenchRunner
         jvm.add("-Xms256m");
         jvm.addAll(extra);
         return jvm;
-    }
-
-    private static void deleteQuietly(final Path dir)
-    {
-        try
-        {
-            deleteTree(dir);
-        }
-        catch (final IOException ignore)
-        {
-            // the JVM is exiting; nothing more can be done
-        }
     }
 
     private static void dispatch(
@@ -122,17 +109,6 @@ public final class BenchRunner
         else
         {
             err.println(prefixed);
-        }
-    }
-
-    static void deleteTree(final Path dir) throws IOException
-    {
-        try (Stream<Path> files = Files.walk(dir))
-        {
-            for (final Path file : files.sorted(Comparator.reverseOrder()).toList())
-            {
-                Files.deleteIfExists(file);
-            }
         }
     }
 }

@@ -2,6 +2,8 @@ package io.sm4j.bench;
 
 import io.sm4j.launch.Executables;
 
+import org.agrona.IoUtil;
+
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -84,7 +86,7 @@ public final class OmpiBaseline
         }
         finally
         {
-            BenchRunner.deleteTree(dir);
+            IoUtil.delete(dir.toFile(), false);
         }
     }
 

@@ -209,7 +209,7 @@ final class BenchCommand implements Callable<Integer>
         if (chart != null)
         {
             BenchChart.write(outcome.results(), "sm4j bench " + benchTest.id() + ", " + params.policy() + " layout, " +
-                Runtime.getRuntime().availableProcessors() + " cores", chart);
+                io.sm4j.transport.CpuBudget.cores() + " cores", chart);
             err.println("# chart: " + chart);
         }
         return 0;

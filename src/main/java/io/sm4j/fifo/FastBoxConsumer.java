@@ -58,7 +58,7 @@ public final class FastBoxConsumer
         {
             if (word == 0)
             {
-                publishIfBehind();
+                publishConsumed();
             }
             return word;
         }
@@ -89,7 +89,11 @@ public final class FastBoxConsumer
         }
     }
 
-    private void publishIfBehind()
+    /**
+     * Publishes the consumed position if it moved since the last publish (also done whenever the box is
+     * found empty, and every quarter ring).
+     */
+    public void publishConsumed()
     {
         if (published != position)
         {

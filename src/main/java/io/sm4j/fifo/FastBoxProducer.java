@@ -75,11 +75,23 @@ public final class FastBoxProducer
     }
 
     /**
-     * Publishes the record claimed at {@code index}, whose other bytes the caller has written.
-     *
-     * @param commitWord the record's kind ({@link FastBoxDescriptor}): payload length + 1, or REFERENCE.
+     * Publishes the inline record claimed at {@code index}, whose header and payload the caller has written.
      */
-    public void commit(final int index, final int commitWord)
+    public void commitInline(final int index, final int payload)
+    {
+        commit(index, FastBoxDescriptor.inlineCommitWord(payload));
+    }
+
+    /**
+     * Writes and publishes a reference record, claimed at {@code index}, to the fragment at {@code fragment}.
+     */
+    public void commitReference(final int index, final long fragment)
+    {
+        ring.putLong(index + FastBoxDescriptor.REFERENCE_OFFSET, fragment);
+        commit(index, FastBoxDescriptor.REFERENCE);
+    }
+
+    private void commit(final int index, final int commitWord)
     {
         // NOTE: release: the record's header and payload (plain stores) are visible before its commit word,
         // which the receiver reads with acquire (Agrona's length-as-commit-flag idiom).

@@ -61,6 +61,22 @@ public final class FastBoxDescriptor
     }
 
     /**
+     * @return the commit word of an inline record of {@code payload} bytes.
+     */
+    public static int inlineCommitWord(final int payload)
+    {
+        return payload + 1;
+    }
+
+    /**
+     * @return the payload bytes of an inline record whose commit word is {@code word} (> 0).
+     */
+    public static int inlinePayload(final int word)
+    {
+        return word - 1;
+    }
+
+    /**
      * @return the bytes of one box: its consumed-position line, then its ring.
      */
     public static long stride(final int cacheline, final int fastBoxSize)

@@ -37,6 +37,7 @@ public final class Communicator implements AutoCloseable
     private static final java.util.function.Consumer<String> FALLBACK_WARNING =
         text -> System.getLogger("io.sm4j").log(System.Logger.Level.WARNING, text);
     private static final int POLL_LIMIT = 64;
+    private static final byte[] NO_BYTES = new byte[0];
     private static final long ORPHAN_CHECK_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(100);
     /** The orphan check (a clock read, then rate-limited) runs every 1024 progress calls, kept off the spin. */
     private static final long ORPHAN_CHECK_CALLS = 1023;
@@ -50,6 +51,7 @@ public final class Communicator implements AutoCloseable
     private final Barrier barrier;
     private final Matcher matcher;
     private final Runnable progressOrIdle = this::progressOrIdle;
+    private final UnsafeBuffer eagerScratch = new UnsafeBuffer(NO_BYTES);
     private long nextOrphanCheck;
     private long progressCalls;
     private boolean closed;
@@ -163,11 +165,15 @@ public final class Communicator implements AutoCloseable
         checkSend(dest, tag, Arguments.lengthOf(buffer), offset, length);
         if (dest != rank && length <= eagerPayload)
         {
-            // the hot path: no request, no status, no wrapper (the transport copies from the array)
-            final long sequence = nextSequence[dest]++;
-            while (!matcher.trySendEager(dest, tag, sequence, buffer, offset, length))
+            // the hot path: no request, no status, no wrapper per call (the bytes are copied before it returns)
+            eagerScratch.wrap(buffer);
+            try
             {
-                progressOrIdle();
+                sendEager(dest, tag, eagerScratch, offset, length);
+            }
+            finally
+            {
+                eagerScratch.wrap(NO_BYTES); // do not keep the caller's array alive
             }
             return;
         }
@@ -191,15 +197,22 @@ public final class Communicator implements AutoCloseable
         checkSend(dest, tag, Arguments.capacityOf(buffer), offset, length);
         if (dest != rank && length <= eagerPayload)
         {
-            // the hot path: no request, no status
-            final long sequence = nextSequence[dest]++;
-            while (!matcher.trySendEager(dest, tag, sequence, buffer, offset, length))
-            {
-                progressOrIdle();
-            }
+            sendEager(dest, tag, buffer, offset, length); // the hot path: no request, no status
             return;
         }
         sendBlocking(dest, tag, buffer, offset, length);
+    }
+
+    /**
+     * A checked eager send to a peer, progressing while earlier sends to it wait or it has no room.
+     */
+    private void sendEager(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
+    {
+        final long sequence = nextSequence[dest]++;
+        while (!matcher.trySendEager(dest, tag, sequence, buffer, offset, length))
+        {
+            progressOrIdle();
+        }
     }
 
     /**
@@ -393,7 +406,7 @@ public final class Communicator implements AutoCloseable
     {
         while (pollOnce() > 0)
         {
-            // until the in-bound FIFOs and the backlog are empty
+            // until the in-bound FIFOs and fast boxes are empty (or hold only declined messages)
         }
     }
 

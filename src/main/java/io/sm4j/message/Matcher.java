@@ -77,11 +77,6 @@ final class Matcher implements FragmentHandler
         return waiting[dest] == null && endpoint.trySend(dest, EAGER, tag, sequence, length, buffer, offset, length);
     }
 
-    boolean trySendEager(final int dest, final int tag, final long sequence, final byte[] buffer, final int offset, final int length)
-    {
-        return waiting[dest] == null && endpoint.trySend(dest, EAGER, tag, sequence, length, buffer, offset, length);
-    }
-
     /**
      * Sends a checked request: to this rank through the queues; to a peer, started now if nothing waits for
      * that peer and it has room, else queued behind what waits.
@@ -143,12 +138,17 @@ final class Matcher implements FragmentHandler
             final int dest = (int)deferredAcks.pollLong();
             final long sequence = deferredAcks.pollLong();
             final long aux = deferredAcks.pollLong();
-            sendAck(dest, sequence, aux);
+            // an ACK to a rank that has detached is dropped: nobody is left to read it
+            if (endpoint.isAttached(dest) && sendAck(dest, sequence, aux))
+            {
+                sent++;
+            }
         }
         for (int dest = 0; waitingCount > 0 && dest < waiting.length; dest++)
         {
             final ArrayDeque<SendRequest> queue = waiting[dest];
-            while (queue != null && !queue.isEmpty() && tryStart(queue.peek()))
+            // sends to a rank that has detached stay until failOrphans fails them
+            while (queue != null && !queue.isEmpty() && endpoint.isAttached(dest) && tryStart(queue.peek()))
             {
                 queue.poll();
                 waitingCount--;
@@ -327,15 +327,19 @@ final class Matcher implements FragmentHandler
 
     /**
      * Sends an ACK now, or defers it to {@link #flushSends} if its receiver has no room (a handler never waits).
+     *
+     * @return true if it was sent now.
      */
-    private void sendAck(final int dest, final long sequence, final long aux)
+    private boolean sendAck(final int dest, final long sequence, final long aux)
     {
-        if (!endpoint.trySend(dest, ACK, 0, sequence, aux, empty, 0, 0))
+        if (endpoint.trySend(dest, ACK, 0, sequence, aux, empty, 0, 0))
         {
-            deferredAcks.addLong(dest);
-            deferredAcks.addLong(sequence);
-            deferredAcks.addLong(aux);
+            return true;
         }
+        deferredAcks.addLong(dest);
+        deferredAcks.addLong(sequence);
+        deferredAcks.addLong(aux);
+        return false;
     }
 
     /**

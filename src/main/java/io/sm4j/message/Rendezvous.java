@@ -107,14 +107,14 @@ final class Rendezvous
         for (int i = streaming.size(); i > 0; i--)
         {
             final SendRequest request = streaming.poll();
-            boolean poolEmpty = false;
             while (request.sent < request.length)
             {
                 final int length = Math.min(chunk, request.length - request.sent);
+                // refused: the max pool is empty, or this receiver's fast box is full; the next stream may
+                // still go (to another receiver, or once a fragment comes back)
                 if (!endpoint.trySendMax(request.dest, FRAG, 0, request.sent, request.remoteId, request.buffer,
                     request.offset + request.sent, length))
                 {
-                    poolEmpty = true;
                     break;
                 }
                 request.sent += length;
@@ -127,10 +127,6 @@ final class Rendezvous
             else
             {
                 streaming.add(request);
-            }
-            if (poolEmpty)
-            {
-                break;
             }
         }
         return work;

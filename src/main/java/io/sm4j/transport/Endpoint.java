@@ -30,7 +30,9 @@ import java.nio.ByteBuffer;
  * <p>
  * Thread safety: in {@link ThreadMode#SINGLE} one thread must drive the endpoint. In
  * {@link ThreadMode#MULTIPLE} every public method is thread-safe: each out-bound FIFO has its own lock,
- * polling takes the poll lock, the fragment pool its own; the lock order is poll, then pool or one FIFO.
+ * polling takes the poll lock, the max-size pool its own; the lock order is poll, then one destination's
+ * FIFO (held across a whole send, so a pair's fragments, credits and fast box records stay in one order),
+ * then the pool.
  * All locks are process-local: heads and tails are written only by their own process.
  */
 public final class Endpoint implements AutoCloseable
@@ -107,11 +109,6 @@ public final class Endpoint implements AutoCloseable
             throw new IllegalArgumentException("rank=" + rank + " (expected: 0.." + (peers - 1) + ")");
         }
         options.lazyFreeBatch(segment.layout().params().queueEntries()); // a bad setting fails before registering
-        if (options.unexpectedBytes() < 0)
-        {
-            throw new IllegalArgumentException(TransportOptions.UNEXPECTED_BYTES_ENV + "=" + options.unexpectedBytes() +
-                " (expected: >= 0)");
-        }
         segment.checkNotAborted();
         segment.register(rank);
         try
@@ -174,7 +171,10 @@ public final class Endpoint implements AutoCloseable
         {
             throw new NullPointerException("payload");
         }
-        send(dest, new UnsafeBuffer(payload), 0, payload.length);
+        while (!trySend(dest, 0, 0, 0, 0, payload, 0, payload.length)) // checks the arguments first
+        {
+            awaitRoom(dest);
+        }
     }
 
     public void send(final int dest, final ByteBuffer payload)
@@ -183,7 +183,7 @@ public final class Endpoint implements AutoCloseable
     }
 
     /**
-     * Sends one fragment, waiting (and progressing) while this rank's pool has no free fragment.
+     * Sends one message without header fields, waiting while {@code dest} has no room for it.
      */
     public void send(final int dest, final DirectBuffer payload, final int offset, final int length)
     {
@@ -206,10 +206,19 @@ public final class Endpoint implements AutoCloseable
         checkSend(dest, payload, offset, length, maxPayload);
         while (!trySend(dest, type, tag, sequence, aux, payload, offset, length, false))
         {
-            outbound.flushAll();
-            idle();
-            checkAttached(dest);
+            awaitRoom(dest);
         }
+    }
+
+    /**
+     * One wait of a blocking send: retries this rank's pending words, idles once, and fails if {@code dest}
+     * has detached meanwhile.
+     */
+    private void awaitRoom(final int dest)
+    {
+        outbound.flushAll();
+        idle();
+        checkAttached(dest);
     }
 
     /**
@@ -253,7 +262,8 @@ public final class Endpoint implements AutoCloseable
 
     /**
      * Sends one max-size fragment (up to {@link #maxFragmentPayload()} bytes) if one is free; the message
-     * layer streams large messages with these. Never waits: returns false when the max pool is empty.
+     * layer streams large messages with these. Never waits: returns false when the max pool is empty or
+     * {@code dest}'s fast box is full.
      */
     public boolean trySendMax(
         final int dest, final int type, final int tag, final long sequence, final long aux,
@@ -288,11 +298,16 @@ public final class Endpoint implements AutoCloseable
                     return false;
                 }
                 FragmentHeader.writeBody(box.ring(), index, rank, type, tag, sequence, aux, payload, offset, length);
-                box.commit(index, length + 1);
+                box.commitInline(index, length);
                 return true;
             }
+            // a fragment, published by the FIFO or, once the pair has a fast box, by a reference record
             final int index = box == null ? 0 : box.claim(FastBoxDescriptor.REFERENCE_LENGTH);
-            final long fragment = index < 0 ? -1 : max ? fragments.acquireMax() : fragments.nextEager(dest);
+            if (index < 0)
+            {
+                return false;
+            }
+            final long fragment = fragments.acquire(dest, max);
             if (fragment < 0)
             {
                 return false;
@@ -304,13 +319,9 @@ public final class Endpoint implements AutoCloseable
             }
             else
             {
-                box.ring().putLong(index + FastBoxDescriptor.REFERENCE_OFFSET, fragment);
-                box.commit(index, FastBoxDescriptor.REFERENCE);
+                box.commitReference(index, fragment);
             }
-            if (!max)
-            {
-                fragments.sentEager(dest);
-            }
+            fragments.published(dest, max);
             return true;
         }
         finally

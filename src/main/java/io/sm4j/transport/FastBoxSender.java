@@ -57,16 +57,23 @@ final class FastBoxSender
     FastBoxProducer route(final int dest, final Outbound outbound)
     {
         final FastBoxProducer producer = producers[dest];
-        if (producer != null || !enabled || sends[dest] > THRESHOLD || ++sends[dest] <= THRESHOLD)
+        if (producer != null || !enabled || sends[dest] > THRESHOLD)
         {
-            return producer;
+            return producer; // a box, or the one try at the threshold found none
         }
-        for (int box = 0; box < layout.fastBoxCount(); box++)
+        if (++sends[dest] <= THRESHOLD)
         {
-            final UnsafeBuffer owner = segment.view(layout.fastBoxOwnerOffset(dest, box), FastBoxDescriptor.OWNER_LENGTH);
+            return null;
+        }
+        final int boxes = layout.fastBoxCount();
+        final UnsafeBuffer owners = segment.view(layout.fastBoxOwnerOffset(dest, 0), boxes * FastBoxDescriptor.OWNER_LENGTH);
+        for (int box = 0; box < boxes; box++)
+        {
+            final int owner = box * FastBoxDescriptor.OWNER_LENGTH;
             // NOTE: the CAS (a full fence) makes the ownership visible before the announcement below, which
             // the receiver reads with acquire before it checks the owner.
-            if (owner.getIntVolatile(0) == FastBoxDescriptor.FREE && owner.compareAndSetInt(0, FastBoxDescriptor.FREE, rank + 1))
+            if (owners.getIntVolatile(owner) == FastBoxDescriptor.FREE &&
+                owners.compareAndSetInt(owner, FastBoxDescriptor.FREE, rank + 1))
             {
                 outbound.enqueue(dest, ((long)box << CbIndexDescriptor.FAST_BOX_SHIFT) | CbIndexDescriptor.FAST_BOX_FLAG);
                 producers[dest] = new FastBoxProducer(

@@ -32,6 +32,10 @@ final class FragmentAccess
     private final long[] regionBase;
     private final AtomicBuffer[] consumedWords;
     private final long[] consumed;
+    /** Per sender: where the next eager fragment it sends to this rank must be, kept as consumed moves. */
+    private final long[] nextEager;
+    private final long[] eagerSliceBase;
+    private final long eagerStride;
     private final long[] published;
     private final long publishEvery;
 
@@ -60,28 +64,42 @@ final class FragmentAccess
         maxPool = new FragmentPool(layout, rank);
         poolLock = OptionalLock.create(multiple);
         consumed = new long[size];
+        nextEager = new long[size];
+        eagerSliceBase = new long[size];
+        for (int peer = 0; peer < size; peer++)
+        {
+            if (peer != rank)
+            {
+                eagerSliceBase[peer] = layout.eagerFragmentOffset(peer, rank, 0);
+                nextEager[peer] = eagerSliceBase[peer];
+            }
+        }
+        eagerStride = perPeer > 1 ? layout.eagerFragmentOffset(rank, rank, 1) - layout.eagerFragmentOffset(rank, rank, 0) : 0;
         published = new long[size];
         publishEvery = Math.max(1, perPeer / 2);
     }
 
     /**
-     * @return the next eager fragment for {@code dest}, or -1 without credit; the caller holds dest's lock
-     * and calls {@link #sentEager} once the fragment is published.
+     * @return the next eager fragment for {@code dest} (-1 without credit), or a free max-size fragment (-1
+     * if the pool has none); the caller holds dest's lock and calls {@link #published} once it is published.
      */
-    long nextEager(final int dest)
+    long acquire(final int dest, final boolean max)
     {
-        return credits.next(dest);
-    }
-
-    void sentEager(final int dest)
-    {
-        credits.sent(dest);
+        return max ? acquireMax() : credits.next(dest);
     }
 
     /**
-     * @return a free max-size fragment of this rank, or -1 if the pool has none.
+     * Spends the credit of an eager fragment {@link #acquire} gave for {@code dest}.
      */
-    long acquireMax()
+    void published(final int dest, final boolean max)
+    {
+        if (!max)
+        {
+            credits.sent(dest);
+        }
+    }
+
+    private long acquireMax()
     {
         poolLock.lock();
         try
@@ -136,9 +154,9 @@ final class FragmentAccess
      */
     boolean wrapReceived(final FragmentView view, final int source, final long fragment)
     {
-        final int capacity = layout.fragmentCapacity(fragment);
-        final boolean eager = fragment == layout.eagerFragmentOffset(source, rank, (int)(consumed[source] % perPeer));
-        if (layout.fragmentOwner(fragment) != source || (!eager && capacity != layout.params().maxFragSize()))
+        final boolean eager = fragment == nextEager[source];
+        final int capacity = eager ? layout.params().eagerLimit() : layout.fragmentCapacity(fragment);
+        if (!eager && (layout.fragmentOwner(fragment) != source || capacity != layout.params().maxFragSize()))
         {
             throw corrupt(source, "offset " + fragment + " is neither the next eager fragment nor a max-size fragment of rank " + source);
         }
@@ -160,7 +178,8 @@ final class FragmentAccess
      */
     void consumedEager(final int source)
     {
-        if (++consumed[source] - published[source] >= publishEvery)
+        nextEager[source] = eagerSliceBase[source] + (++consumed[source] % perPeer) * eagerStride;
+        if (consumed[source] - published[source] >= publishEvery)
         {
             publish(source);
         }

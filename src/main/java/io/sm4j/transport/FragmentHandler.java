@@ -7,8 +7,9 @@ package io.sm4j.transport;
 public interface FragmentHandler
 {
     /**
-     * @param fragment a read-only view, valid only until this method returns: the fragment then goes back
-     *                 to its owner, who reuses it. Copy what must outlive the call.
+     * @param fragment a read-only view, valid only until this method returns: the memory then goes back to
+     *                 its sender (a credit, a returned fragment, or room in the fast box), who reuses it.
+     *                 Copy what must outlive the call.
      */
     void onFragment(FragmentView fragment);
 

@@ -4,7 +4,8 @@ import io.sm4j.layout.FragmentDescriptor;
 import org.agrona.DirectBuffer;
 
 /**
- * A flyweight over one received fragment: its header fields and its payload, in place (zero copy).
+ * A flyweight over one received message (a fragment, or a fast box's inline record): its header fields and
+ * its payload, in place (zero copy).
  * Valid only inside {@link FragmentHandler#onFragment}.
  */
 public final class FragmentView

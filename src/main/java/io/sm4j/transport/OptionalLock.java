@@ -29,11 +29,6 @@ final class OptionalLock
         }
     }
 
-    boolean tryLock()
-    {
-        return lock == null || lock.tryLock();
-    }
-
     void unlock()
     {
         if (lock != null)

@@ -58,40 +58,46 @@ final class Receiver
         long word;
         while (delivered < limit && (word = fifo.peek()) != CbIndexDescriptor.EMPTY_SLOT)
         {
-            if ((word & CbIndexDescriptor.RETURN_FLAG) != 0)
+            if ((word & (CbIndexDescriptor.RETURN_FLAG | CbIndexDescriptor.FAST_BOX_FLAG)) != 0)
             {
-                fragments.takeBack(source, word & ~CbIndexDescriptor.RETURN_FLAG);
-            }
-            else if ((word & CbIndexDescriptor.FAST_BOX_FLAG) != 0)
-            {
-                final String wrong = inbound.openBox(source, word >>> CbIndexDescriptor.FAST_BOX_SHIFT);
-                if (wrong != null)
-                {
-                    throw fragments.corrupt(source, wrong);
-                }
-            }
-            else
-            {
-                final boolean eager = fragments.wrapReceived(view, source, word);
-                if (!handler.accepts(view))
-                {
-                    break;
-                }
-                try
-                {
-                    handler.onFragment(view);
-                    delivered++;
-                }
-                finally
-                {
-                    giveBack(source, word, eager);
-                    fifo.advance();
-                }
+                onControlWord(source, word);
+                fifo.advance();
                 continue;
             }
-            fifo.advance();
+            final boolean eager = fragments.wrapReceived(view, source, word);
+            if (!handler.accepts(view))
+            {
+                break;
+            }
+            fifo.advance(); // frees the slot only: the fragment goes back after the handler
+            try
+            {
+                handler.onFragment(view);
+                delivered++;
+            }
+            finally
+            {
+                giveBack(source, word, eager);
+            }
         }
         return delivered;
+    }
+
+    /**
+     * A return of this rank's max-size fragment, or the announcement of the sender's fast box.
+     */
+    private void onControlWord(final int source, final long word)
+    {
+        if ((word & CbIndexDescriptor.RETURN_FLAG) != 0)
+        {
+            fragments.takeBack(source, word & ~CbIndexDescriptor.RETURN_FLAG);
+            return;
+        }
+        final String wrong = inbound.openBox(source, word >>> CbIndexDescriptor.FAST_BOX_SHIFT);
+        if (wrong != null)
+        {
+            throw fragments.corrupt(source, wrong);
+        }
     }
 
     private int drainBox(final int source, final FastBoxConsumer box, final FragmentHandler handler, final int limit)
@@ -107,7 +113,7 @@ final class Receiver
             boolean eager = false;
             if (word > 0)
             {
-                final int length = word - 1;
+                final int length = FastBoxDescriptor.inlinePayload(word);
                 if (length > box.remaining() - FragmentDescriptor.HEADER_LENGTH ||
                     ring.getInt(index + FragmentDescriptor.SENDER_OFFSET) != source)
                 {
@@ -128,6 +134,7 @@ final class Receiver
             }
             if (!handler.accepts(view))
             {
+                box.publishConsumed(); // the room freed so far, for a sender that waits on it
                 break;
             }
             try

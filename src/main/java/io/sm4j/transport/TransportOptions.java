@@ -31,6 +31,17 @@ public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle i
     public static final String LAUNCHER_PID_ENV = "SM4J_LAUNCHER_PID";
 
     /**
+     * @throws IllegalArgumentException if {@code unexpectedBytes} is negative.
+     */
+    public TransportOptions
+    {
+        if (unexpectedBytes < 0)
+        {
+            throw new IllegalArgumentException(UNEXPECTED_BYTES_ENV + "=" + unexpectedBytes + " (expected: >= 0)");
+        }
+    }
+
+    /**
      * Waiting strategies (Agrona idle strategies).
      */
     public enum Idle
