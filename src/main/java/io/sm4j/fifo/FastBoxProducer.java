@@ -42,7 +42,8 @@ public final class FastBoxProducer
 
     /**
      * Reserves room for a record of {@code length} bytes (a multiple of
-     * {@link FastBoxDescriptor#RECORD_ALIGNMENT}, at most a quarter of the ring). A record never crosses the
+     * {@link FastBoxDescriptor#RECORD_ALIGNMENT}, at most half the ring, so that padding the rest of a lap and
+     * the record always fit in one ring). A record never crosses the
      * ring's end: the rest of the lap is committed as padding first. Claiming again without a commit
      * returns the same index.
      *

@@ -22,7 +22,7 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  */
 public final class FastBoxStress
 {
-    /** A record of 16 bytes: commit word 9 (8 payload bytes in this test's own format), the value at 8. */
+    /** A record of 16 bytes: commit word 9 (an inline record of 8 payload bytes), the value at 8. */
     private static final int RECORD = 16;
     private static final int COMMIT = 9;
 
@@ -51,7 +51,7 @@ public final class FastBoxStress
         {
             final int index = producer.claim(RECORD);
             producer.ring().putLong(index + 8, 42);
-            producer.commit(index, COMMIT);
+            producer.commitInline(index, COMMIT - 1);
         }
 
         @Actor
@@ -100,7 +100,7 @@ public final class FastBoxStress
                     return;
                 }
                 producer.ring().putLong(index + 8, value);
-                producer.commit(index, COMMIT);
+                producer.commitInline(index, COMMIT - 1);
                 accepted++;
             }
         }
