@@ -49,14 +49,14 @@ public final class PingPongExample
             {
                 final int peer = 1 - me;
                 final byte[] out = new byte[16 << 20];
-                Arrays.fill(out, (byte)me);
+                Arrays.fill(out, (byte)(me + 1)); // not 0: an untouched buffer must not pass the check
                 final byte[] in = new byte[out.length];
                 final Request receive = comm.irecv(Communicator.ANY_SOURCE, BULK, in, 0, in.length);
                 final Request send = comm.isend(peer, BULK, out, 0, out.length);
                 final Status status = receive.await();
                 send.await();
                 final byte[] expected = new byte[in.length];
-                Arrays.fill(expected, (byte)peer);
+                Arrays.fill(expected, (byte)(peer + 1));
                 System.out.printf("rank %d received %d bytes from rank %d, all %s%n", me, status.length(),
                     status.source(), Arrays.equals(in, expected) ? "correct" : "WRONG");
             }

@@ -57,14 +57,14 @@ public final class ThreadRanks
             final int right = (rank + 1) % size;
             final byte[] received = new byte[BYTES];
             final byte[] sent = new byte[BYTES];
-            java.util.Arrays.fill(sent, (byte)rank);
+            java.util.Arrays.fill(sent, (byte)(rank + 1)); // not 0: an untouched buffer must not pass
             final Request receive = comm.irecv(left, 0, received, 0, BYTES);
             comm.send(right, 0, sent);
             receive.await();
             comm.barrier();
             for (final byte b : received)
             {
-                if (b != (byte)left)
+                if (b != (byte)(left + 1))
                 {
                     return false;
                 }
