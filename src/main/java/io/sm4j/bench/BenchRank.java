@@ -68,7 +68,7 @@ public final class BenchRank
             {
                 switch (name)
                 {
-                    case "sm4j" -> transports.add(new Sm4jPair(comm, 1 - rank));
+                    case "sm4j" -> transports.add(new Sm4jPair(comm, 1 - rank, spec.persistent()));
                     case "agrona" -> transports.add(AgronaRingPair.map(ringFile, rank));
                     case "uds" -> transports.add(new UnixSocketPair(sockets.data()));
                     case "threads" -> threads = timer ? new ThreadPingPong() : null;
@@ -116,7 +116,7 @@ public final class BenchRank
     {
         final int half = comm.size() / 2;
         final boolean sender = comm.rank() < half;
-        final Sm4jPair pair = new Sm4jPair(comm, sender ? comm.rank() + half : comm.rank() - half);
+        final Sm4jPair pair = new Sm4jPair(comm, sender ? comm.rank() + half : comm.rank() - half, spec.persistent());
         comm.barrier();
         warmUp(spec, pair, sender);
         awaitQuietCompiler();

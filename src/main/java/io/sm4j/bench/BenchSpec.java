@@ -19,9 +19,12 @@ import java.util.Map;
  * @param window     sends per window (bw, bibw, mbw_mr).
  * @param jitWarmup  round trips (or windows, times 1/10) of small, medium and large messages run once per
  *                   transport before the first size, so the JIT has compiled the paths being measured.
+ * @param persistent sm4j's windows use persistent requests (sendInit/recvInit, then start), else a new
+ *                   isend/irecv request per message.
  */
 public record BenchSpec(
-    BenchTest test, List<String> transports, int minSize, int maxSize, int iterations, int skip, int window, int jitWarmup)
+    BenchTest test, List<String> transports, int minSize, int maxSize, int iterations, int skip, int window, int jitWarmup,
+    boolean persistent)
 {
     /** Largest message size, bytes. */
     public static final int MAX_SIZE = PairTransport.MAX_MESSAGE;
@@ -68,7 +71,8 @@ public record BenchSpec(
     public List<String> toArgs()
     {
         return List.of("test=" + test.id(), "transports=" + String.join(",", transports), "min=" + minSize, "max=" + maxSize,
-            "iterations=" + iterations, "skip=" + skip, "window=" + window, "jit=" + jitWarmup);
+            "iterations=" + iterations, "skip=" + skip, "window=" + window, "jit=" + jitWarmup,
+            "persistent=" + persistent);
     }
 
     static BenchSpec parse(final String[] args)
@@ -82,6 +86,7 @@ public record BenchSpec(
         return new BenchSpec(BenchTest.of(values.get("test")), Arrays.asList(values.get("transports").split(",")),
             Integer.parseInt(values.get("min")), Integer.parseInt(values.get("max")),
             Integer.parseInt(values.get("iterations")), Integer.parseInt(values.get("skip")),
-            Integer.parseInt(values.get("window")), Integer.parseInt(values.get("jit")));
+            Integer.parseInt(values.get("window")), Integer.parseInt(values.get("jit")),
+            Boolean.parseBoolean(values.get("persistent")));
     }
 }

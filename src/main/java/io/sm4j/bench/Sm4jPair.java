@@ -5,8 +5,10 @@ import io.sm4j.message.Request;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
- * The exchange through sm4j's public message API: tagged {@code send}/{@code recv}, and for windows
- * {@code isend}/{@code irecv} requests completed with {@code await}, as an application would write it.
+ * The exchange through sm4j's public message API: tagged {@code send}/{@code recv}, and for windows either
+ * persistent requests ({@code sendInit}/{@code recvInit} once per size, then {@code start}), as an
+ * allocation-free application writes them, or a new {@code isend}/{@code irecv} request per message, as
+ * osu_bw does; both completed with {@code await}.
  */
 final class Sm4jPair implements PairTransport
 {
@@ -16,13 +18,21 @@ final class Sm4jPair implements PairTransport
     private final int peer;
     private final UnsafeBuffer out = new UnsafeBuffer(new byte[MAX_MESSAGE]);
     private final UnsafeBuffer in = new UnsafeBuffer(new byte[MAX_MESSAGE]);
+    private final boolean persistent;
     private final Request[] window = new Request[BenchRank.MAX_WINDOW];
     private final Request[] sends = new Request[BenchRank.MAX_WINDOW];
+    private final Request[] persistentRecvs = new Request[BenchRank.MAX_WINDOW];
+    private final Request[] persistentSends = new Request[BenchRank.MAX_WINDOW];
+    private int persistentLength = -1;
 
-    Sm4jPair(final Communicator communicator, final int peer)
+    /**
+     * @param persistent windows of persistent requests, else of new isend/irecv requests.
+     */
+    Sm4jPair(final Communicator communicator, final int peer, final boolean persistent)
     {
         this.communicator = communicator;
         this.peer = peer;
+        this.persistent = persistent;
     }
 
     @Override
@@ -46,20 +56,14 @@ final class Sm4jPair implements PairTransport
     @Override
     public void sendWindow(final int length, final int count)
     {
-        for (int i = 0; i < count; i++)
-        {
-            window[i] = communicator.isend(peer, TAG, out, 0, length);
-        }
+        startSends(length, count, window);
         awaitAll(window, count);
     }
 
     @Override
     public void receiveWindow(final int length, final int count)
     {
-        for (int i = 0; i < count; i++)
-        {
-            window[i] = communicator.irecv(peer, TAG, in, 0, length);
-        }
+        startReceives(length, count);
         awaitAll(window, count);
     }
 
@@ -68,16 +72,44 @@ final class Sm4jPair implements PairTransport
      */
     void exchangeWindow(final int length, final int count)
     {
-        for (int i = 0; i < count; i++)
-        {
-            window[i] = communicator.irecv(peer, TAG, in, 0, length);
-        }
-        for (int i = 0; i < count; i++)
-        {
-            sends[i] = communicator.isend(peer, TAG, out, 0, length);
-        }
+        startReceives(length, count);
+        startSends(length, count, sends);
         awaitAll(window, count);
         awaitAll(sends, count);
+    }
+
+    private void startReceives(final int length, final int count)
+    {
+        preparePersistent(length);
+        for (int i = 0; i < count; i++)
+        {
+            window[i] = persistent ? persistentRecvs[i].start() : communicator.irecv(peer, TAG, in, 0, length);
+        }
+    }
+
+    private void startSends(final int length, final int count, final Request[] into)
+    {
+        preparePersistent(length);
+        for (int i = 0; i < count; i++)
+        {
+            into[i] = persistent ? persistentSends[i].start() : communicator.isend(peer, TAG, out, 0, length);
+        }
+    }
+
+    /**
+     * Creates the persistent requests for {@code length} at its first window (a warm-up one).
+     */
+    private void preparePersistent(final int length)
+    {
+        if (persistent && length != persistentLength)
+        {
+            persistentLength = length;
+            for (int i = 0; i < persistentSends.length; i++)
+            {
+                persistentSends[i] = communicator.sendInit(peer, TAG, out, 0, length);
+                persistentRecvs[i] = communicator.recvInit(peer, TAG, in, 0, length);
+            }
+        }
     }
 
     private static void awaitAll(final Request[] requests, final int count)

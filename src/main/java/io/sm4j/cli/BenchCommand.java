@@ -61,6 +61,11 @@ final class BenchCommand implements Callable<Integer>
         page4k, page8k, cacheline, aggregated
     }
 
+    enum Requests
+    {
+        persistent, isend
+    }
+
     enum Format
     {
         text, csv, json
@@ -95,6 +100,9 @@ final class BenchCommand implements Callable<Integer>
 
     @Option(names = "--thread-mode", paramLabel = "MODE", description = "single or multiple (default: single).")
     ThreadMode threadMode = ThreadMode.SINGLE;
+
+    @Option(names = "--requests", paramLabel = "KIND", description = "How sm4j's windows (bw, bibw, mbw_mr) send and receive: persistent (sendInit/recvInit once, then start: allocation-free, as a Java application that cares writes it) or isend (a new isend/irecv request per message, as osu_bw) (default: ${DEFAULT-VALUE}).")
+    Requests requests = Requests.persistent;
 
     @Option(names = "--compare", description = "Measure the baselines too (agrona, uds, threads, ompi), size by size.")
     boolean compare;
@@ -162,7 +170,8 @@ final class BenchCommand implements Callable<Integer>
                 benchTest == BenchTest.BW ? List.of("agrona", "uds") : List.of());
             ompiMissing = OmpiBaseline.unavailable();
         }
-        final BenchSpec benchSpec = new BenchSpec(benchTest, transports, range[0], range[1], iterations, skip, window, jitWarmup);
+        final BenchSpec benchSpec = new BenchSpec(benchTest, transports, range[0], range[1], iterations, skip, window, jitWarmup,
+            requests == Requests.persistent);
         final LayoutParams params = layoutParams(segmentRanks);
         final double busy = BusyCores.measure(CpuBudget.cores(), 300);
         final Progress progress = new Progress(err, benchSpec.sizes().size() * transports.size());
@@ -287,7 +296,8 @@ final class BenchCommand implements Callable<Integer>
         facts.add(test.latency() ? "one-way latency: Avg = elapsed / (2 x iterations), as OSU; percentiles from every round trip / 2" +
             (test == BenchTest.MULTI_LAT ? "; every column is the mean over the pairs" : "") :
             "MB/s = 10^6 bytes per second" + (test == BenchTest.BIBW ? ", both directions counted" : "") +
-                (test == BenchTest.MBW_MR ? ", summed over the pairs" : ""));
+                (test == BenchTest.MBW_MR ? ", summed over the pairs" : "") + "; sm4j windows: " +
+                (requests == Requests.persistent ? "persistent requests (sendInit/recvInit, start)" : "a new isend/irecv request per message"));
         if (ompiMissing != null)
         {
             facts.add("no Open MPI baseline: " + ompiMissing);

@@ -4,13 +4,15 @@ import io.sm4j.layout.FastBoxDescriptor;
 import org.agrona.concurrent.AtomicBuffer;
 
 /**
- * The receiver's end of one fast box ({@link FastBoxDescriptor}): finds the next committed record, and once
- * the caller has consumed it, zeroes it and (in batches) publishes the consumed position. Single reader: the
- * receiving process's poller.
+ * The receiver's end of one fast box ({@link FastBoxDescriptor}): finds the next committed record and, once
+ * the caller has consumed it, moves past it, publishing the consumed position in batches. It only reads the
+ * ring: a record is new when its commit word carries the sequence expected next, so no line of the ring is
+ * ever written by both sides. Single reader: the receiving process's poller.
  * <p>
  * Implementation notes: the consumed position is published every quarter ring and whenever the box is found
- * empty with records consumed since the last publish, so a sender waiting for room is never left waiting on
- * a receiver that has caught up, and a streaming pair writes the receiver's line a few times per lap.
+ * empty with records consumed since the last publish (vader publishes once per poll), so a sender waiting for
+ * room is never left waiting on a receiver that has caught up, and a streaming pair writes the receiver's
+ * line a few times per lap.
  */
 public final class FastBoxConsumer
 {
@@ -20,6 +22,7 @@ public final class FastBoxConsumer
     private final int mask;
     private long position;
     private long published;
+    private long sequence;
 
     /**
      * @param ring     view of the ring, a power-of-two number of bytes, zeroed.
@@ -47,24 +50,27 @@ public final class FastBoxConsumer
     }
 
     /**
-     * @return the next record's commit word (0 if none is committed yet), having skipped padding; untrusted.
+     * @return the next record's code (0 if none is committed yet), having skipped padding; untrusted.
      */
     public int peek()
     {
-        final int index = (int)(position & mask);
-        // NOTE: acquire pairs with the sender's release of the commit word: the record is fully written.
-        final int word = ring.getIntAcquire(index + FastBoxDescriptor.COMMIT_OFFSET);
-        if (word != FastBoxDescriptor.PADDING)
+        while (true)
         {
-            if (word == 0)
+            final int index = (int)(position & mask);
+            // NOTE: acquire pairs with the sender's release of the commit word: the record is fully written.
+            final int code = FastBoxDescriptor.codeIfSequence(
+                ring.getIntAcquire(index + FastBoxDescriptor.COMMIT_OFFSET), sequence);
+            if (code != FastBoxDescriptor.PADDING)
             {
-                publishConsumed();
+                if (code == 0)
+                {
+                    publishConsumed();
+                }
+                return code;
             }
-            return word;
+            sequence++;
+            position += capacity - index;
         }
-        ring.putInt(index + FastBoxDescriptor.COMMIT_OFFSET, 0); // the rest of the padding is zero already
-        position += capacity - index;
-        return peek();
     }
 
     /**
@@ -76,12 +82,12 @@ public final class FastBoxConsumer
     }
 
     /**
-     * Zeroes the record of {@code length} bytes at {@link #index()} (checked by the caller against
-     * {@link #remaining()}) and moves past it.
+     * Moves past the record of {@code length} bytes at {@link #index()} (checked by the caller against
+     * {@link #remaining()}), which the caller has finished reading.
      */
     public void consume(final int length)
     {
-        ring.setMemory(index(), length, (byte)0);
+        sequence++;
         position += length;
         if (position - published >= capacity >> 2)
         {
@@ -103,7 +109,8 @@ public final class FastBoxConsumer
 
     private void publish()
     {
-        // NOTE: release: the zeroing of every record before this position is visible to the sender's acquire.
+        // NOTE: release: this reader's loads of every record before this position happen before the sender,
+        // after its acquire of the position, writes over them.
         consumed.putLongRelease(FastBoxDescriptor.CONSUMED_OFFSET, position);
         published = position;
     }

@@ -8,9 +8,13 @@ import org.agrona.concurrent.AtomicBuffer;
  * write it in place, and commits it by writing its commit word last. Single writer: one thread of the
  * sending process.
  * <p>
- * Implementation notes: the write position is process-local; the receiver's consumed position is read
- * (acquire) only when the cached limit says the ring is full, so a sender that stays ahead of a full ring
- * touches the receiver's line once per lap, not once per record.
+ * Implementation notes (after Open MPI vader's {@code mca_btl_vader_fbox_sendi}): the write position and the
+ * record sequence are process-local; the receiver's consumed position is read (acquire) only when the cached
+ * limit says the ring is full, so a sender that stays ahead touches the receiver's line once per lap, not
+ * once per record. The receiver never writes into the ring: every commit word carries its record's sequence,
+ * and before committing a record this sender clears the commit word where the next one will start, if the
+ * receiver is past that spot (it may lie inside an old payload). If it is not, that spot is the start of a
+ * record the receiver has still to read, whose old sequence tells it apart from a new one.
  */
 public final class FastBoxProducer
 {
@@ -20,6 +24,7 @@ public final class FastBoxProducer
     private final int mask;
     private long position;
     private long limit;
+    private long sequence;
     private int claimed;
 
     /**
@@ -43,9 +48,8 @@ public final class FastBoxProducer
     /**
      * Reserves room for a record of {@code length} bytes (a multiple of
      * {@link FastBoxDescriptor#RECORD_ALIGNMENT}, at most half the ring, so that padding the rest of a lap and
-     * the record always fit in one ring). A record never crosses the
-     * ring's end: the rest of the lap is committed as padding first. Claiming again without a commit
-     * returns the same index.
+     * the record always fit in one ring). A record never crosses the ring's end: the rest of the lap is
+     * committed as padding first. Claiming again without a commit returns the same index.
      *
      * @return the record's index in {@link #ring()}, or -1 while the receiver has not consumed enough.
      */
@@ -56,8 +60,8 @@ public final class FastBoxProducer
         final int needed = length <= toEnd ? length : toEnd + length;
         if (position + needed > limit)
         {
-            // NOTE: acquire pairs with the receiver's release of its consumed position, which it stores only
-            // after zeroing every record before it: what this sender writes next lands on zeroes.
+            // NOTE: acquire pairs with the receiver's release of its consumed position, stored after it last
+            // read the records before it: they may be overwritten now.
             limit = consumed.getLongAcquire(FastBoxDescriptor.CONSUMED_OFFSET) + capacity;
             if (position + needed > limit)
             {
@@ -66,9 +70,8 @@ public final class FastBoxProducer
         }
         if (length > toEnd)
         {
-            // NOTE: release, like a record's commit; the receiver skips to the ring's start on reading it.
-            ring.putIntRelease(index + FastBoxDescriptor.COMMIT_OFFSET, FastBoxDescriptor.PADDING);
-            position += toEnd;
+            // the ring's start is always a record's start: nothing to clear there
+            commit(index, FastBoxDescriptor.PADDING, toEnd);
             index = 0;
         }
         claimed = length;
@@ -80,7 +83,7 @@ public final class FastBoxProducer
      */
     public void commitInline(final int index, final int payload)
     {
-        commit(index, FastBoxDescriptor.inlineCommitWord(payload));
+        commit(index, FastBoxDescriptor.inlineCode(payload), claimed);
     }
 
     /**
@@ -89,15 +92,21 @@ public final class FastBoxProducer
     public void commitReference(final int index, final long fragment)
     {
         ring.putLong(index + FastBoxDescriptor.REFERENCE_OFFSET, fragment);
-        commit(index, FastBoxDescriptor.REFERENCE);
+        commit(index, FastBoxDescriptor.REFERENCE, claimed);
     }
 
-    private void commit(final int index, final int commitWord)
+    private void commit(final int index, final int code, final int length)
     {
-        // NOTE: release: the record's header and payload (plain stores) are visible before its commit word,
-        // which the receiver reads with acquire (Agrona's length-as-commit-flag idiom).
-        ring.putIntRelease(index + FastBoxDescriptor.COMMIT_OFFSET, commitWord);
-        position += claimed;
+        final int next = index + length;
+        if (next < capacity && position + length + FastBoxDescriptor.RECORD_ALIGNMENT <= limit)
+        {
+            // consumed in the last lap, maybe inside an old payload: the receiver reads it after this record
+            ring.putInt(next + FastBoxDescriptor.COMMIT_OFFSET, 0);
+        }
+        // NOTE: release: the record (plain stores) and the cleared next commit word are visible before this
+        // commit word, which the receiver reads with acquire (Agrona's length-as-commit-flag idiom).
+        ring.putIntRelease(index + FastBoxDescriptor.COMMIT_OFFSET, FastBoxDescriptor.commitWord(sequence++, code));
+        position += length;
         claimed = 0;
     }
 }

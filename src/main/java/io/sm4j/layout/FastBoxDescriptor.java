@@ -21,19 +21,25 @@ package io.sm4j.layout;
  *  a record, 8-byte aligned, never across the ring's end:
  *   0                   1                   2                   3
  *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
- *  +---------------------------------------------------------------+  0
- *  | Commit word, written last (release): 0 not yet written,        |
- *  |  > 0 inline message of (word - 1) payload bytes,               |
- *  |  REFERENCE: a fragment of the sender, PADDING: skip to the end |
- *  +---------------------------------------------------------------+  4
+ *  +-------------------------------+-------------------------------+  0
+ *  | Code, written last with the   | Sequence: the record's number |
+ *  | sequence (release): 1..0xFFFD | in the ring, mod 2^16 (padding|
+ *  | inline, payload length + 1;   | records count too)            |
+ *  | REFERENCE; PADDING: skip to   |                               |
+ *  | the ring's end                |                               |
+ *  +-------------------------------+-------------------------------+  4
  *  | inline: sender, type, tag, sequence, aux at FragmentDescriptor |
  *  |         offsets, then the payload at HEADER_LENGTH             |
  *  | reference (16 bytes): the fragment's segment offset at 8       |
  *  +---------------------------------------------------------------+
  * </pre>
- * The receiver zeroes every record it has consumed before it publishes the consumed position (release), so
- * the sender, once its acquire load of that position shows room, writes only over zeroes, and a commit word
- * the receiver finds non-zero is always a new record.
+ * The receiver never writes into the ring (Open MPI vader's scheme): a commit word is a new record only if
+ * its sequence is the next one the receiver expects, and before committing a record the sender clears the
+ * commit word where the next record will start whenever that spot has been consumed (it may lie inside an
+ * old record's payload, which must never be read as a commit word). When it has not been consumed, it is
+ * where the receiver stood, a record's start, whose old commit word carries an older sequence. A ring holds
+ * at most {@code MAX_FAST_BOX_SIZE / REFERENCE_LENGTH} = 2^15 records, so an old sequence never equals the
+ * expected one mod 2^16.
  */
 public final class FastBoxDescriptor
 {
@@ -43,8 +49,14 @@ public final class FastBoxDescriptor
     public static final int REFERENCE_OFFSET = Long.BYTES;
     public static final int REFERENCE_LENGTH = REFERENCE_OFFSET + Long.BYTES;
     public static final int RECORD_ALIGNMENT = Long.BYTES;
-    public static final int REFERENCE = -1;
-    public static final int PADDING = -2;
+    /** Code of a reference record. */
+    public static final int REFERENCE = 0xFFFF;
+    /** Code of padding to the ring's end. */
+    public static final int PADDING = 0xFFFE;
+    /** The largest inline payload a code can carry. */
+    public static final int MAX_INLINE_PAYLOAD = PADDING - 2;
+    private static final int CODE_MASK = 0xFFFF;
+    private static final int SEQUENCE_SHIFT = 16;
     /** A directory entry no sender owns. */
     public static final int FREE = 0;
 
@@ -61,19 +73,35 @@ public final class FastBoxDescriptor
     }
 
     /**
-     * @return the commit word of an inline record of {@code payload} bytes.
+     * @return the code of an inline record of {@code payload} bytes (at most {@link #MAX_INLINE_PAYLOAD}).
      */
-    public static int inlineCommitWord(final int payload)
+    public static int inlineCode(final int payload)
     {
         return payload + 1;
     }
 
     /**
-     * @return the payload bytes of an inline record whose commit word is {@code word} (> 0).
+     * @return the payload bytes of an inline record of code {@code code} (1..{@link #MAX_INLINE_PAYLOAD} + 1).
      */
-    public static int inlinePayload(final int word)
+    public static int inlinePayload(final int code)
     {
-        return word - 1;
+        return code - 1;
+    }
+
+    /**
+     * @return the commit word of the {@code sequence}-th record of a ring, of code {@code code}.
+     */
+    public static int commitWord(final long sequence, final int code)
+    {
+        return (int)(sequence << SEQUENCE_SHIFT) | code;
+    }
+
+    /**
+     * @return the code of {@code word} if it commits the {@code sequence}-th record, else 0 (not yet written).
+     */
+    public static int codeIfSequence(final int word, final long sequence)
+    {
+        return (word >>> SEQUENCE_SHIFT) == (int)(sequence & CODE_MASK) ? word & CODE_MASK : 0;
     }
 
     /**

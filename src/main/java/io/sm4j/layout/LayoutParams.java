@@ -45,7 +45,8 @@ public record LayoutParams(
     public static final int DEFAULT_FAST_BOX_SIZE = 8192;
     /** A fast box must hold a few records of the largest inline size. */
     public static final int MIN_FAST_BOX_SIZE = 1024;
-    public static final int MAX_FAST_BOX_SIZE = 1 << 24;
+    /** Keeps a ring's records below 2^15, which its 16-bit record sequence needs (FastBoxDescriptor). */
+    public static final int MAX_FAST_BOX_SIZE = 1 << 19;
     /**
      * Most ranks on one node. The layout grows as n²: at 4096 ranks with the defaults the segment is about
      * 160 GB, beyond any node's tmpfs, and larger counts would only fail later and slower.

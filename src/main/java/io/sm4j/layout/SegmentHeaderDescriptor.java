@@ -40,7 +40,8 @@ public final class SegmentHeaderDescriptor
 {
     /** "SM4JSEG1" read as a little-endian long. */
     public static final long MAGIC = 0x3147455334534D53L;
-    public static final int VERSION = 2;
+    /** 3: fast box commit words carry a record sequence. */
+    public static final int VERSION = 3;
 
     public static final int STATE_CREATING = 0;
     public static final int STATE_READY = 1;

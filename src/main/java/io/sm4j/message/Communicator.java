@@ -52,6 +52,9 @@ public final class Communicator implements AutoCloseable
     private final Matcher matcher;
     private final Runnable progressOrIdle = this::progressOrIdle;
     private final UnsafeBuffer eagerScratch = new UnsafeBuffer(NO_BYTES);
+    /** Reused by every blocking receive and blocking large send (one at a time: one thread, no re-entry). */
+    private RecvRequest blockingRecv = new RecvRequest(this, false);
+    private SendRequest blockingSend = new SendRequest(this, false);
     private long nextOrphanCheck;
     private long progressCalls;
     private boolean closed;
@@ -225,7 +228,21 @@ public final class Communicator implements AutoCloseable
             throw new IllegalArgumentException("a blocking send of " + length + " bytes to this rank itself (tag " + tag +
                 ") would never complete: post the receive first, or use isend");
         }
-        start(dest, tag, buffer, offset, length).await();
+        final SendRequest request = blockingSend.set(dest, tag, buffer, offset, length);
+        request.reset();
+        start(request);
+        try
+        {
+            request.await();
+        }
+        catch (final RuntimeException ex)
+        {
+            if (!request.isComplete())
+            {
+                blockingSend = new SendRequest(this, false); // the protocol may still hold the old one
+            }
+            throw ex;
+        }
     }
 
     public Request isend(final int dest, final int tag, final byte[] buffer, final int offset, final int length)
@@ -244,7 +261,25 @@ public final class Communicator implements AutoCloseable
     public Request isend(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
     {
         checkSend(dest, tag, Arguments.capacityOf(buffer), offset, length);
-        return start(dest, tag, buffer, offset, length);
+        final SendRequest request = new SendRequest(this, false).set(dest, tag, buffer, offset, length);
+        start(request);
+        return request;
+    }
+
+    public Request sendInit(final int dest, final int tag, final byte[] buffer, final int offset, final int length)
+    {
+        return sendInit(dest, tag, Arguments.wrap(buffer), offset, length);
+    }
+
+    /**
+     * Creates a persistent send (MPI_Send_init): inactive until {@link Request#start()}, which sends the
+     * buffer's bytes as they are then; the same request serves every start, so a loop of them allocates
+     * nothing.
+     */
+    public Request sendInit(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
+    {
+        checkSend(dest, tag, Arguments.capacityOf(buffer), offset, length);
+        return new SendRequest(this, true).set(dest, tag, buffer, offset, length);
     }
 
     private void checkSend(final int dest, final int tag, final int capacity, final int offset, final int length)
@@ -255,22 +290,27 @@ public final class Communicator implements AutoCloseable
         BufferChecks.checkBounds(offset, length, capacity);
     }
 
-    private Request start(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
+    /**
+     * Sends a request set up and reset: a new isend, a persistent send's start, or a blocking large send.
+     */
+    void start(final SendRequest request)
     {
-        final long sequence = dest == rank ? 0 : nextSequence[dest]++;
-        final SendRequest request = new SendRequest(this, dest, tag, sequence, buffer, offset, length);
+        checkUsable();
+        request.sequence = request.dest == rank ? 0 : nextSequence[request.dest]++;
         matcher.send(request);
-        return request;
     }
 
+    /**
+     * As {@link #recv(int, int, MutableDirectBuffer, int, int)}: the whole array.
+     */
     public Status recv(final int source, final int tag, final byte[] buffer)
     {
-        return irecv(source, tag, Arguments.wrap(buffer), 0, buffer.length).await();
+        return recv(source, tag, buffer, 0, Arguments.lengthOf(buffer), new Status());
     }
 
     public Status recv(final int source, final int tag, final byte[] buffer, final int offset, final int length)
     {
-        return irecv(source, tag, buffer, offset, length).await();
+        return recv(source, tag, buffer, offset, length, new Status());
     }
 
     public Status recv(final int source, final int tag, final ByteBuffer buffer)
@@ -278,9 +318,78 @@ public final class Communicator implements AutoCloseable
         return irecv(source, tag, buffer).await();
     }
 
+    /**
+     * Receives one message of at most {@code length} bytes into {@code buffer} at {@code offset}.
+     *
+     * @return a new status (see {@link #recv(int, int, MutableDirectBuffer, int, int, Status)} for one that
+     * allocates nothing).
+     */
     public Status recv(final int source, final int tag, final MutableDirectBuffer buffer, final int offset, final int length)
     {
-        return irecv(source, tag, buffer, offset, length).await();
+        return recv(source, tag, buffer, offset, length, new Status());
+    }
+
+    /**
+     * As {@link #recv(int, int, MutableDirectBuffer, int, int, Status)}, into a byte array.
+     */
+    public Status recv(
+        final int source, final int tag, final byte[] buffer, final int offset, final int length, final Status status)
+    {
+        checkRecv(source, tag);
+        BufferChecks.checkBounds(offset, length, Arguments.lengthOf(buffer));
+        eagerScratch.wrap(buffer);
+        try
+        {
+            return awaitReceive(source, tag, eagerScratch, offset, length, status);
+        }
+        finally
+        {
+            eagerScratch.wrap(NO_BYTES); // do not keep the caller's array alive
+        }
+    }
+
+    /**
+     * Receives one message and fills {@code status} (null: not wanted) with its envelope. Nothing is allocated
+     * per call: the same internal request serves every blocking receive.
+     *
+     * @return {@code status}.
+     */
+    public Status recv(
+        final int source, final int tag, final MutableDirectBuffer buffer, final int offset, final int length,
+        final Status status)
+    {
+        checkRecv(source, tag);
+        BufferChecks.checkRange("buffer", buffer, offset, length);
+        return awaitReceive(source, tag, buffer, offset, length, status);
+    }
+
+    private Status awaitReceive(
+        final int source, final int tag, final MutableDirectBuffer buffer, final int offset, final int length,
+        final Status status)
+    {
+        final RecvRequest request = blockingRecv.set(source, tag, buffer, offset, length, null);
+        request.reset();
+        matcher.post(request);
+        matcher.awaiting(request);
+        try
+        {
+            final Status matched = request.await();
+            return status == null ? null : status.set(matched.source(), matched.tag(), matched.length());
+        }
+        catch (final RuntimeException ex)
+        {
+            if (!request.isComplete())
+            {
+                matcher.queues().withdraw(request);
+                blockingRecv = new RecvRequest(this, false); // the protocol may still hold the old one
+            }
+            throw ex;
+        }
+        finally
+        {
+            matcher.awaiting(null);
+            request.buffer = null; // do not keep the caller's buffer alive
+        }
     }
 
     /**
@@ -290,14 +399,12 @@ public final class Communicator implements AutoCloseable
      */
     public Status recv(final int source, final int tag, final MessageHandler handler)
     {
-        checkUsable();
-        Arguments.checkRank("source", source, size, true);
-        Arguments.checkTag(tag, true);
+        checkRecv(source, tag);
         if (handler == null)
         {
             throw new NullPointerException("handler");
         }
-        final RecvRequest request = new RecvRequest(this, source, tag, null, 0, 0, handler);
+        final RecvRequest request = new RecvRequest(this, false).set(source, tag, null, 0, 0, handler);
         matcher.post(request);
         return request.await();
     }
@@ -321,13 +428,43 @@ public final class Communicator implements AutoCloseable
      */
     public Request irecv(final int source, final int tag, final MutableDirectBuffer buffer, final int offset, final int length)
     {
+        checkRecv(source, tag);
+        BufferChecks.checkRange("buffer", buffer, offset, length);
+        final RecvRequest request = new RecvRequest(this, false).set(source, tag, buffer, offset, length, null);
+        matcher.post(request);
+        return request;
+    }
+
+    public Request recvInit(final int source, final int tag, final byte[] buffer, final int offset, final int length)
+    {
+        return recvInit(source, tag, Arguments.wrap(buffer), offset, length);
+    }
+
+    /**
+     * Creates a persistent receive (MPI_Recv_init): inactive until {@link Request#start()}, which posts it; the
+     * same request and status serve every start.
+     */
+    public Request recvInit(final int source, final int tag, final MutableDirectBuffer buffer, final int offset, final int length)
+    {
+        checkRecv(source, tag);
+        BufferChecks.checkRange("buffer", buffer, offset, length);
+        return new RecvRequest(this, true).set(source, tag, buffer, offset, length, null);
+    }
+
+    /**
+     * Posts a receive set up and reset: a persistent receive's start.
+     */
+    void post(final RecvRequest request)
+    {
+        checkUsable();
+        matcher.post(request);
+    }
+
+    private void checkRecv(final int source, final int tag)
+    {
         checkUsable();
         Arguments.checkRank("source", source, size, true);
         Arguments.checkTag(tag, true);
-        BufferChecks.checkRange("buffer", buffer, offset, length);
-        final RecvRequest request = new RecvRequest(this, source, tag, buffer, offset, length, null);
-        matcher.post(request);
-        return request;
     }
 
     /**
@@ -336,9 +473,7 @@ public final class Communicator implements AutoCloseable
      */
     public Status iprobe(final int source, final int tag)
     {
-        checkUsable();
-        Arguments.checkRank("source", source, size, true);
-        Arguments.checkTag(tag, true);
+        checkRecv(source, tag);
         progress();
         return matcher.queues().peekUnexpected(source, tag);
     }
@@ -348,9 +483,7 @@ public final class Communicator implements AutoCloseable
      */
     public Status probe(final int source, final int tag)
     {
-        checkUsable();
-        Arguments.checkRank("source", source, size, true);
-        Arguments.checkTag(tag, true);
+        checkRecv(source, tag);
         Status status;
         while ((status = matcher.queues().peekUnexpected(source, tag)) == null)
         {

@@ -1,7 +1,5 @@
 package io.sm4j.message;
 
-import java.util.ArrayList;
-
 /**
  * The two matching queues of one rank, both in arrival order: receives posted and not yet matched, and
  * messages arrived (or announced, if large) before any receive accepted them. An arriving message takes
@@ -10,7 +8,7 @@ import java.util.ArrayList;
  */
 final class MatchQueues
 {
-    private final ArrayList<RecvRequest> posted = new ArrayList<>();
+    private final PostedReceives posted = new PostedReceives();
     private final UnexpectedQueue unexpected = new UnexpectedQueue();
 
     /**
@@ -23,7 +21,7 @@ final class MatchQueues
 
     boolean hasPosted(final int source, final int tag)
     {
-        return indexOfPosted(source, tag) >= 0;
+        return posted.has(source, tag);
     }
 
     /**
@@ -31,13 +29,20 @@ final class MatchQueues
      */
     RecvRequest takePosted(final int source, final int tag)
     {
-        final int index = indexOfPosted(source, tag);
-        return index < 0 ? null : posted.remove(index);
+        return posted.take(source, tag);
     }
 
     void post(final RecvRequest request)
     {
         posted.add(request);
+    }
+
+    /**
+     * Withdraws a receive that is still posted.
+     */
+    void withdraw(final RecvRequest request)
+    {
+        posted.remove(request);
     }
 
     void queue(final Unexpected message)
@@ -68,19 +73,6 @@ final class MatchQueues
      */
     void failOrphans(final boolean[] gone, final boolean everyoneGone)
     {
-        posted.removeIf(recv -> (recv.source == Communicator.ANY_SOURCE ? everyoneGone : gone[recv.source]) &&
-            Request.orphan(recv, "receive from " + (recv.source == Communicator.ANY_SOURCE ? "any rank" : "rank " + recv.source)));
-    }
-
-    private int indexOfPosted(final int source, final int tag)
-    {
-        for (int i = 0; i < posted.size(); i++)
-        {
-            if (posted.get(i).matches(source, tag))
-            {
-                return i;
-            }
-        }
-        return -1;
+        posted.failOrphans(gone, everyoneGone);
     }
 }

@@ -30,7 +30,8 @@ final class Matcher implements FragmentHandler
     private final Rendezvous rendezvous;
     private final Barrier barrier;
     private final MatchQueues queues = new MatchQueues();
-    private final UnsafeBuffer empty = new UnsafeBuffer(new byte[0]);
+    private static final byte[] NO_BYTES = new byte[0];
+    private final UnsafeBuffer empty = new UnsafeBuffer(NO_BYTES);
     private final int rank;
     private final int eagerPayload;
     private final long unexpectedLimit;
@@ -40,6 +41,9 @@ final class Matcher implements FragmentHandler
     private final LongArrayQueue deferredAcks = new LongArrayQueue();
     /** The posted receive {@link #accepts} found for the message about to be delivered, or null. */
     private RecvRequest accepted;
+    /** The receive a blocking call waits for, or null: once it completes, unmatched messages stay put. */
+    private RecvRequest awaited;
+    private final UnsafeBuffer firstChunk = new UnsafeBuffer(NO_BYTES);
     private boolean inHandler;
 
     @SuppressWarnings("unchecked")
@@ -74,7 +78,7 @@ final class Matcher implements FragmentHandler
      */
     boolean trySendEager(final int dest, final int tag, final long sequence, final DirectBuffer buffer, final int offset, final int length)
     {
-        return waiting[dest] == null && endpoint.trySend(dest, EAGER, tag, sequence, length, buffer, offset, length);
+        return isEmpty(waiting[dest]) && endpoint.trySend(dest, EAGER, tag, sequence, length, buffer, offset, length);
     }
 
     /**
@@ -87,11 +91,11 @@ final class Matcher implements FragmentHandler
         {
             sendToSelf(request);
         }
-        else if (waiting[request.dest] != null || !tryStart(request))
+        else if (!isEmpty(waiting[request.dest]) || !tryStart(request))
         {
             if (waiting[request.dest] == null)
             {
-                waiting[request.dest] = new ArrayDeque<>();
+                waiting[request.dest] = new ArrayDeque<>(); // kept once made: a steady stream allocates nothing
             }
             waiting[request.dest].add(request);
             waitingCount++;
@@ -154,12 +158,13 @@ final class Matcher implements FragmentHandler
                 waitingCount--;
                 sent++;
             }
-            if (queue != null && queue.isEmpty())
-            {
-                waiting[dest] = null;
-            }
         }
         return sent;
+    }
+
+    private static boolean isEmpty(final ArrayDeque<SendRequest> queue)
+    {
+        return queue == null || queue.isEmpty();
     }
 
     /**
@@ -177,21 +182,32 @@ final class Matcher implements FragmentHandler
     {
         for (int dest = 0; dest < waiting.length; dest++)
         {
-            if (gone[dest] && waiting[dest] != null)
+            if (gone[dest] && !isEmpty(waiting[dest]))
             {
                 for (final SendRequest send : waiting[dest])
                 {
                     Request.orphan(send, "send of " + send.length + " bytes to rank " + dest);
                 }
                 waitingCount -= waiting[dest].size();
-                waiting[dest] = null;
+                waiting[dest].clear();
             }
         }
     }
 
     /**
+     * Names the receive a blocking call waits for (null when it returns). Once it has completed, the rest of
+     * that poll leaves unmatched messages in shared memory instead of copying them to the heap: the caller
+     * returns to the application, whose next receive will likely take them in place.
+     */
+    void awaiting(final RecvRequest request)
+    {
+        awaited = request;
+    }
+
+    /**
      * Declines an arriving message that no posted receive takes once the unexpected messages kept reach the
-     * budget; remembers the receive that takes it otherwise.
+     * budget, or once the receive a blocking call waits for has completed; remembers the receive that takes
+     * it otherwise.
      */
     @Override
     public boolean accepts(final FragmentView f)
@@ -202,7 +218,8 @@ final class Matcher implements FragmentHandler
             return true;
         }
         accepted = queues.takePosted(f.source(), f.tag());
-        return accepted != null || queues.unexpectedBytes() + f.length() <= unexpectedLimit;
+        return accepted != null ||
+            (awaited == null || !awaited.isComplete()) && queues.unexpectedBytes() + f.length() <= unexpectedLimit;
     }
 
     @Override
@@ -278,9 +295,10 @@ final class Matcher implements FragmentHandler
             local.complete();
             return;
         }
-        final UnsafeBuffer first = new UnsafeBuffer(message.firstChunk());
-        deliver(request, message.source(), message.tag(), message.sequence(), message.total(), first, 0,
-            first.capacity(), message.large());
+        firstChunk.wrap(message.firstChunk());
+        deliver(request, message.source(), message.tag(), message.sequence(), message.total(), firstChunk, 0,
+            firstChunk.capacity(), message.large());
+        firstChunk.wrap(NO_BYTES); // do not keep the copy alive
     }
 
     private void deliver(
@@ -319,7 +337,7 @@ final class Matcher implements FragmentHandler
         request.received = length;
         if (!large)
         {
-            request.complete(request.matchedStatus());
+            request.completeMatched();
             return;
         }
         sendAck(source, sequence, rendezvous.accept(request));
@@ -356,7 +374,7 @@ final class Matcher implements FragmentHandler
             callHandler(request, request.buffer, 0);
             return;
         }
-        request.complete(request.matchedStatus());
+        request.completeMatched();
     }
 
     /**
@@ -380,6 +398,6 @@ final class Matcher implements FragmentHandler
         {
             inHandler = false;
         }
-        request.complete(status);
+        request.completeFilled();
     }
 }

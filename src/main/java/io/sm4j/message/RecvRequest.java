@@ -3,13 +3,14 @@ package io.sm4j.message;
 import org.agrona.MutableDirectBuffer;
 
 /**
- * A posted receive: into a buffer, or to a {@link MessageHandler} (zero copy for eager messages).
+ * A posted receive: into a buffer, or to a {@link MessageHandler} (zero copy for eager messages). Reusable: a
+ * persistent request, or the communicator's own request for blocking receives, is set again per run.
  */
 final class RecvRequest extends Request
 {
-    final int source;
-    final int tag;
-    final MessageHandler handler;
+    int source;
+    int tag;
+    MessageHandler handler;
     MutableDirectBuffer buffer;
     int offset;
     int capacity;
@@ -17,18 +18,38 @@ final class RecvRequest extends Request
     int matchedTag;
     int total;
     int received;
+    /** Order of posting, which decides between a receive naming the source and tag and a wildcard one. */
+    long postNumber;
 
-    RecvRequest(
-        final Communicator communicator, final int source, final int tag,
-        final MutableDirectBuffer buffer, final int offset, final int capacity, final MessageHandler handler)
+    RecvRequest(final Communicator communicator, final boolean persistent)
     {
-        super(communicator);
+        super(communicator, persistent);
+    }
+
+    RecvRequest set(
+        final int source, final int tag, final MutableDirectBuffer buffer, final int offset, final int capacity,
+        final MessageHandler handler)
+    {
         this.source = source;
         this.tag = tag;
         this.buffer = buffer;
         this.offset = offset;
         this.capacity = capacity;
         this.handler = handler;
+        return this;
+    }
+
+    @Override
+    void reset()
+    {
+        super.reset();
+        received = 0;
+    }
+
+    @Override
+    void startIn(final Communicator communicator)
+    {
+        communicator.post(this);
     }
 
     boolean matches(final int messageSource, final int messageTag)
@@ -46,8 +67,19 @@ final class RecvRequest extends Request
             (tag == Communicator.ANY_TAG || tag == messageTag);
     }
 
+    /**
+     * @return the status, filled with the matched envelope.
+     */
     Status matchedStatus()
     {
-        return new Status(matchedSource, matchedTag, total);
+        return fill(matchedSource, matchedTag, total);
+    }
+
+    /**
+     * Completes with the matched envelope.
+     */
+    void completeMatched()
+    {
+        complete(matchedSource, matchedTag, total);
     }
 }

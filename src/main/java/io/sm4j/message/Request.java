@@ -7,18 +7,55 @@ import java.time.Duration;
 /**
  * A nonblocking send or receive. Completion is driven by calls into the {@link Communicator} ({@link #test},
  * {@link #await}, or any other call that progresses).
+ * <p>
+ * A persistent request ({@link Communicator#sendInit}, {@link Communicator#recvInit}, as MPI_Send_init and
+ * MPI_Recv_init) is created inactive and is run with {@link #start()} as often as needed: the same object,
+ * its buffer and its {@link Status} serve every run, so a loop of them allocates nothing.
  */
 public abstract class Request
 {
     private final Communicator communicator;
+    private final boolean persistent;
+    private final Status status = new Status();
     private boolean complete;
     private Sm4jException error;
-    private Status status;
 
-    Request(final Communicator communicator)
+    /**
+     * @param persistent created inactive (complete, with an empty status) and restartable with {@link #start()}.
+     */
+    Request(final Communicator communicator, final boolean persistent)
     {
         this.communicator = communicator;
+        this.persistent = persistent;
+        this.complete = persistent;
     }
+
+    /**
+     * Starts a persistent request again (MPI_Start): the send or receive it was created for, with the buffer
+     * as it is now. Its status is overwritten when the run completes.
+     *
+     * @return this request.
+     * @throws IllegalStateException if it is not persistent, or its previous run has not completed.
+     */
+    public Request start()
+    {
+        if (!persistent)
+        {
+            throw new IllegalStateException("only a persistent request (sendInit, recvInit) can be started");
+        }
+        if (!complete)
+        {
+            throw new IllegalStateException("the request is still active: await or test it to completion first");
+        }
+        reset();
+        startIn(communicator);
+        return this;
+    }
+
+    /**
+     * Hands this request, reset, to the communicator to run.
+     */
+    abstract void startIn(Communicator communicator);
 
     /**
      * Progresses once.
@@ -74,9 +111,42 @@ public abstract class Request
         return complete ? status : null;
     }
 
-    void complete(final Status status)
+    /**
+     * @return true once complete (with or without an error); no progress, no throw.
+     */
+    boolean isComplete()
     {
-        this.status = status;
+        return complete;
+    }
+
+    /**
+     * Makes a completed request ready to run again.
+     */
+    void reset()
+    {
+        complete = false;
+        error = null;
+    }
+
+    void complete(final int source, final int tag, final int length)
+    {
+        fill(source, tag, length);
+        this.complete = true;
+    }
+
+    /**
+     * @return this request's status, filled but not yet complete (a handler sees it before the request completes).
+     */
+    Status fill(final int source, final int tag, final int length)
+    {
+        return status.set(source, tag, length);
+    }
+
+    /**
+     * Completes with the status already {@link #fill filled}.
+     */
+    void completeFilled()
+    {
         this.complete = true;
     }
 

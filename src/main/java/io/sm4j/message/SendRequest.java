@@ -3,34 +3,51 @@ package io.sm4j.message;
 import org.agrona.DirectBuffer;
 
 /**
- * A send of {@code length} bytes; a large one waits for the receiver's ACK, then streams.
+ * A send of {@code length} bytes; a large one waits for the receiver's ACK, then streams. Reusable: a
+ * persistent request, or the communicator's own request for blocking large sends, is set again per run.
  */
 final class SendRequest extends Request
 {
-    final int dest;
-    final int tag;
-    final long sequence;
-    final DirectBuffer buffer;
-    final int offset;
-    final int length;
+    int dest;
+    int tag;
+    long sequence;
+    DirectBuffer buffer;
+    int offset;
+    int length;
     long remoteId;
     int sent;
 
-    SendRequest(
-        final Communicator communicator, final int dest, final int tag, final long sequence,
-        final DirectBuffer buffer, final int offset, final int length)
+    SendRequest(final Communicator communicator, final boolean persistent)
     {
-        super(communicator);
+        super(communicator, persistent);
+    }
+
+    SendRequest set(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
+    {
         this.dest = dest;
         this.tag = tag;
-        this.sequence = sequence;
         this.buffer = buffer;
         this.offset = offset;
         this.length = length;
+        return this;
+    }
+
+    @Override
+    void reset()
+    {
+        super.reset();
+        remoteId = 0;
+        sent = 0;
+    }
+
+    @Override
+    void startIn(final Communicator communicator)
+    {
+        communicator.start(this);
     }
 
     void complete()
     {
-        complete(new Status(dest, tag, length));
+        complete(dest, tag, length);
     }
 }

@@ -1,12 +1,7 @@
 package io.sm4j.message;
 
-import org.agrona.collections.Long2ObjectHashMap;
-
-import java.util.ArrayDeque;
-
 /**
- * The unexpected messages of one rank in arrival order, also binned by (source, tag) as ob1 keeps per-peer
- * queues: a receive that names both takes its message from the head of one bin, in O(1) however many
+ * The unexpected messages of one rank in arrival order, also binned by (source, tag) ({@link Bins}): a receive that names both takes its message from the head of one bin, in O(1) however many
  * messages wait; a wildcard receive scans in arrival order until the first it accepts. The earliest
  * message of a (source, tag) in arrival order is always the head of its bin, so either way the taken
  * message leaves both structures in O(1).
@@ -25,7 +20,7 @@ final class UnexpectedQueue
         }
     }
 
-    private final Long2ObjectHashMap<ArrayDeque<Node>> bins = new Long2ObjectHashMap<>();
+    private final Bins<Node> bins = new Bins<>();
     private Node head;
     private Node tail;
     private long keptBytes;
@@ -51,7 +46,7 @@ final class UnexpectedQueue
             node.prev = tail;
         }
         tail = node;
-        bins.computeIfAbsent(key(message.source(), message.tag()), k -> new ArrayDeque<>()).add(node);
+        bins.add(message.source(), message.tag(), node);
         keptBytes += message.keptBytes();
     }
 
@@ -74,13 +69,7 @@ final class UnexpectedQueue
         {
             return null;
         }
-        final long key = key(node.message.source(), node.message.tag());
-        final ArrayDeque<Node> bin = bins.get(key);
-        bin.poll(); // node is its bin's head
-        if (bin.isEmpty())
-        {
-            bins.remove(key);
-        }
+        bins.removeFirst(node.message.source(), node.message.tag()); // node is its bin's head
         if (node.prev == null)
         {
             head = node.next;
@@ -105,8 +94,7 @@ final class UnexpectedQueue
     {
         if (source != Communicator.ANY_SOURCE && tag != Communicator.ANY_TAG)
         {
-            final ArrayDeque<Node> bin = bins.get(key(source, tag));
-            return bin == null ? null : bin.peek();
+            return bins.peek(source, tag);
         }
         for (Node node = head; node != null; node = node.next)
         {
@@ -116,10 +104,5 @@ final class UnexpectedQueue
             }
         }
         return null;
-    }
-
-    private static long key(final int source, final int tag)
-    {
-        return ((long)source << 32) | (tag & 0xFFFF_FFFFL);
     }
 }

@@ -39,6 +39,8 @@ public final class Segment implements AutoCloseable
     private final MappedSections sections;
     private final SegmentHeader header;
     private final UnsafeBuffer[] controls;
+    /** Per rank, the handle of the process last seen registered: looked up once per pid, not per check. */
+    private final ProcessHandle[] processes;
     private final boolean creator;
     private boolean closed;
 
@@ -56,6 +58,7 @@ public final class Segment implements AutoCloseable
         {
             controls[rank] = sections.view(layout.controlBlockOffset(rank), ControlBlockDescriptor.OWNER_LENGTH);
         }
+        this.processes = new ProcessHandle[controls.length];
         this.creator = creator;
     }
 
@@ -379,7 +382,7 @@ public final class Segment implements AutoCloseable
             final UnsafeBuffer control = control(r);
             final int state = control.getIntAcquire(STATE_OFFSET);
             final long pid = control.getLongAcquire(PID_OFFSET);
-            if (state == STATE_ATTACHED && pid != 0 && !isProcessAlive(pid))
+            if (state == STATE_ATTACHED && pid != 0 && !isAlive(r, pid))
             {
                 return r;
             }
@@ -401,6 +404,26 @@ public final class Segment implements AutoCloseable
     public static boolean isProcessAlive(final long pid)
     {
         return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+    }
+
+    /**
+     * Liveness of {@code rank}'s process through a handle kept per rank, so a check allocates nothing; the
+     * handle remembers the process's start time, so the pid reused by a later process reads as dead. Racy
+     * in MULTIPLE mode on purpose: two threads may both look a handle up.
+     */
+    private boolean isAlive(final int rank, final long pid)
+    {
+        ProcessHandle process = processes[rank];
+        if (process == null || process.pid() != pid)
+        {
+            process = ProcessHandle.of(pid).orElse(null);
+            if (process == null)
+            {
+                return false;
+            }
+            processes[rank] = process;
+        }
+        return process.isAlive();
     }
 
     /**

@@ -17,6 +17,8 @@ final class HealthMonitor
     private final Segment segment;
     private final int rank;
     private final long launcherPid;
+    /** Looked up once: a check allocates nothing; null if the launcher was already gone. */
+    private final ProcessHandle launcher;
     private int calls;
     private long next;
 
@@ -28,6 +30,7 @@ final class HealthMonitor
         this.segment = segment;
         this.rank = rank;
         this.launcherPid = launcherPid;
+        this.launcher = launcherPid == 0 ? null : ProcessHandle.of(launcherPid).orElse(null);
     }
 
     /**
@@ -56,7 +59,7 @@ final class HealthMonitor
         {
             segment.abort(rank, "rank " + dead + " (pid " + segment.pidOf(dead) + ") died");
         }
-        else if (launcherPid != 0 && !Segment.isProcessAlive(launcherPid))
+        else if (launcherPid != 0 && (launcher == null || !launcher.isAlive()))
         {
             segment.abort(rank, "the launcher (pid " + launcherPid + ") died");
         }

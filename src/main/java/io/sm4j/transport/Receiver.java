@@ -104,16 +104,16 @@ final class Receiver
     {
         final AtomicBuffer ring = box.ring();
         int delivered = 0;
-        int word;
-        while (delivered < limit && (word = box.peek()) != 0)
+        int code;
+        while (delivered < limit && (code = box.peek()) != 0)
         {
             final int index = box.index();
             final int recordLength;
             long fragment = -1;
             boolean eager = false;
-            if (word > 0)
+            if (code != FastBoxDescriptor.REFERENCE)
             {
-                final int length = FastBoxDescriptor.inlinePayload(word);
+                final int length = FastBoxDescriptor.inlinePayload(code);
                 if (length > box.remaining() - FragmentDescriptor.HEADER_LENGTH ||
                     ring.getInt(index + FragmentDescriptor.SENDER_OFFSET) != source)
                 {
@@ -122,7 +122,7 @@ final class Receiver
                 recordLength = FastBoxDescriptor.inlineRecordLength(length);
                 view.wrap(ring, index, length);
             }
-            else if (word == FastBoxDescriptor.REFERENCE && box.remaining() >= FastBoxDescriptor.REFERENCE_LENGTH)
+            else if (box.remaining() >= FastBoxDescriptor.REFERENCE_LENGTH)
             {
                 recordLength = FastBoxDescriptor.REFERENCE_LENGTH;
                 fragment = ring.getLong(index + FastBoxDescriptor.REFERENCE_OFFSET);
@@ -130,7 +130,7 @@ final class Receiver
             }
             else
             {
-                throw fragments.corrupt(source, "fast box record word " + word + " at " + index);
+                throw fragments.corrupt(source, "fast box reference record at " + index);
             }
             if (!handler.accepts(view))
             {

@@ -18,7 +18,9 @@ import static io.sm4j.message.Communicator.ANY_TAG;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The communicator's contract in one JVM over a real two-rank segment: argument errors, self messages,
@@ -178,5 +180,66 @@ class CommunicatorTest
             assertThrows(io.sm4j.segment.Sm4jException.class, () -> rank0.probe(1, ANY_TAG)).getMessage());
         assertEquals("rank 1 has detached: rank 0 cannot send to it",
             assertThrows(io.sm4j.segment.Sm4jException.class, () -> rank0.send(1, 0, new byte[1])).getMessage());
+    }
+
+    @Test
+    void persistentRequestsShouldRunAgainAndAgainWithTheSameStatus()
+    {
+        final byte[] out = new byte[4];
+        final byte[] in = new byte[4];
+        final Request send = rank0.sendInit(1, 7, out, 0, 4);
+        final Request recv = rank1.recvInit(0, 7, in, 0, 4);
+        assertTrue(recv.test(), "inactive until started");
+        assertEquals(new Status(), recv.status());
+        final Status status = recv.status();
+        for (byte round = 1; round <= 40; round++) // past the fast box threshold
+        {
+            out[0] = round;
+            assertSame(recv, recv.start());
+            assertEquals("the request is still active: await or test it to completion first",
+                assertThrows(IllegalStateException.class, recv::start).getMessage());
+            send.start().await();
+            assertSame(status, recv.await());
+            assertEquals(new Status(0, 7, 4), status);
+            assertEquals(round, in[0]);
+        }
+        assertEquals("only a persistent request (sendInit, recvInit) can be started",
+            assertThrows(IllegalStateException.class, () -> rank0.isend(1, 7, out, 0, 4).start()).getMessage());
+        rank1.recv(0, 7, in);
+    }
+
+    @Test
+    void aMessageShouldTakeTheEarliestPostedReceiveWhetherItNamesItsSourceAndTagOrNot()
+    {
+        final byte[] a = new byte[1];
+        final byte[] b = new byte[1];
+        final Request wildcardFirst = rank1.irecv(ANY_SOURCE, 5, a, 0, 1);
+        final Request namedSecond = rank1.irecv(0, 5, b, 0, 1);
+        rank0.send(1, 5, new byte[]{ 1 });
+        rank0.send(1, 5, new byte[]{ 2 });
+        wildcardFirst.await();
+        namedSecond.await();
+        assertEquals(1, a[0]);
+        assertEquals(2, b[0]);
+
+        final Request namedFirst = rank1.irecv(0, 6, a, 0, 1);
+        final Request wildcardSecond = rank1.irecv(ANY_SOURCE, ANY_TAG, b, 0, 1);
+        rank0.send(1, 6, new byte[]{ 3 });
+        rank0.send(1, 6, new byte[]{ 4 });
+        assertEquals(new Status(0, 6, 1), namedFirst.await());
+        assertEquals(new Status(0, 6, 1), wildcardSecond.await());
+        assertEquals(3, a[0]);
+        assertEquals(4, b[0]);
+    }
+
+    @Test
+    void aBlockingReceiveShouldFillTheCallersStatus()
+    {
+        final Status status = new Status();
+        rank0.send(1, 9, new byte[]{ 1, 2, 3 });
+        assertSame(status, rank1.recv(ANY_SOURCE, ANY_TAG, new byte[8], 0, 8, status));
+        assertEquals(new Status(0, 9, 3), status);
+        rank0.send(1, 9, new byte[]{ 1 });
+        assertNull(rank1.recv(0, 9, new UnsafeBuffer(new byte[8]), 0, 8, null), "null: the status is not wanted");
     }
 }

@@ -2,6 +2,7 @@ package io.sm4j.jcstress;
 
 import io.sm4j.fifo.FastBoxConsumer;
 import io.sm4j.fifo.FastBoxProducer;
+import io.sm4j.layout.FastBoxDescriptor;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.openjdk.jcstress.annotations.Actor;
@@ -140,6 +141,83 @@ public final class FastBoxStress
             }
             expected++;
             consumer.consume(RECORD);
+        }
+    }
+
+    /**
+     * An old payload is never read as a record: in a 64-byte ring, record A (48 bytes) carries at its offset 16
+     * a forged commit word with the sequence the receiver will expect there in the next lap; record B fills
+     * the lap, record C (16 bytes) starts the next one, and the next record would start at 16. The sender
+     * clears that spot before committing C, so the receiver finds nothing after C. r1 = records the receiver
+     * and the arbiter saw in all, r2 = records accepted; -1 if anything but A, B, C in order was seen.
+     */
+    @JCStressTest
+    @Outcome(id = { "2, 2", "3, 3" }, expect = ACCEPTABLE,
+        desc = "Every accepted record seen once, in order (C refused while the receiver had not consumed A).")
+    @Outcome(expect = FORBIDDEN, desc = "A forged word inside an old payload was read as a record, or a record was lost.")
+    @State
+    public static class OldPayloadNeverReadAsARecord
+    {
+        private static final int LONG_CODE = 33; // an inline record of 32 payload bytes: 48 bytes with its header
+        private final UnsafeBuffer memory = new UnsafeBuffer(BufferUtil.allocateDirectAligned(256, 64));
+        private final FastBoxProducer producer =
+            new FastBoxProducer(new UnsafeBuffer(memory, 0, 64), new UnsafeBuffer(memory, 128, 8));
+        private final FastBoxConsumer consumer =
+            new FastBoxConsumer(new UnsafeBuffer(memory, 0, 64), new UnsafeBuffer(memory, 128, 8));
+        private int accepted;
+        private int seen;
+        private boolean bad;
+
+        @Actor
+        public void sender()
+        {
+            final int a = producer.claim(48);
+            producer.ring().putInt(a + 16, FastBoxDescriptor.commitWord(3, COMMIT)); // what C's successor would be
+            producer.commitInline(a, LONG_CODE - 1);
+            final int b = producer.claim(RECORD);
+            producer.commitInline(b, COMMIT - 1);
+            accepted = 2;
+            final int c = producer.claim(RECORD);
+            if (c >= 0)
+            {
+                producer.commitInline(c, COMMIT - 1);
+                accepted = 3;
+            }
+        }
+
+        @Actor
+        public void receiver()
+        {
+            for (int i = 0; i < 4; i++)
+            {
+                poll();
+            }
+        }
+
+        @Arbiter
+        public void arbiter(final II_Result r)
+        {
+            for (int i = 0; i < 4; i++)
+            {
+                poll();
+            }
+            r.r1 = bad || seen != accepted ? -1 : seen;
+            r.r2 = bad || seen != accepted ? -1 : accepted;
+        }
+
+        private void poll()
+        {
+            final int code = consumer.peek();
+            if (code == 0)
+            {
+                return;
+            }
+            if (code != (seen == 0 ? LONG_CODE : COMMIT) || seen >= 3)
+            {
+                bad = true;
+            }
+            consumer.consume(seen == 0 ? 48 : RECORD);
+            seen++;
         }
     }
 }

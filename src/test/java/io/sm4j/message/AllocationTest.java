@@ -1,0 +1,231 @@
+package io.sm4j.message;
+
+import io.sm4j.layout.LayoutParams;
+import io.sm4j.transport.TwoRanks;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.util.concurrent.CompletableFuture;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The steady state allocates nothing per message: each rank's thread counts the bytes it allocates
+ * (ThreadMXBean, on the thread that sends and receives) over 10^5 messages after a warm-up, for blocking
+ * send/recv of byte[] and DirectBuffer (a caller's {@link Status}), inline, fragment and rendezvous sizes,
+ * and for windows of persistent requests. The bound is below one byte per message: any object per message
+ * fails it, while the health check's few allocations every 100 ms do not.
+ */
+@Timeout(120)
+class AllocationTest
+{
+    private static final int WARM_UP = 50_000;
+    private static final int MESSAGES = 100_000;
+    private static final int TAG = 5;
+
+    private TwoRanks ranks;
+    private Communicator rank0;
+    private Communicator rank1;
+
+    @BeforeEach
+    void open() throws IOException
+    {
+        ranks = new TwoRanks(LayoutParams.defaults(2));
+        rank0 = new Communicator(ranks.rank0);
+        rank1 = new Communicator(ranks.rank1);
+    }
+
+    @AfterEach
+    void close() throws IOException
+    {
+        ranks.close();
+    }
+
+    @Test
+    void blockingByteArrayPingPongShouldAllocateNothingPerMessage()
+    {
+        for (final int size : new int[]{ 8, 2000 })
+        {
+            final long[] bytes = pingPong(MESSAGES, (comm, peer, first) -> byteArrayRoundTrip(comm, peer, first, size));
+            assertBelowOneBytePerMessage(bytes, MESSAGES, size + " B, byte[]");
+        }
+    }
+
+    @Test
+    void blockingDirectBufferPingPongShouldAllocateNothingPerMessage()
+    {
+        final long[] bytes = pingPong(MESSAGES, (comm, peer, first) -> directRoundTrip(comm, peer, first, 100));
+        assertBelowOneBytePerMessage(bytes, MESSAGES, "100 B, DirectBuffer");
+    }
+
+    @Test
+    void blockingLargePingPongShouldAllocateNothingPerMessage()
+    {
+        final int messages = MESSAGES / 10;
+        final long[] bytes = pingPong(messages, (comm, peer, first) -> directRoundTrip(comm, peer, first, 100_000));
+        assertBelowOneBytePerMessage(bytes, messages, "100,000 B (rendezvous), DirectBuffer");
+    }
+
+    @Test
+    void windowsOfPersistentRequestsShouldAllocateNothingPerMessage()
+    {
+        final int window = 64;
+        final long[] bytes = runBoth((comm, peer) ->
+        {
+            final UnsafeBuffer buffer = new UnsafeBuffer(new byte[64]);
+            final Request[] requests = new Request[window];
+            for (int i = 0; i < window; i++)
+            {
+                requests[i] = comm.rank() == 0 ? comm.sendInit(peer, TAG, buffer, 0, 64) : comm.recvInit(peer, TAG, buffer, 0, 64);
+            }
+            final Runnable windowOnce = () ->
+            {
+                for (final Request request : requests)
+                {
+                    request.start();
+                }
+                for (final Request request : requests)
+                {
+                    assertEquals(64, request.await().length());
+                }
+            };
+            for (int i = 0; i < WARM_UP / window; i++)
+            {
+                windowOnce.run();
+            }
+            final long before = allocatedBytes();
+            for (int i = 0; i < MESSAGES / window; i++)
+            {
+                windowOnce.run();
+            }
+            return allocatedBytes() - before;
+        });
+        assertBelowOneBytePerMessage(bytes, MESSAGES, "64 B windows of persistent requests");
+    }
+
+    private interface RoundTrip
+    {
+        void run(Communicator comm, int peer, boolean first);
+    }
+
+    private interface Rank
+    {
+        long run(Communicator comm, int peer);
+    }
+
+    /**
+     * Warms up, then counts what each rank's thread allocates over {@code messages} round trips.
+     */
+    private long[] pingPong(final int messages, final RoundTrip roundTrip)
+    {
+        return runBoth((comm, peer) ->
+        {
+            final boolean first = comm.rank() == 0;
+            for (int i = 0; i < WARM_UP / 10; i++)
+            {
+                roundTrip.run(comm, peer, first);
+            }
+            final long before = allocatedBytes();
+            for (int i = 0; i < messages; i++)
+            {
+                roundTrip.run(comm, peer, first);
+            }
+            return allocatedBytes() - before;
+        });
+    }
+
+    private long[] runBoth(final Rank rank)
+    {
+        final CompletableFuture<Long> other = CompletableFuture.supplyAsync(() -> rank.run(rank1, 0));
+        final long bytes0 = rank.run(rank0, 1);
+        return new long[]{ bytes0, other.join() };
+    }
+
+    private static void byteArrayRoundTrip(final Communicator comm, final int peer, final boolean first, final int size)
+    {
+        final byte[] buffer = Buffers.BYTES.get(size);
+        final Status status = Buffers.STATUS.get();
+        if (first)
+        {
+            comm.send(peer, TAG, buffer, 0, size);
+            comm.recv(peer, TAG, buffer, 0, size, status);
+        }
+        else
+        {
+            comm.recv(peer, TAG, buffer, 0, size, status);
+            comm.send(peer, TAG, buffer, 0, size);
+        }
+        if (status.length() != size || status.source() != peer)
+        {
+            throw new AssertionError(status.toString());
+        }
+    }
+
+    private static void directRoundTrip(final Communicator comm, final int peer, final boolean first, final int size)
+    {
+        final UnsafeBuffer buffer = Buffers.DIRECT.get(size);
+        final Status status = Buffers.STATUS.get();
+        if (first)
+        {
+            comm.send(peer, TAG, buffer, 0, size);
+            comm.recv(peer, TAG, buffer, 0, size, status);
+        }
+        else
+        {
+            comm.recv(peer, TAG, buffer, 0, size, status);
+            comm.send(peer, TAG, buffer, 0, size);
+        }
+        if (status.length() != size || status.tag() != TAG)
+        {
+            throw new AssertionError(status.toString());
+        }
+    }
+
+    private static void assertBelowOneBytePerMessage(final long[] bytes, final int messages, final String what)
+    {
+        for (int rank = 0; rank < bytes.length; rank++)
+        {
+            assertTrue(bytes[rank] < messages, what + ": rank " + rank + " allocated " + bytes[rank] + " bytes over " +
+                messages + " round trips");
+        }
+    }
+
+    private static long allocatedBytes()
+    {
+        final com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+        return threads.getThreadAllocatedBytes(Thread.currentThread().getId());
+    }
+
+    /**
+     * One buffer and status per thread and size, made before anything is counted.
+     */
+    private static final class Buffers
+    {
+        static final ThreadLocal<Status> STATUS = ThreadLocal.withInitial(Status::new);
+        static final PerSize<byte[]> BYTES = new PerSize<>(byte[]::new);
+        static final PerSize<UnsafeBuffer> DIRECT = new PerSize<>(size -> new UnsafeBuffer(new byte[size]));
+    }
+
+    private static final class PerSize<T>
+    {
+        private final java.util.function.IntFunction<T> make;
+        private final ThreadLocal<org.agrona.collections.Int2ObjectHashMap<T>> cache =
+            ThreadLocal.withInitial(org.agrona.collections.Int2ObjectHashMap::new);
+
+        PerSize(final java.util.function.IntFunction<T> make)
+        {
+            this.make = make;
+        }
+
+        T get(final int size)
+        {
+            return cache.get().computeIfAbsent(size, make);
+        }
+    }
+}
