@@ -151,6 +151,16 @@ public final class Communicator implements AutoCloseable
     }
 
     /**
+     * @return heap bytes held by messages that arrived before any receive matched them: at most the rank's
+     * budget ({@link TransportOptions#unexpectedBytes()}) plus one eager payload. Beyond it, arriving messages
+     * stay in shared memory and their senders wait.
+     */
+    public long unexpectedBytes()
+    {
+        return matcher.queues().unexpectedBytes();
+    }
+
+    /**
      * @return the largest message sent eagerly, in one fragment; larger ones go by rendezvous.
      */
     public int eagerPayload()
@@ -469,13 +479,22 @@ public final class Communicator implements AutoCloseable
 
     /**
      * @return the status of the earliest queued message that a receive for ({@code source}, {@code tag})
-     * would match, or null; progresses once.
+     * would match, or null; progresses once. A message left in shared memory because the unexpected-message
+     * budget is full counts as arrived.
      */
     public Status iprobe(final int source, final int tag)
     {
         checkRecv(source, tag);
-        progress();
-        return matcher.queues().peekUnexpected(source, tag);
+        matcher.probing(source, tag);
+        try
+        {
+            progress();
+            return matcher.probed(source, tag);
+        }
+        finally
+        {
+            matcher.probing(ANY_SOURCE, Matcher.NO_PROBE);
+        }
     }
 
     /**
@@ -484,24 +503,32 @@ public final class Communicator implements AutoCloseable
     public Status probe(final int source, final int tag)
     {
         checkRecv(source, tag);
-        Status status;
-        while ((status = matcher.queues().peekUnexpected(source, tag)) == null)
+        matcher.probing(source, tag);
+        try
         {
-            if (sourceGone(source))
+            Status status;
+            while ((status = matcher.probed(source, tag)) == null)
             {
-                // detachment read first (acquire), then drained: what it sent before leaving is here now
-                drainAll();
-                status = matcher.queues().peekUnexpected(source, tag);
-                if (status == null)
+                if (sourceGone(source))
                 {
-                    throw new Sm4jException("the probe for a message from " + (source == ANY_SOURCE ? "any rank" :
-                        "rank " + source) + " cannot complete: the peer has detached");
+                    // detachment read first (acquire), then drained: what it sent before leaving is here now
+                    drainAll();
+                    status = matcher.probed(source, tag);
+                    if (status == null)
+                    {
+                        throw new Sm4jException("the probe for a message from " + (source == ANY_SOURCE ? "any rank" :
+                            "rank " + source) + " cannot complete: the peer has detached");
+                    }
+                    return status;
                 }
-                return status;
+                progressOrIdle();
             }
-            progressOrIdle();
+            return status;
         }
-        return status;
+        finally
+        {
+            matcher.probing(ANY_SOURCE, Matcher.NO_PROBE);
+        }
     }
 
     /**

@@ -26,6 +26,9 @@ import static io.sm4j.message.MessageType.*;
  */
 final class Matcher implements FragmentHandler
 {
+    /** The probe tag while no probe runs (no message has it). */
+    static final int NO_PROBE = -2;
+
     private final Endpoint endpoint;
     private final Rendezvous rendezvous;
     private final Barrier barrier;
@@ -41,6 +44,10 @@ final class Matcher implements FragmentHandler
     private final LongArrayQueue deferredAcks = new LongArrayQueue();
     /** The posted receive {@link #accepts} found for the message about to be delivered, or null. */
     private RecvRequest accepted;
+    /** What a probe waits for (tag {@link #NO_PROBE}: none), and the first declined message it would see. */
+    private int probeSource = Communicator.ANY_SOURCE;
+    private int probeTag = NO_PROBE;
+    private Status declinedForProbe;
     /** The receive a blocking call waits for, or null: once it completes, unmatched messages stay put. */
     private RecvRequest awaited;
     private final UnsafeBuffer firstChunk = new UnsafeBuffer(NO_BYTES);
@@ -218,8 +225,38 @@ final class Matcher implements FragmentHandler
             return true;
         }
         accepted = queues.takePosted(f.source(), f.tag());
-        return accepted != null ||
-            (awaited == null || !awaited.isComplete()) && queues.unexpectedBytes() + f.length() <= unexpectedLimit;
+        if (accepted != null ||
+            (awaited == null || !awaited.isComplete()) && queues.unexpectedBytes() + f.length() <= unexpectedLimit)
+        {
+            return true;
+        }
+        if (declinedForProbe == null && RecvRequest.accepts(probeSource, probeTag, f.source(), f.tag()))
+        {
+            // it stays in shared memory, but it has arrived: the probe sees it (the length is checked on delivery)
+            declinedForProbe = new Status(f.source(), f.tag(), type == EAGER ? f.length() : (int)Math.min(f.aux(), Integer.MAX_VALUE));
+        }
+        return false;
+    }
+
+    /**
+     * Starts (or, with tag {@link #NO_PROBE}, ends) a probe for ({@code source}, {@code tag}): messages
+     * declined meanwhile that it would take are noted for {@link #probed}.
+     */
+    void probing(final int source, final int tag)
+    {
+        probeSource = source;
+        probeTag = tag;
+        declinedForProbe = null;
+    }
+
+    /**
+     * @return the envelope of the earliest queued message a receive for ({@code source}, {@code tag}) would
+     * take, else of a message noted while declined, else null.
+     */
+    Status probed(final int source, final int tag)
+    {
+        final Status queued = queues.peekUnexpected(source, tag);
+        return queued != null ? queued : declinedForProbe;
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.sm4j.message;
 
 import io.sm4j.layout.LayoutParams;
+import io.sm4j.transport.TransportOptions;
 import io.sm4j.transport.TwoRanks;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
@@ -241,5 +242,25 @@ class CommunicatorTest
         assertEquals(new Status(0, 9, 3), status);
         rank0.send(1, 9, new byte[]{ 1 });
         assertNull(rank1.recv(0, 9, new UnsafeBuffer(new byte[8]), 0, 8, null), "null: the status is not wanted");
+    }
+
+    @Test
+    void aProbeShouldSeeAMessageLeftInSharedMemoryByAFullBudget() throws IOException
+    {
+        final TransportOptions defaults = TransportOptions.defaults();
+        try (TwoRanks noBudget = new TwoRanks(LayoutParams.defaults(2), new TransportOptions(defaults.attachTimeout(),
+            defaults.lazyFreeBatch(), defaults.idle(), 0, 0)))
+        {
+            final Communicator sender = new Communicator(noBudget.rank0);
+            final Communicator receiver = new Communicator(noBudget.rank1);
+            sender.send(1, 5, new byte[]{ 1, 2, 3 });
+            assertEquals(new Status(0, 5, 3), receiver.probe(0, 5));
+            assertEquals(0, receiver.unexpectedBytes(), "declined, not copied");
+            assertNull(receiver.iprobe(0, 6));
+            assertEquals(new Status(0, 5, 3), receiver.iprobe(ANY_SOURCE, ANY_TAG));
+            final byte[] in = new byte[3];
+            assertEquals(new Status(0, 5, 3), receiver.recv(0, 5, in));
+            assertArrayEquals(new byte[]{ 1, 2, 3 }, in);
+        }
     }
 }

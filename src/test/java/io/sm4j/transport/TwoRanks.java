@@ -20,10 +20,18 @@ public final class TwoRanks implements AutoCloseable
 
     public TwoRanks(final LayoutParams params) throws IOException
     {
+        this(params, TransportOptions.defaults());
+    }
+
+    /**
+     * @param options1 rank 1's settings (rank 0 has the defaults).
+     */
+    public TwoRanks(final LayoutParams params, final TransportOptions options1) throws IOException
+    {
         dir = ScratchDir.create("sm4j-two-ranks-");
         segment = Segment.create(params, dir.path, 11);
         final CompletableFuture<Endpoint> other =
-            CompletableFuture.supplyAsync(() -> Endpoint.open(segment, 1, TransportOptions.defaults(), false));
+            CompletableFuture.supplyAsync(() -> Endpoint.open(segment, 1, options1, false));
         rank0 = Endpoint.open(segment, 0, TransportOptions.defaults(), false);
         rank1 = other.join();
     }
