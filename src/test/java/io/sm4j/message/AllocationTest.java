@@ -1,14 +1,9 @@
 package io.sm4j.message;
 
-import io.sm4j.layout.LayoutParams;
-import io.sm4j.transport.TwoRanks;
 import org.agrona.concurrent.UnsafeBuffer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.util.concurrent.CompletableFuture;
 
@@ -23,36 +18,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * message: any object per message fails it, while the health check's few allocations every 100 ms do not.
  */
 @Timeout(120)
-class AllocationTest
+class AllocationTest extends TwoCommunicators
 {
     private static final int WARM_UP = 50_000;
     private static final int MESSAGES = 100_000;
     private static final int TAG = 5;
-
-    private TwoRanks ranks;
-    private Communicator rank0;
-    private Communicator rank1;
-
-    @BeforeEach
-    void open() throws IOException
-    {
-        ranks = new TwoRanks(LayoutParams.defaults(2));
-        rank0 = new Communicator(ranks.rank0);
-        rank1 = new Communicator(ranks.rank1);
-    }
-
-    @AfterEach
-    void close() throws IOException
-    {
-        ranks.close();
-    }
 
     @Test
     void blockingByteArrayPingPongShouldAllocateNothingPerMessage()
     {
         for (final int size : new int[]{ 8, 2000 })
         {
-            final long[] bytes = pingPong(MESSAGES, (comm, peer, first) -> byteArrayRoundTrip(comm, peer, first, size));
+            final long[] bytes = pingPong(MESSAGES, (comm, peer, first) -> roundTrip(comm, peer, first, size, false));
             assertBelowOneBytePerMessage(bytes, MESSAGES, size + " B, byte[]");
         }
     }
@@ -60,7 +37,7 @@ class AllocationTest
     @Test
     void blockingDirectBufferPingPongShouldAllocateNothingPerMessage()
     {
-        final long[] bytes = pingPong(MESSAGES, (comm, peer, first) -> directRoundTrip(comm, peer, first, 100));
+        final long[] bytes = pingPong(MESSAGES, (comm, peer, first) -> roundTrip(comm, peer, first, 100, true));
         assertBelowOneBytePerMessage(bytes, MESSAGES, "100 B, DirectBuffer");
     }
 
@@ -68,7 +45,7 @@ class AllocationTest
     void blockingLargePingPongShouldAllocateNothingPerMessage()
     {
         final int messages = MESSAGES / 10;
-        final long[] bytes = pingPong(messages, (comm, peer, first) -> directRoundTrip(comm, peer, first, 100_000));
+        final long[] bytes = pingPong(messages, (comm, peer, first) -> roundTrip(comm, peer, first, 100_000, true));
         assertBelowOneBytePerMessage(bytes, messages, "100,000 B (rendezvous), DirectBuffer");
     }
 
@@ -158,43 +135,51 @@ class AllocationTest
         return new long[]{ bytes0, other.join() };
     }
 
-    private static void byteArrayRoundTrip(final Communicator comm, final int peer, final boolean first, final int size)
+    /**
+     * One blocking round trip of {@code size} bytes, from a byte[] or a DirectBuffer, into the caller's status.
+     */
+    private static void roundTrip(
+        final Communicator comm, final int peer, final boolean first, final int size, final boolean direct)
     {
-        final byte[] buffer = Buffers.BYTES.get(size);
         final Status status = Buffers.STATUS.get();
         if (first)
         {
-            comm.send(peer, TAG, buffer, 0, size);
-            comm.recv(peer, TAG, buffer, 0, size, status);
+            sendOne(comm, peer, size, direct);
+            receiveOne(comm, peer, size, direct, status);
         }
         else
         {
-            comm.recv(peer, TAG, buffer, 0, size, status);
-            comm.send(peer, TAG, buffer, 0, size);
+            receiveOne(comm, peer, size, direct, status);
+            sendOne(comm, peer, size, direct);
         }
-        if (status.length() != size || status.source() != peer)
+        if (status.length() != size || status.source() != peer || status.tag() != TAG)
         {
             throw new AssertionError(status.toString());
         }
     }
 
-    private static void directRoundTrip(final Communicator comm, final int peer, final boolean first, final int size)
+    private static void sendOne(final Communicator comm, final int peer, final int size, final boolean direct)
     {
-        final UnsafeBuffer buffer = Buffers.DIRECT.get(size);
-        final Status status = Buffers.STATUS.get();
-        if (first)
+        if (direct)
         {
-            comm.send(peer, TAG, buffer, 0, size);
-            comm.recv(peer, TAG, buffer, 0, size, status);
+            comm.send(peer, TAG, Buffers.DIRECT.get(size), 0, size);
         }
         else
         {
-            comm.recv(peer, TAG, buffer, 0, size, status);
-            comm.send(peer, TAG, buffer, 0, size);
+            comm.send(peer, TAG, Buffers.BYTES.get(size), 0, size);
         }
-        if (status.length() != size || status.tag() != TAG)
+    }
+
+    private static void receiveOne(
+        final Communicator comm, final int peer, final int size, final boolean direct, final Status status)
+    {
+        if (direct)
         {
-            throw new AssertionError(status.toString());
+            comm.recv(peer, TAG, Buffers.DIRECT.get(size), 0, size, status);
+        }
+        else
+        {
+            comm.recv(peer, TAG, Buffers.BYTES.get(size), 0, size, status);
         }
     }
 

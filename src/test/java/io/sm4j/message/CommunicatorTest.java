@@ -4,8 +4,6 @@ import io.sm4j.layout.LayoutParams;
 import io.sm4j.transport.TransportOptions;
 import io.sm4j.transport.TwoRanks;
 import org.agrona.concurrent.UnsafeBuffer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -28,26 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * timeouts, and a large message between two threads (the multi-JVM behaviour is in io.sm4j.it.MessageTest).
  */
 @Timeout(60)
-class CommunicatorTest
+class CommunicatorTest extends TwoCommunicators
 {
-    private TwoRanks ranks;
-    private Communicator rank0;
-    private Communicator rank1;
-
-    @BeforeEach
-    void open() throws IOException
-    {
-        ranks = new TwoRanks(LayoutParams.defaults(2));
-        rank0 = new Communicator(ranks.rank0);
-        rank1 = new Communicator(ranks.rank1);
-    }
-
-    @AfterEach
-    void close() throws IOException
-    {
-        ranks.close();
-    }
-
     @Test
     void shouldRejectBadArgumentsBeforeAnythingIsSent()
     {
