@@ -253,6 +253,13 @@ public final class Communicator implements AutoCloseable
             }
             throw ex;
         }
+        finally
+        {
+            if (request.isComplete())
+            {
+                request.buffer = null; // do not keep the caller's buffer alive
+            }
+        }
     }
 
     public Request isend(final int dest, final int tag, final byte[] buffer, final int offset, final int length)
@@ -398,7 +405,10 @@ public final class Communicator implements AutoCloseable
         finally
         {
             matcher.awaiting(null);
-            request.buffer = null; // do not keep the caller's buffer alive
+            if (request.isComplete())
+            {
+                request.buffer = null; // do not keep the caller's buffer alive
+            }
         }
     }
 

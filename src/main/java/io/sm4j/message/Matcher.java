@@ -28,12 +28,12 @@ final class Matcher implements FragmentHandler
 {
     /** The probe tag while no probe runs (no message has it). */
     static final int NO_PROBE = -2;
+    private static final byte[] NO_BYTES = new byte[0];
 
     private final Endpoint endpoint;
     private final Rendezvous rendezvous;
     private final Barrier barrier;
     private final MatchQueues queues = new MatchQueues();
-    private static final byte[] NO_BYTES = new byte[0];
     private final UnsafeBuffer empty = new UnsafeBuffer(NO_BYTES);
     private final int rank;
     private final int eagerPayload;
