@@ -399,14 +399,6 @@ public final class Segment implements AutoCloseable
     }
 
     /**
-     * @return true if a process with {@code pid} exists and is alive (false if it cannot be seen).
-     */
-    public static boolean isProcessAlive(final long pid)
-    {
-        return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
-    }
-
-    /**
      * Liveness of {@code rank}'s process through a handle kept per rank, so a check allocates nothing; the
      * handle remembers the process's start time, so the pid reused by a later process reads as dead. Racy
      * in MULTIPLE mode on purpose: two threads may both look a handle up.
