@@ -53,8 +53,6 @@ public final class FastBoxDescriptor
     public static final int REFERENCE = 0xFFFF;
     /** Code of padding to the ring's end. */
     public static final int PADDING = 0xFFFE;
-    /** The largest inline payload a code can carry. */
-    public static final int MAX_INLINE_PAYLOAD = PADDING - 2;
     private static final int CODE_MASK = 0xFFFF;
     private static final int SEQUENCE_SHIFT = 16;
     /** A directory entry no sender owns. */
@@ -73,7 +71,8 @@ public final class FastBoxDescriptor
     }
 
     /**
-     * @return the code of an inline record of {@code payload} bytes (at most {@link #MAX_INLINE_PAYLOAD}).
+     * @return the code of an inline record of {@code payload} bytes: below {@link #PADDING}, since an inline
+     * payload is at most an eighth of a ring of at most {@code LayoutParams.MAX_FAST_BOX_SIZE} bytes.
      */
     public static int inlineCode(final int payload)
     {
@@ -81,7 +80,7 @@ public final class FastBoxDescriptor
     }
 
     /**
-     * @return the payload bytes of an inline record of code {@code code} (1..{@link #MAX_INLINE_PAYLOAD} + 1).
+     * @return the payload bytes of an inline record of code {@code code} (1 .. {@link #PADDING} - 1).
      */
     public static int inlinePayload(final int code)
     {

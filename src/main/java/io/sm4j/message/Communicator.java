@@ -503,7 +503,7 @@ public final class Communicator implements AutoCloseable
         }
         finally
         {
-            matcher.probing(ANY_SOURCE, Matcher.NO_PROBE);
+            matcher.endProbe();
         }
     }
 
@@ -537,7 +537,7 @@ public final class Communicator implements AutoCloseable
         }
         finally
         {
-            matcher.probing(ANY_SOURCE, Matcher.NO_PROBE);
+            matcher.endProbe();
         }
     }
 

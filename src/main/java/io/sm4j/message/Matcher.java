@@ -27,7 +27,7 @@ import static io.sm4j.message.MessageType.*;
 final class Matcher implements FragmentHandler
 {
     /** The probe tag while no probe runs (no message has it). */
-    static final int NO_PROBE = -2;
+    private static final int NO_PROBE = -2;
     private static final byte[] NO_BYTES = new byte[0];
 
     private final Endpoint endpoint;
@@ -239,14 +239,19 @@ final class Matcher implements FragmentHandler
     }
 
     /**
-     * Starts (or, with tag {@link #NO_PROBE}, ends) a probe for ({@code source}, {@code tag}): messages
-     * declined meanwhile that it would take are noted for {@link #probed}.
+     * Starts a probe for ({@code source}, {@code tag}): messages declined meanwhile that it would take are
+     * noted for {@link #probed}.
      */
     void probing(final int source, final int tag)
     {
         probeSource = source;
         probeTag = tag;
         declinedForProbe = null;
+    }
+
+    void endProbe()
+    {
+        probing(Communicator.ANY_SOURCE, NO_PROBE);
     }
 
     /**

@@ -42,7 +42,7 @@ final class PostedReceives
     RecvRequest take(final int source, final int tag)
     {
         final RecvRequest named = exact.peek(source, tag);
-        final int wildcard = wildcards.isEmpty() ? -1 : firstWildcard(source, tag);
+        final int wildcard = firstWildcard(source, tag);
         if (wildcard >= 0 && (named == null || wildcards.get(wildcard).postNumber < named.postNumber))
         {
             return wildcards.remove(wildcard);
