@@ -28,8 +28,8 @@ package io.sm4j.layout;
  *  | REFERENCE; PADDING: skip to   |                               |
  *  | the ring's end                |                               |
  *  +-------------------------------+-------------------------------+  4
- *  | inline: sender, type, tag, sequence, aux at FragmentDescriptor |
- *  |         offsets, then the payload at HEADER_LENGTH             |
+ *  | inline: the sender at 4, then the payload at 8 (the shape of  |
+ *  |         a FragmentDescriptor header, code in place of length)  |
  *  | reference (16 bytes): the fragment's segment offset at 8       |
  *  +---------------------------------------------------------------+
  * </pre>

@@ -1,10 +1,5 @@
 package io.sm4j.message;
 
-import io.sm4j.transport.Endpoint;
-import org.agrona.concurrent.UnsafeBuffer;
-
-import static io.sm4j.message.MessageType.BARRIER;
-
 /**
  * A dissemination barrier through the segment: in round k each rank sends one empty BARRIER fragment to
  * rank + 2^k and waits for one from rank - 2^k, ceil(log2 n) rounds. Counting per source suffices: within
@@ -13,19 +8,18 @@ import static io.sm4j.message.MessageType.BARRIER;
  */
 final class Barrier
 {
-    private final Endpoint endpoint;
+    private final MessageSender sender;
     private final int rank;
     private final int size;
     private final long[] received;
     private final long[] expected;
-    private final UnsafeBuffer empty = new UnsafeBuffer(new byte[0]);
     private long epoch;
 
-    Barrier(final Endpoint endpoint)
+    Barrier(final MessageSender sender, final int rank, final int size)
     {
-        this.endpoint = endpoint;
-        this.rank = endpoint.rank();
-        this.size = endpoint.size();
+        this.sender = sender;
+        this.rank = rank;
+        this.size = size;
         this.received = new long[size];
         this.expected = new long[size];
     }
@@ -39,7 +33,7 @@ final class Barrier
         {
             final int to = (rank + distance) % size;
             final int from = (rank - distance + size) % size;
-            while (!endpoint.trySend(to, BARRIER, 0, epoch, 0, empty, 0, 0))
+            while (!sender.trySendBarrier(to, epoch))
             {
                 progressOrIdle.run();
             }

@@ -67,11 +67,12 @@ public final class Communicator implements AutoCloseable
         this.endpoint = endpoint;
         this.rank = endpoint.rank();
         this.size = endpoint.size();
-        this.eagerPayload = endpoint.maxPayload();
+        final MessageSender sender = new MessageSender(endpoint);
+        this.eagerPayload = sender.eagerPayload();
         nextSequence = new long[size];
-        rendezvous = new Rendezvous(endpoint);
-        barrier = new Barrier(endpoint);
-        matcher = new Matcher(endpoint, rendezvous, barrier);
+        rendezvous = new Rendezvous(sender, size);
+        barrier = new Barrier(sender, rank, size);
+        matcher = new Matcher(endpoint, sender, rendezvous, barrier);
     }
 
     /**
@@ -221,8 +222,7 @@ public final class Communicator implements AutoCloseable
      */
     private void sendEager(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
     {
-        final long sequence = nextSequence[dest]++;
-        while (!matcher.trySendEager(dest, tag, sequence, buffer, offset, length))
+        while (!matcher.trySendEager(dest, tag, buffer, offset, length))
         {
             progressOrIdle();
         }

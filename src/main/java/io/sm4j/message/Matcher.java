@@ -31,12 +31,14 @@ final class Matcher implements FragmentHandler
     private static final byte[] NO_BYTES = new byte[0];
 
     private final Endpoint endpoint;
+    private final MessageSender sender;
+    private final Incoming incoming;
     private final Rendezvous rendezvous;
     private final Barrier barrier;
     private final MatchQueues queues = new MatchQueues();
-    private final UnsafeBuffer empty = new UnsafeBuffer(NO_BYTES);
     private final int rank;
     private final int eagerPayload;
+    private final int rendezvousPayload;
     private final long unexpectedLimit;
     private final ArrayDeque<SendRequest>[] waiting;
     private int waitingCount;
@@ -54,13 +56,16 @@ final class Matcher implements FragmentHandler
     private boolean inHandler;
 
     @SuppressWarnings("unchecked")
-    Matcher(final Endpoint endpoint, final Rendezvous rendezvous, final Barrier barrier)
+    Matcher(final Endpoint endpoint, final MessageSender sender, final Rendezvous rendezvous, final Barrier barrier)
     {
         this.endpoint = endpoint;
+        this.sender = sender;
         this.rendezvous = rendezvous;
         this.barrier = barrier;
         this.rank = endpoint.rank();
-        this.eagerPayload = endpoint.maxPayload();
+        this.incoming = new Incoming(rank);
+        this.eagerPayload = sender.eagerPayload();
+        this.rendezvousPayload = sender.rendezvousPayload();
         this.unexpectedLimit = endpoint.unexpectedBytes();
         this.waiting = new ArrayDeque[endpoint.size()];
     }
@@ -83,9 +88,9 @@ final class Matcher implements FragmentHandler
      *
      * @return false if earlier sends to {@code dest} still wait, or it has no room now: progress, then retry.
      */
-    boolean trySendEager(final int dest, final int tag, final long sequence, final DirectBuffer buffer, final int offset, final int length)
+    boolean trySendEager(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
     {
-        return isEmpty(waiting[dest]) && endpoint.trySend(dest, EAGER, tag, sequence, length, buffer, offset, length);
+        return isEmpty(waiting[dest]) && sender.trySendEager(dest, tag, buffer, offset, length);
     }
 
     /**
@@ -118,20 +123,19 @@ final class Matcher implements FragmentHandler
     {
         if (request.length <= eagerPayload)
         {
-            if (!endpoint.trySend(request.dest, EAGER, request.tag, request.sequence, request.length, request.buffer,
-                request.offset, request.length))
+            if (!sender.trySendEager(request.dest, request.tag, request.buffer, request.offset, request.length))
             {
                 return false;
             }
             request.complete();
             return true;
         }
-        if (!endpoint.trySend(request.dest, RNDV, request.tag, request.sequence, request.length, request.buffer,
-            request.offset, eagerPayload))
+        if (!sender.trySendRendezvous(request.dest, request.tag, request.sequence, request.length, request.buffer,
+            request.offset, rendezvousPayload))
         {
             return false;
         }
-        request.sent = eagerPayload;
+        request.sent = rendezvousPayload;
         rendezvous.awaitAck(request);
         return true;
     }
@@ -217,8 +221,9 @@ final class Matcher implements FragmentHandler
      * it otherwise.
      */
     @Override
-    public boolean accepts(final FragmentView f)
+    public boolean accepts(final FragmentView fragment)
     {
+        final Incoming f = incoming.read(fragment);
         final int type = f.type();
         if (type != EAGER && type != RNDV)
         {
@@ -265,8 +270,9 @@ final class Matcher implements FragmentHandler
     }
 
     @Override
-    public void onFragment(final FragmentView f)
+    public void onFragment(final FragmentView fragment)
     {
+        final Incoming f = incoming.read(fragment);
         final int type = f.type();
         switch (type)
         {
@@ -274,19 +280,18 @@ final class Matcher implements FragmentHandler
             {
                 final boolean large = type == RNDV;
                 final int length = f.length();
-                final long total = f.aux();
-                if (large ? total <= length || total > Integer.MAX_VALUE : total != length)
+                final long total = large ? f.aux() : length;
+                if (large && (total <= length || total > Integer.MAX_VALUE))
                 {
-                    throw Rendezvous.protocolError(f, rank, "length " + total + " with a " + length + "-byte first fragment");
+                    throw f.protocolError("length " + total + " with a " + length + "-byte first fragment");
                 }
                 final RecvRequest match = accepted;
                 accepted = null;
                 arrival(match, f.source(), f.tag(), f.sequence(), (int)total, f.buffer(), f.offset(), length, large);
             }
-            case ACK -> rendezvous.onAck(f, rank);
-            case FRAG -> complete(rendezvous.onFrag(f, rank));
-            case BARRIER -> barrier.onMessage(f.source());
-            default -> throw Rendezvous.protocolError(f, rank, "unknown type");
+            case ACK -> rendezvous.onAck(f);
+            case FRAG -> complete(rendezvous.onFrag(f));
+            default -> barrier.onMessage(f.source()); // BARRIER: Incoming knows no other type
         }
     }
 
@@ -392,7 +397,7 @@ final class Matcher implements FragmentHandler
      */
     private boolean sendAck(final int dest, final long sequence, final long aux)
     {
-        if (endpoint.trySend(dest, ACK, 0, sequence, aux, empty, 0, 0))
+        if (sender.trySendAck(dest, sequence, aux))
         {
             return true;
         }

@@ -1,14 +1,14 @@
 package io.sm4j.message;
 
 /**
- * The message layer's protocol, carried in the fragment header's type field.
+ * The message layer's protocol, carried in the type field of its header ({@link MessageHeaderDescriptor}).
  * <pre>
- *  type     tag        sequence              aux                   payload
- *  EAGER    user tag   message seq (per pair) total length          the whole message
- *  RNDV     user tag   message seq            total length          the first maxPayload bytes
- *  ACK      0          message seq of RNDV    receiver request id, or -1 to discard     -
- *  FRAG     0          byte offset            receiver request id   a max-size chunk
- *  BARRIER  0          barrier epoch          0                     -
+ *  type     tag        sequence               aux                                    payload
+ *  EAGER    user tag   -                      -                                      the whole message
+ *  RNDV     user tag   message seq (per pair) total length                           the first bytes
+ *  ACK      0          message seq of RNDV    receiver request id, or -1 to discard  -
+ *  FRAG     0          byte offset            receiver request id                    a max-size chunk
+ *  BARRIER  0          barrier epoch          0                                      -
  * </pre>
  */
 final class MessageType

@@ -1,14 +1,10 @@
 package io.sm4j.message;
 
-import io.sm4j.segment.Sm4jException;
-import io.sm4j.transport.Endpoint;
-import io.sm4j.transport.FragmentView;
 import org.agrona.collections.Long2ObjectHashMap;
 
 import java.util.ArrayDeque;
 
 import static io.sm4j.message.MessageType.DISCARD;
-import static io.sm4j.message.MessageType.FRAG;
 
 /**
  * The large-message protocol's state at one rank: sends waiting for their receiver's ACK, acknowledged
@@ -17,7 +13,7 @@ import static io.sm4j.message.MessageType.FRAG;
  */
 final class Rendezvous
 {
-    private final Endpoint endpoint;
+    private final MessageSender sender;
     private final int size;
     private final int chunk;
     private final Long2ObjectHashMap<SendRequest> awaitingAck = new Long2ObjectHashMap<>();
@@ -25,11 +21,11 @@ final class Rendezvous
     private final Long2ObjectHashMap<RecvRequest> activeReceives = new Long2ObjectHashMap<>();
     private long nextReceiveId = 1;
 
-    Rendezvous(final Endpoint endpoint)
+    Rendezvous(final MessageSender sender, final int size)
     {
-        this.endpoint = endpoint;
-        this.size = endpoint.size();
-        this.chunk = endpoint.maxFragmentPayload();
+        this.sender = sender;
+        this.size = size;
+        this.chunk = sender.fragPayload();
     }
 
     /** A send whose RNDV fragment has left waits for the receiver's ACK. */
@@ -55,12 +51,12 @@ final class Rendezvous
         return !awaitingAck.isEmpty() || !streaming.isEmpty();
     }
 
-    void onAck(final FragmentView f, final int rank)
+    void onAck(final Incoming f)
     {
         final SendRequest request = awaitingAck.remove(ackKey(f.source(), f.sequence()));
         if (request == null)
         {
-            throw protocolError(f, rank, "ACK for no pending send (sequence " + f.sequence() + ")");
+            throw f.protocolError("ACK for no pending send (sequence " + f.sequence() + ")");
         }
         if (f.aux() == DISCARD)
         {
@@ -76,14 +72,14 @@ final class Rendezvous
      *
      * @return the receive if this fragment completed it, else null.
      */
-    RecvRequest onFrag(final FragmentView f, final int rank)
+    RecvRequest onFrag(final Incoming f)
     {
         final RecvRequest request = activeReceives.get(f.aux());
         final long position = f.sequence();
         if (request == null || request.matchedSource != f.source() || position < 0 ||
             position + f.length() > request.total)
         {
-            throw protocolError(f, rank, "fragment at " + position + " for no matching receive (id " + f.aux() + ")");
+            throw f.protocolError("fragment at " + position + " for no matching receive (id " + f.aux() + ")");
         }
         request.buffer.putBytes(request.offset + (int)position, f.buffer(), f.offset(), f.length());
         request.received += f.length();
@@ -112,7 +108,7 @@ final class Rendezvous
                 final int length = Math.min(chunk, request.length - request.sent);
                 // refused: the max pool is empty, or this receiver's fast box is full; the next stream may
                 // still go (to another receiver, or once a fragment comes back)
-                if (!endpoint.trySendMax(request.dest, FRAG, 0, request.sent, request.remoteId, request.buffer,
+                if (!sender.trySendFrag(request.dest, request.sent, request.remoteId, request.buffer,
                     request.offset + request.sent, length))
                 {
                     break;
@@ -141,12 +137,6 @@ final class Rendezvous
         streaming.removeIf(send -> gone[send.dest] && Request.orphan(send, sendName(send)));
         activeReceives.values().removeIf(recv -> gone[recv.matchedSource] &&
             Request.orphan(recv, "receive of " + recv.total + " bytes from rank " + recv.matchedSource));
-    }
-
-    static Sm4jException protocolError(final FragmentView f, final int rank, final String what)
-    {
-        return new Sm4jException("protocol error from rank " + f.source() + " at rank " + rank + " (type " + f.type() +
-            "): " + what);
     }
 
     private static String sendName(final SendRequest send)

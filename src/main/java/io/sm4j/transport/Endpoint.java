@@ -1,8 +1,6 @@
 package io.sm4j.transport;
 
-import io.sm4j.fifo.FastBoxProducer;
 import io.sm4j.layout.CbWrapperDescriptor;
-import io.sm4j.layout.FastBoxDescriptor;
 import io.sm4j.layout.FragmentDescriptor;
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.layout.SegmentLayout;
@@ -17,7 +15,9 @@ import org.agrona.concurrent.UnsafeBuffer;
 import java.nio.ByteBuffer;
 
 /**
- * One rank's transport endpoint: sends fragments up to the eager limit to peers and polls in-bound FIFOs.
+ * One rank's transport endpoint: sends messages to peers and polls its in-bound FIFOs and fast boxes. The
+ * transport knows a message's sender and length only: a sender claims room ({@link #tryClaim}), writes its
+ * bytes in place, whatever header its layer wants first, and commits ({@link SendClaim}).
  * <p>
  * Implementation notes: after {@link FastBoxSender#THRESHOLD} messages to a receiver, a sender sends by a
  * fast box (Open MPI vader's idea): small messages inline, larger ones as references to fragments. Before
@@ -39,7 +39,6 @@ public final class Endpoint implements AutoCloseable
 {
     /** What close does with data that arrives while it waits: nobody will read it. */
     private static final FragmentHandler DISCARD = fragment -> { };
-    private static final byte[] NO_BYTES = new byte[0];
 
 
     private final Segment segment;
@@ -52,12 +51,12 @@ public final class Endpoint implements AutoCloseable
     private final Outbound outbound;
     private final Inbound inbound;
     private final FragmentAccess fragments;
-    private final FastBoxSender fastBoxes;
+    private final Sender sender;
     private final Receiver receiver;
     private final IdleStrategy idle;
     private final ThreadLocal<IdleStrategy> threadIdle;
-    private final UnsafeBuffer scratch;
-    private final ThreadLocal<UnsafeBuffer> threadScratch;
+    private final SendClaim ownClaim;
+    private final ThreadLocal<SendClaim> threadClaim;
     private final OptionalLock pollLock;
     private final HealthMonitor health;
     private final long unexpectedBytes;
@@ -85,12 +84,12 @@ public final class Endpoint implements AutoCloseable
         outbound = new Outbound(segment, rank, multiple);
         inbound = new Inbound(segment, rank, options.lazyFreeBatch(params.queueEntries()));
         fragments = new FragmentAccess(segment, rank, multiple);
-        fastBoxes = new FastBoxSender(segment, rank, multiple);
+        sender = new Sender(rank, outbound, fragments, new FastBoxSender(segment, rank, multiple));
         receiver = new Receiver(inbound, outbound, fragments);
         idle = options.idleStrategy(size);
         threadIdle = multiple ? ThreadLocal.withInitial(() -> options.idleStrategy(size)) : null;
-        scratch = multiple ? null : new UnsafeBuffer(NO_BYTES);
-        threadScratch = multiple ? ThreadLocal.withInitial(() -> new UnsafeBuffer(NO_BYTES)) : null;
+        ownClaim = multiple ? null : new SendClaim();
+        threadClaim = multiple ? ThreadLocal.withInitial(SendClaim::new) : null;
         pollLock = OptionalLock.create(multiple);
         health = new HealthMonitor(segment, rank, options.launcherPid());
         unexpectedBytes = options.unexpectedBytes();
@@ -165,112 +164,31 @@ public final class Endpoint implements AutoCloseable
         return segment.isAttached(peer);
     }
 
-    public void send(final int dest, final byte[] payload)
-    {
-        if (payload == null)
-        {
-            throw new NullPointerException("payload");
-        }
-        while (!trySend(dest, 0, 0, 0, 0, payload, 0, payload.length)) // checks the arguments first
-        {
-            awaitRoom(dest);
-        }
-    }
-
-    public void send(final int dest, final ByteBuffer payload)
-    {
-        send(dest, new UnsafeBuffer(payload), payload.position(), payload.remaining());
-    }
-
     /**
-     * Sends one message without header fields, waiting while {@code dest} has no room for it.
-     */
-    public void send(final int dest, final DirectBuffer payload, final int offset, final int length)
-    {
-        send(dest, 0, 0, 0, 0, payload, offset, length);
-    }
-
-    /**
-     * Sends one message with the message layer's header fields, waiting while {@code dest} has no room for it
-     * (no credit, a full fast box). It consumes nothing while it waits, so it completes only if {@code dest}
-     * polls: ranks that might send to each other at once use {@link #trySend} and poll between tries. The
-     * message is in shared memory when this returns, but if the FIFO was full it waits on the pending list:
-     * it reaches the FIFO on a later {@link #poll}, send or {@link #close} of this endpoint.
-     *
-     * @throws Sm4jException if {@code dest} has detached, or detaches while this send waits.
-     */
-    public void send(
-        final int dest, final int type, final int tag, final long sequence, final long aux,
-        final DirectBuffer payload, final int offset, final int length)
-    {
-        checkSend(dest, payload, offset, length, maxPayload);
-        while (!trySend(dest, type, tag, sequence, aux, payload, offset, length, false))
-        {
-            awaitRoom(dest);
-        }
-    }
-
-    /**
-     * One wait of a blocking send: retries this rank's pending words, idles once, and fails if {@code dest}
-     * has detached meanwhile.
-     */
-    private void awaitRoom(final int dest)
-    {
-        outbound.flushAll();
-        idle();
-        checkAttached(dest);
-    }
-
-    /**
-     * {@link #trySend(int, int, int, long, long, DirectBuffer, int, int)} from a byte array, without a wrapper
-     * per call: the bytes are copied into shared memory before this returns, so one scratch wrapper per
-     * thread serves every call.
-     */
-    public boolean trySend(
-        final int dest, final int type, final int tag, final long sequence, final long aux,
-        final byte[] payload, final int offset, final int length)
-    {
-        if (payload == null)
-        {
-            throw new NullPointerException("payload");
-        }
-        final UnsafeBuffer wrapper = scratch == null ? threadScratch.get() : scratch;
-        wrapper.wrap(payload);
-        try
-        {
-            return trySend(dest, type, tag, sequence, aux, wrapper, offset, length);
-        }
-        finally
-        {
-            wrapper.wrap(NO_BYTES); // do not keep the caller's array alive
-        }
-    }
-
-    /**
-     * Sends one message if {@code dest} has room for it; a full FIFO never fails a send (the word waits on
-     * the pending list). Never waits and never consumes anything.
+     * Claims room for a message of {@code length} bytes (at most {@link #maxPayload()}) to {@code dest}, to be
+     * written in place and committed ({@link SendClaim}). A full FIFO never fails a claim (the word waits on
+     * the pending list and reaches the FIFO on a later {@link #poll}, send or {@link #close}). Never waits and
+     * never consumes anything.
      *
      * @return false without credit for an eager fragment or room in the fast box: retry after polling.
+     * @throws Sm4jException if {@code dest} has detached.
      */
-    public boolean trySend(
-        final int dest, final int type, final int tag, final long sequence, final long aux,
-        final DirectBuffer payload, final int offset, final int length)
+    public boolean tryClaim(final int dest, final int length, final SendClaim claim)
     {
-        checkSend(dest, payload, offset, length, maxPayload);
-        return trySend(dest, type, tag, sequence, aux, payload, offset, length, false);
+        checkSend(dest, length, maxPayload);
+        return sender.tryClaim(dest, length, false, claim);
     }
 
     /**
-     * Sends one max-size fragment (up to {@link #maxFragmentPayload()} bytes) if one is free; the message
-     * layer streams large messages with these. Never waits: returns false when the max pool is empty or
-     * {@code dest}'s fast box is full.
+     * Claims a max-size fragment for up to {@link #maxFragmentPayload()} bytes; the message layer streams
+     * large messages with these.
+     *
+     * @return false when the max pool is empty or {@code dest}'s fast box is full.
      */
-    public boolean trySendMax(
-        final int dest, final int type, final int tag, final long sequence, final long aux,
-        final DirectBuffer payload, final int offset, final int length)
+    public boolean tryClaimMax(final int dest, final int length, final SendClaim claim)
     {
-        checkSend(dest, payload, offset, length, maxFragmentPayload);
-        return trySend(dest, type, tag, sequence, aux, payload, offset, length, true);
+        checkSend(dest, length, maxFragmentPayload);
+        return sender.tryClaim(dest, length, true, claim);
     }
 
     /**
@@ -281,53 +199,52 @@ public final class Endpoint implements AutoCloseable
         return maxFragmentPayload;
     }
 
-    private boolean trySend(
-        final int dest, final int type, final int tag, final long sequence, final long aux,
-        final DirectBuffer payload, final int offset, final int length, final boolean max)
+    /**
+     * {@link #tryClaim} and a copy of {@code payload}: the bytes are in shared memory when this returns true.
+     */
+    public boolean trySend(final int dest, final DirectBuffer payload, final int offset, final int length)
     {
-        final OptionalLock lock = outbound.lockOf(dest);
-        lock.lock();
-        try
+        BufferChecks.checkRange("payload", payload, offset, length);
+        final SendClaim claim = claim();
+        if (!tryClaim(dest, length, claim))
         {
-            final FastBoxProducer box = fastBoxes.route(dest, outbound);
-            if (box != null && !max && length <= fastBoxes.inlinePayload())
-            {
-                final int index = box.claim(FastBoxDescriptor.inlineRecordLength(length));
-                if (index < 0)
-                {
-                    return false;
-                }
-                FragmentHeader.writeBody(box.ring(), index, rank, type, tag, sequence, aux, payload, offset, length);
-                box.commitInline(index, length);
-                return true;
-            }
-            // a fragment, published by the FIFO or, once the pair has a fast box, by a reference record
-            final int index = box == null ? 0 : box.claim(FastBoxDescriptor.REFERENCE_LENGTH);
-            if (index < 0)
-            {
-                return false;
-            }
-            final long fragment = fragments.acquire(dest, max);
-            if (fragment < 0)
-            {
-                return false;
-            }
-            fragments.write(fragment, type, tag, sequence, aux, payload, offset, length);
-            if (box == null)
-            {
-                outbound.enqueue(dest, fragment);
-            }
-            else
-            {
-                box.commitReference(index, fragment);
-            }
-            fragments.published(dest, max);
-            return true;
+            return false;
         }
-        finally
+        claim.buffer().putBytes(0, payload, offset, length);
+        claim.commit();
+        return true;
+    }
+
+    public void send(final int dest, final byte[] payload)
+    {
+        send(dest, new UnsafeBuffer(payload), 0, payload.length);
+    }
+
+    public void send(final int dest, final ByteBuffer payload)
+    {
+        send(dest, new UnsafeBuffer(payload), payload.position(), payload.remaining());
+    }
+
+    /**
+     * {@link #trySend}, waiting while {@code dest} has no room (no credit, a full fast box). It consumes
+     * nothing while it waits, so it completes only if {@code dest} polls: ranks that might send to each
+     * other at once use {@link #trySend} and poll between tries.
+     *
+     * @throws Sm4jException if {@code dest} has detached, or detaches while this send waits.
+     */
+    public void send(final int dest, final DirectBuffer payload, final int offset, final int length)
+    {
+        while (!trySend(dest, payload, offset, length)) // checks the arguments first
         {
-            lock.unlock();
+            outbound.flushAll();
+            idle();
+            checkAttached(dest);
         }
+    }
+
+    private SendClaim claim()
+    {
+        return threadClaim == null ? ownClaim : threadClaim.get();
     }
 
     /**
@@ -366,15 +283,17 @@ public final class Endpoint implements AutoCloseable
         health.check();
     }
 
-    private void checkSend(
-        final int dest, final DirectBuffer payload, final int offset, final int length, final int limit)
+    private void checkSend(final int dest, final int length, final int limit)
     {
         checkOpen();
         if (dest < 0 || dest >= size || dest == rank)
         {
             throw new IllegalArgumentException("dest=" + dest + " (expected: 0.." + (size - 1) + ", not this rank " + rank + ")");
         }
-        BufferChecks.checkRange("payload", payload, offset, length);
+        if (length < 0)
+        {
+            throw new IllegalArgumentException("length=" + length + " is negative");
+        }
         if (length > limit)
         {
             throw new IllegalArgumentException("length=" + length + " exceeds maxPayload=" + limit + " (" +

@@ -6,7 +6,6 @@ import io.sm4j.layout.FragmentDescriptor;
 import io.sm4j.layout.SegmentLayout;
 import io.sm4j.segment.Segment;
 import io.sm4j.segment.Sm4jException;
-import org.agrona.DirectBuffer;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -113,15 +112,34 @@ final class FragmentAccess
     }
 
     /**
-     * Fills a fragment of this rank: header, then payload (plain stores; the publish that follows is the
-     * release that makes them visible).
+     * @return this rank's region of fragments, where {@link #writeHeader} places a payload.
      */
-    void write(
-        final long fragment, final int type, final int tag, final long sequence, final long aux,
-        final DirectBuffer payload, final int offset, final int length)
+    UnsafeBuffer ownRegion()
     {
-        FragmentHeader.write(regions[rank], (int)(fragment - regionBase[rank]), rank, type, tag, sequence, aux,
-            payload, offset, length);
+        return regions[rank];
+    }
+
+    /**
+     * Writes the transport header of a fragment of this rank (plain stores; the publish that follows is the
+     * release that makes them and the payload visible).
+     *
+     * @return the index of the fragment's payload in {@link #ownRegion()}.
+     */
+    int writeHeader(final long fragment, final int length)
+    {
+        final UnsafeBuffer region = regions[rank];
+        final int index = (int)(fragment - regionBase[rank]);
+        region.putInt(index + FragmentDescriptor.LENGTH_OFFSET, length);
+        region.putInt(index + FragmentDescriptor.SENDER_OFFSET, rank);
+        return index + FragmentDescriptor.HEADER_LENGTH;
+    }
+
+    /**
+     * Puts back a max-size fragment {@link #acquire} gave that was never published.
+     */
+    void unclaimMax(final long fragment)
+    {
+        takeBack(rank, fragment);
     }
 
     /**
@@ -168,7 +186,7 @@ final class FragmentAccess
         {
             throw corrupt(source, "fragment at " + fragment + " has length " + length + " (capacity " + capacity + ")");
         }
-        view.wrap(buffer, index, length);
+        view.wrap(buffer, index, length, source);
         return eager;
     }
 

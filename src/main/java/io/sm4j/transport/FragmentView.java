@@ -4,8 +4,9 @@ import io.sm4j.layout.FragmentDescriptor;
 import org.agrona.DirectBuffer;
 
 /**
- * A flyweight over one received message (a fragment, or a fast box's inline record): its header fields and
- * its payload, in place (zero copy).
+ * A flyweight over one received message (a fragment, or a fast box's inline record): its sender and its
+ * payload, in place (zero copy). The transport knows nothing else of a message: a message layer's own
+ * header is the start of the payload.
  * Valid only inside {@link FragmentHandler#onFragment}.
  */
 public final class FragmentView
@@ -13,9 +14,15 @@ public final class FragmentView
     private DirectBuffer buffer;
     private int start;
     private int length;
+    private int source;
 
-    FragmentView wrap(final DirectBuffer buffer, final int start, final int length)
+    /**
+     * @param source the sender, checked against the header's sender word by the caller: kept, not re-read
+     *               from memory the sender can still write.
+     */
+    FragmentView wrap(final DirectBuffer buffer, final int start, final int length, final int source)
     {
+        this.source = source;
         this.buffer = buffer;
         this.start = start;
         this.length = length;
@@ -24,27 +31,7 @@ public final class FragmentView
 
     public int source()
     {
-        return buffer.getInt(start + FragmentDescriptor.SENDER_OFFSET);
-    }
-
-    public int type()
-    {
-        return buffer.getInt(start + FragmentDescriptor.TYPE_OFFSET);
-    }
-
-    public int tag()
-    {
-        return buffer.getInt(start + FragmentDescriptor.TAG_OFFSET);
-    }
-
-    public long sequence()
-    {
-        return buffer.getLong(start + FragmentDescriptor.SEQUENCE_OFFSET);
-    }
-
-    public long aux()
-    {
-        return buffer.getLong(start + FragmentDescriptor.AUX_OFFSET);
+        return source;
     }
 
     /**

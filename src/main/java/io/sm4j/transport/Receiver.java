@@ -120,7 +120,7 @@ final class Receiver
                     throw fragments.corrupt(source, "fast box record of " + length + " bytes at " + index);
                 }
                 recordLength = FastBoxDescriptor.inlineRecordLength(length);
-                view.wrap(ring, index, length);
+                view.wrap(ring, index, length, source);
             }
             else if (box.remaining() >= FastBoxDescriptor.REFERENCE_LENGTH)
             {

@@ -1,6 +1,5 @@
 package io.sm4j.it;
 
-import io.sm4j.layout.FragmentDescriptor;
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.message.Communicator;
 import io.sm4j.message.Request;
@@ -69,7 +68,7 @@ public final class MessageApp
     private void sizes(final boolean unexpected)
     {
         final int eager = comm.eagerPayload();
-        final int chunk = LayoutParams.DEFAULT_MAX_FRAG_SIZE - FragmentDescriptor.HEADER_LENGTH;
+        final int chunk = LayoutParams.DEFAULT_MAX_FRAG_SIZE - 32; // a FRAG's payload: less 8 + 24 header bytes
         final int[] sizes = { 0, 1, eager - 1, eager, eager + 1, chunk - 1, chunk, chunk + 1, 32767, 32768, 32769,
             1 << 20, 64 << 20 };
         for (final int size : sizes)

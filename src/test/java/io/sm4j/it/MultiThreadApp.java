@@ -44,8 +44,9 @@ public final class MultiThreadApp
                         {
                             if (dest != endpoint.rank())
                             {
-                                payload.putLong(0, i);
-                                endpoint.send(dest, 0, tag, i, 0, payload, 0, 64);
+                                payload.putInt(0, tag);
+                                payload.putLong(Long.BYTES, i);
+                                endpoint.send(dest, payload, 0, 64);
                             }
                         }
                         endpoint.poll(f -> check(f, expected, received, failure), 8);
@@ -81,10 +82,12 @@ public final class MultiThreadApp
     private static void check(
         final FragmentView f, final long[][] expected, final AtomicLong received, final AtomicReference<String> failure)
     {
-        final long want = expected[f.source()][f.tag()]++;
-        if (f.sequence() != want || f.buffer().getLong(f.offset()) != want)
+        final int thread = f.buffer().getInt(f.offset());
+        final long sequence = f.buffer().getLong(f.offset() + Long.BYTES);
+        final long want = expected[f.source()][thread]++;
+        if (sequence != want)
         {
-            failure.compareAndSet(null, "from " + f.source() + " thread " + f.tag() + ": " + f.sequence() + ", expected " + want);
+            failure.compareAndSet(null, "from " + f.source() + " thread " + thread + ": " + sequence + ", expected " + want);
         }
         received.incrementAndGet();
     }

@@ -14,10 +14,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Two endpoints of one segment in one JVM, for the API's contract and its bad-input errors (multi-process
@@ -47,34 +47,58 @@ class EndpointTest
     }
 
     @Test
-    void shouldDeliverPayloadAndHeaderFieldsZeroCopy()
+    void shouldDeliverWhatAClaimWroteInPlaceAndNothingOfAnAbortedClaim()
     {
-        final byte[] payload = { 1, 2, 3, 4, 5 };
-        rank0.send(1, 9, 42, 7L, 99L, new UnsafeBuffer(payload), 1, 3);
-        rank0.send(1, ByteBuffer.wrap(new byte[]{ 8 }));
+        final SendClaim claim = new SendClaim();
+        assertTrue(rank0.tryClaim(1, 3, claim));
+        assertEquals(3, claim.buffer().capacity());
+        claim.buffer().putBytes(0, new byte[]{ 2, 3, 4 });
+        assertEquals("this claim still holds 3 bytes to rank 1: commit or abort it first",
+            assertThrows(IllegalStateException.class, () -> rank0.tryClaim(1, 1, claim)).getMessage());
+        claim.commit();
+        assertFalse(claim.isClaimed());
+        assertTrue(rank0.tryClaim(1, 5, claim));
+        claim.buffer().putBytes(0, new byte[]{ 9, 9, 9, 9, 9 });
+        claim.abort();
+        assertEquals("nothing claimed: commit and abort follow a successful tryClaim",
+            assertThrows(IllegalStateException.class, claim::commit).getMessage());
+        rank0.send(1, ByteBuffer.wrap(new byte[]{ 1, 8 }, 1, 1));
         final List<String> seen = new ArrayList<>();
-        final byte[] copy = new byte[3];
         int delivered = 0;
         while (delivered < 2)
         {
             delivered += rank1.poll(f ->
             {
-                if (f.length() == 3)
-                {
-                    f.buffer().getBytes(f.offset(), copy);
-                }
-                seen.add(f.source() + "/" + f.type() + "/" + f.tag() + "/" + f.sequence() + "/" + f.aux() + "/" + f.length());
+                final byte[] copy = new byte[f.length()];
+                f.buffer().getBytes(f.offset(), copy);
+                seen.add(f.source() + ":" + java.util.Arrays.toString(copy));
             }, 10);
         }
-        assertEquals(List.of("0/9/42/7/99/3", "0/0/0/0/0/1"), seen);
-        assertArrayEquals(new byte[]{ 2, 3, 4 }, copy);
+        assertEquals(List.of("0:[2, 3, 4]", "0:[8]"), seen);
+        assertEquals(0, rank1.poll(f -> seen.add("more"), 10), "the aborted claim sent nothing");
+    }
+
+    /**
+     * An aborted max-size claim puts its fragment back: with the whole pool claimed and aborted one by one,
+     * a claim still finds a fragment.
+     */
+    @Test
+    void anAbortedMaxClaimShouldGiveItsFragmentBack()
+    {
+        final SendClaim claim = new SendClaim();
+        for (int i = 0; i < 2 * segment.layout().maxFragmentCount(); i++)
+        {
+            assertTrue(rank0.tryClaimMax(1, rank0.maxFragmentPayload(), claim), "claim " + i);
+            claim.abort();
+        }
+        assertEquals(0, rank1.poll(f -> { }, 10));
     }
 
     @Test
     void shouldRejectBadArgumentsBeforeTouchingSharedMemory()
     {
         final int max = rank0.maxPayload();
-        assertEquals("length=" + (max + 1) + " exceeds maxPayload=" + max + " (eagerLimit=4096 less the 32-byte header)",
+        assertEquals("length=" + (max + 1) + " exceeds maxPayload=" + max + " (eagerLimit=4096 less the 8-byte header)",
             assertThrows(IllegalArgumentException.class, () -> rank0.send(1, new byte[max + 1])).getMessage());
         assertEquals("dest=0 (expected: 0..1, not this rank 0)",
             assertThrows(IllegalArgumentException.class, () -> rank0.send(0, new byte[1])).getMessage());
@@ -109,13 +133,14 @@ class EndpointTest
                 }
                 rank1.poll(f ->
                 {
-                    if (f.sequence() != next[0]++)
+                    final long sequence = f.buffer().getLong(f.offset());
+                    if (sequence != next[0]++)
                     {
-                        error[0] = "rank 1 got " + f.sequence() + ", expected " + (next[0] - 1);
+                        error[0] = "rank 1 got " + sequence + ", expected " + (next[0] - 1);
                     }
-                    if (!deferred.isEmpty() || !trySendLong(rank1, 0, f.sequence(), reply))
+                    if (!deferred.isEmpty() || !trySendLong(rank1, 0, sequence, reply))
                     {
-                        deferred.addLong(f.sequence());
+                        deferred.addLong(sequence);
                     }
                 }, 4);
             }
@@ -128,7 +153,8 @@ class EndpointTest
         {
             for (int i = 0; i < count; i++)
             {
-                while (!rank0.trySend(1, 0, 0, i, 0, payload, 0, 16))
+                payload.putLong(0, i);
+                while (!rank0.trySend(1, payload, 0, 16))
                 {
                     rank0.poll(f -> check(f, echoed, error), 64);
                 }
@@ -150,7 +176,7 @@ class EndpointTest
     private static boolean trySendLong(final Endpoint from, final int dest, final long value, final UnsafeBuffer scratch)
     {
         scratch.putLong(0, value);
-        return from.trySend(dest, 0, 0, value, 0, scratch, 0, 8);
+        return from.trySend(dest, scratch, 0, 8);
     }
 
     /**
@@ -161,14 +187,15 @@ class EndpointTest
     void aHandlerThatSendsShouldStillReadItsOwnFragment()
     {
         final UnsafeBuffer payload = new UnsafeBuffer(new byte[8]);
-        while (rank1.trySend(0, 0, 0, 100, 0, payload, 0, 8))
+        payload.putLong(0, 100);
+        while (rank1.trySend(0, payload, 0, 8))
         {
             // rank 0 does not poll: rank 1 spends its credits for rank 0
         }
         for (int i = 0; i < 4; i++)
         {
             payload.putLong(0, i);
-            rank0.send(1, 0, 0, i, 0, payload, 0, 8);
+            rank0.send(1, payload, 0, 8);
         }
         final List<String> seen = new ArrayList<>();
         int delivered = 0;
@@ -177,11 +204,11 @@ class EndpointTest
             delivered += rank1.poll(f ->
             {
                 final long before = f.buffer().getLong(f.offset());
-                assertFalse(rank1.trySend(0, 0, 0, 999, 0, payload, 0, 8));
-                seen.add(before + "/" + f.sequence() + "/" + f.buffer().getLong(f.offset()));
+                assertFalse(rank1.trySend(0, payload, 0, 8));
+                seen.add(f.source() + "/" + before + "/" + f.buffer().getLong(f.offset()));
             }, 10);
         }
-        assertEquals(List.of("0/0/0", "1/1/1", "2/2/2", "3/3/3"), seen);
+        assertEquals(List.of("0/0/0", "0/1/1", "0/2/2", "0/3/3"), seen);
     }
 
     /**
@@ -199,7 +226,7 @@ class EndpointTest
             @Override
             public void onFragment(final FragmentView fragment)
             {
-                order.add(fragment.sequence());
+                order.add(fragment.buffer().getLong(fragment.offset()));
             }
 
             @Override
@@ -209,9 +236,9 @@ class EndpointTest
             }
         };
         int sent = 0;
-        while (rank0.trySend(1, 0, 0, sent, 0, payload, 0, 8))
+        while (rank0.trySend(1, payload, 0, 8))
         {
-            sent++;
+            payload.putLong(0, ++sent);
             assertEquals(0, rank1.poll(handler, 10));
         }
         assertEquals(segment.layout().params().eagerFragsPerPeer(), sent); // FIFO path: one credit per message
@@ -241,21 +268,24 @@ class EndpointTest
         final LayoutParams params = LayoutParams.builder(2).fastBoxes(fastBoxes).fastBoxSize(1024).build();
         try (TwoRanks two = new TwoRanks(params))
         {
-            final int[] sizes = { 0, 8, 60, 64, 96, 200, 1000, 4064, 10_000 };
+            // 8 bytes of sequence, then 0 .. 4080 bytes (up to maxPayload) and a max-size one
+            final int[] sizes = { 0, 8, 60, 64, 96, 200, 1000, 4080, 10_000 };
             final int count = 5000;
             final UnsafeBuffer payload = new UnsafeBuffer(new byte[10_000]);
+            final SendClaim claim = new SendClaim();
             final long[] next = { 0 };
             final String[] error = { null };
             final FragmentHandler check = f ->
             {
                 final int size = sizes[(int)(next[0] % sizes.length)];
-                if (f.sequence() != next[0] || f.length() != size)
+                final long sequence = f.buffer().getLong(f.offset());
+                if (sequence != next[0] || f.length() != Long.BYTES + size)
                 {
-                    error[0] = "got " + f.sequence() + "/" + f.length() + ", expected " + next[0] + "/" + size;
+                    error[0] = "got " + sequence + "/" + f.length() + ", expected " + next[0] + "/" + (Long.BYTES + size);
                 }
-                for (int j = 0; j < f.length() && error[0] == null; j++)
+                for (int j = 0; j < size && error[0] == null; j++)
                 {
-                    if (f.buffer().getByte(f.offset() + j) != (byte)(next[0] + j))
+                    if (f.buffer().getByte(f.offset() + Long.BYTES + j) != (byte)(next[0] + j))
                     {
                         error[0] = "message " + next[0] + ": byte " + j + " corrupt";
                     }
@@ -269,12 +299,16 @@ class EndpointTest
                 {
                     payload.putByte(j, (byte)(i + j));
                 }
-                while (!(size > two.rank0.maxPayload() ?
-                    two.rank0.trySendMax(1, 0, 0, i, 0, payload, 0, size) : two.rank0.trySend(1, 0, 0, i, 0, payload, 0, size)))
+                final int length = Long.BYTES + size;
+                while (!(length > two.rank0.maxPayload() ?
+                    two.rank0.tryClaimMax(1, length, claim) : two.rank0.tryClaim(1, length, claim)))
                 {
                     two.rank1.poll(check, 3);
                     two.rank0.poll(f -> { }, 8); // takes back max-size fragments
                 }
+                claim.buffer().putLong(0, i);
+                claim.buffer().putBytes(Long.BYTES, payload, 0, size);
+                claim.commit();
             }
             while (next[0] < count && error[0] == null)
             {
@@ -291,9 +325,9 @@ class EndpointTest
 
     private static void check(final FragmentView f, final long[] next, final String[] error)
     {
-        if (f.sequence() != next[0] || f.buffer().getLong(f.offset()) != next[0])
+        if (f.buffer().getLong(f.offset()) != next[0])
         {
-            error[0] = "rank 0 got echo " + f.sequence() + ", expected " + next[0];
+            error[0] = "rank 0 got echo " + f.buffer().getLong(f.offset()) + ", expected " + next[0];
         }
         next[0]++;
     }
@@ -319,14 +353,15 @@ class EndpointTest
             final UnsafeBuffer payload = new UnsafeBuffer(new byte[8]);
             for (int i = 0; i < 10; i++)
             {
-                small.rank0.send(1, 0, 0, i, 0, payload, 0, 8);
+                payload.putLong(0, i);
+                small.rank0.send(1, payload, 0, 8);
             }
             final List<Long> received = new ArrayList<>();
-            assertEquals(4, small.rank1.poll(f -> received.add(f.sequence()), 100), "only the FIFO's 4 entries are there");
+            assertEquals(4, small.rank1.poll(f -> received.add(f.buffer().getLong(f.offset())), 100), "only the FIFO's 4 entries are there");
             while (received.size() < 10)
             {
                 small.rank0.poll(f -> { }, 16);
-                small.rank1.poll(f -> received.add(f.sequence()), 100);
+                small.rank1.poll(f -> received.add(f.buffer().getLong(f.offset())), 100);
             }
             assertEquals(List.of(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L), received);
         }

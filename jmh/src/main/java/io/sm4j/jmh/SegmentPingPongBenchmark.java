@@ -117,7 +117,7 @@ public class SegmentPingPongBenchmark
     /** A send that gives up when the iteration ends (a blocking send could wait for a thread that stopped). */
     private void send(final Endpoint from, final int to, final Control control)
     {
-        while (!from.trySend(to, 0, 0, 0, 0, payload, 0, size) && !control.stopMeasurement)
+        while (!from.trySend(to, payload, 0, size) && !control.stopMeasurement)
         {
             Thread.onSpinWait(); // trySend itself takes back returned fragments
         }

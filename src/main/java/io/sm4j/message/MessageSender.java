@@ -1,0 +1,131 @@
+package io.sm4j.message;
+
+import io.sm4j.transport.Endpoint;
+import io.sm4j.transport.SendClaim;
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import static io.sm4j.message.MessageHeaderDescriptor.*;
+import static io.sm4j.message.MessageType.*;
+
+/**
+ * Writes the message layer's messages straight into the room the transport claims for them
+ * ({@link SendClaim}): header ({@link MessageHeaderDescriptor}), then payload, then commit, so the payload is
+ * copied once, from the caller's buffer to the memory the receiver reads. Nothing here waits: every method
+ * returns false when the receiver has no room. One per communicator (one thread).
+ */
+final class MessageSender
+{
+    private static final DirectBuffer NO_PAYLOAD = new UnsafeBuffer(new byte[0]);
+
+    private final Endpoint endpoint;
+    private final SendClaim claim = new SendClaim();
+
+    MessageSender(final Endpoint endpoint)
+    {
+        this.endpoint = endpoint;
+    }
+
+    /**
+     * @return the largest message that travels EAGER, in one fragment or fast box record.
+     */
+    int eagerPayload()
+    {
+        return endpoint.maxPayload() - MATCH_HEADER_LENGTH;
+    }
+
+    /**
+     * @return the bytes of a large message its RNDV carries.
+     */
+    int rendezvousPayload()
+    {
+        return endpoint.maxPayload() - HEADER_LENGTH;
+    }
+
+    /**
+     * @return the bytes of a large message one FRAG carries.
+     */
+    int fragPayload()
+    {
+        return endpoint.maxFragmentPayload() - HEADER_LENGTH;
+    }
+
+    boolean trySendEager(final int dest, final int tag, final DirectBuffer payload, final int offset, final int length)
+    {
+        return trySend(dest, false, EAGER, tag, 0, 0, payload, offset, length);
+    }
+
+    /**
+     * @param total  the message's length.
+     * @param length the bytes this RNDV carries, at most {@link #rendezvousPayload()}.
+     */
+    boolean trySendRendezvous(
+        final int dest, final int tag, final long sequence, final long total, final DirectBuffer payload,
+        final int offset, final int length)
+    {
+        return trySend(dest, false, RNDV, tag, sequence, total, payload, offset, length);
+    }
+
+    boolean trySendAck(final int dest, final long sequence, final long receiveId)
+    {
+        return trySend(dest, false, ACK, 0, sequence, receiveId, NO_PAYLOAD, 0, 0);
+    }
+
+    /**
+     * Sends one chunk of a large message in a max-size fragment.
+     *
+     * @return false when the max pool is empty or {@code dest}'s fast box is full.
+     */
+    boolean trySendFrag(
+        final int dest, final long position, final long receiveId, final DirectBuffer payload, final int offset,
+        final int length)
+    {
+        return trySend(dest, true, FRAG, 0, position, receiveId, payload, offset, length);
+    }
+
+    boolean trySendBarrier(final int dest, final long epoch)
+    {
+        return trySend(dest, false, BARRIER, 0, epoch, 0, NO_PAYLOAD, 0, 0);
+    }
+
+    private boolean trySend(
+        final int dest, final boolean max, final int type, final int tag, final long sequence, final long aux,
+        final DirectBuffer payload, final int offset, final int length)
+    {
+        final int header = headerLength(type);
+        if (!(max ? endpoint.tryClaimMax(dest, header + length, claim) : endpoint.tryClaim(dest, header + length, claim)))
+        {
+            return false;
+        }
+        try
+        {
+            final MutableDirectBuffer buffer = claim.buffer();
+            buffer.putInt(TYPE_OFFSET, type);
+            buffer.putInt(TAG_OFFSET, tag);
+            if (header == HEADER_LENGTH)
+            {
+                buffer.putLong(SEQUENCE_OFFSET, sequence);
+                buffer.putLong(AUX_OFFSET, aux);
+            }
+            buffer.putBytes(header, payload, offset, length);
+            claim.commit();
+            return true;
+        }
+        finally
+        {
+            abortIfClaimed();
+        }
+    }
+
+    /**
+     * A write that threw (a caller's buffer shrank under it) must not keep the room, nor the lock.
+     */
+    private void abortIfClaimed()
+    {
+        if (claim.isClaimed())
+        {
+            claim.abort();
+        }
+    }
+}

@@ -1,0 +1,131 @@
+package io.sm4j.transport;
+
+import io.sm4j.fifo.FastBoxProducer;
+import io.sm4j.layout.FastBoxDescriptor;
+import io.sm4j.layout.FragmentDescriptor;
+import org.agrona.concurrent.AtomicBuffer;
+
+/**
+ * The sending side of an endpoint: claims room for one message to a receiver, where the receiver will read
+ * it, and publishes it once the caller has written it ({@link SendClaim}). The room is an inline fast box
+ * record when the pair has a box and the payload fits; else a fragment (an eager one paid for by a credit, or
+ * a max-size one from the pool), published by a FIFO word or, once the pair has a box, by a reference record.
+ * Nothing here waits or consumes anything: no room means the claim fails.
+ * <p>
+ * A claim takes the destination's lock and keeps it until commit or abort, so a pair's credits, fragments
+ * and records stay in one order in MULTIPLE thread mode.
+ */
+final class Sender
+{
+    private final int rank;
+    private final Outbound outbound;
+    private final FragmentAccess fragments;
+    private final FastBoxSender fastBoxes;
+
+    Sender(final int rank, final Outbound outbound, final FragmentAccess fragments, final FastBoxSender fastBoxes)
+    {
+        this.rank = rank;
+        this.outbound = outbound;
+        this.fragments = fragments;
+        this.fastBoxes = fastBoxes;
+    }
+
+    /**
+     * @param max claim a max-size fragment (the caller checked {@code length} against its limit).
+     * @return false without room: no credit, no free max-size fragment, or a full fast box.
+     */
+    boolean tryClaim(final int dest, final int length, final boolean max, final SendClaim claim)
+    {
+        claim.checkFree();
+        final OptionalLock lock = outbound.lockOf(dest);
+        lock.lock();
+        boolean claimed = false;
+        try
+        {
+            claimed = claim(dest, length, max, claim);
+            return claimed;
+        }
+        finally
+        {
+            if (!claimed)
+            {
+                lock.unlock();
+            }
+        }
+    }
+
+    private boolean claim(final int dest, final int length, final boolean max, final SendClaim claim)
+    {
+        final FastBoxProducer box = fastBoxes.route(dest, outbound);
+        if (box != null && !max && length <= fastBoxes.inlinePayload())
+        {
+            final int index = box.claim(FastBoxDescriptor.inlineRecordLength(length));
+            if (index < 0)
+            {
+                return false;
+            }
+            final AtomicBuffer ring = box.ring();
+            ring.putInt(index + FragmentDescriptor.SENDER_OFFSET, rank); // plain: the commit word is the release
+            claim.claimed(this, dest, box, index, -1, false, ring, index + FragmentDescriptor.HEADER_LENGTH, length);
+            return true;
+        }
+        final int index = box == null ? 0 : box.claim(FastBoxDescriptor.REFERENCE_LENGTH);
+        if (index < 0)
+        {
+            return false;
+        }
+        final long fragment = fragments.acquire(dest, max);
+        if (fragment < 0)
+        {
+            return false;
+        }
+        claim.claimed(this, dest, box, index, fragment, max, fragments.ownRegion(),
+            fragments.writeHeader(fragment, length), length);
+        return true;
+    }
+
+    void commit(final SendClaim claim)
+    {
+        final int dest = claim.dest;
+        try
+        {
+            if (claim.fragment < 0)
+            {
+                claim.box.commitInline(claim.index, claim.length());
+                return;
+            }
+            if (claim.box == null)
+            {
+                outbound.enqueue(dest, claim.fragment);
+            }
+            else
+            {
+                claim.box.commitReference(claim.index, claim.fragment);
+            }
+            fragments.published(dest, claim.max);
+        }
+        finally
+        {
+            outbound.lockOf(dest).unlock();
+        }
+    }
+
+    /**
+     * Nothing was published: an eager fragment's credit is still unspent and a box record uncommitted (a
+     * padding record a claim committed at the ring's end stays, harmless); a max-size fragment goes back.
+     */
+    void abort(final SendClaim claim)
+    {
+        try
+        {
+            if (claim.fragment >= 0 && claim.max)
+            {
+                fragments.unclaimMax(claim.fragment);
+            }
+        }
+        finally
+        {
+            outbound.lockOf(claim.dest).unlock();
+        }
+    }
+}
