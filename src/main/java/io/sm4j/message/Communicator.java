@@ -38,9 +38,6 @@ public final class Communicator implements AutoCloseable
         text -> System.getLogger("io.sm4j").log(System.Logger.Level.WARNING, text);
     private static final int POLL_LIMIT = 64;
     private static final byte[] NO_BYTES = new byte[0];
-    private static final long ORPHAN_CHECK_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(100);
-    /** The orphan check (a clock read, then rate-limited) runs every 1024 progress calls, kept off the spin. */
-    private static final long ORPHAN_CHECK_CALLS = 1023;
 
     private final Endpoint endpoint;
     private final int rank;
@@ -55,8 +52,8 @@ public final class Communicator implements AutoCloseable
     /** Reused by every blocking receive and blocking large send (one at a time: one thread, no re-entry). */
     private RecvRequest blockingRecv = new RecvRequest(this, false);
     private SendRequest blockingSend = new SendRequest(this, false);
-    private long nextOrphanCheck;
-    private long progressCalls;
+    /** The endpoint's health tick at the last orphan check. */
+    private long orphanCheckTick;
     private boolean closed;
 
     /**
@@ -559,22 +556,39 @@ public final class Communicator implements AutoCloseable
     public int progress()
     {
         checkUsable();
-        final int work = pollOnce();
-        if ((++progressCalls & ORPHAN_CHECK_CALLS) == 0)
+        return doWork();
+    }
+
+    /**
+     * The one progress pass: starts the sends and ACKs that wait for room, polls the transport (fast boxes,
+     * FIFOs, returns, pending words, and its rate-limited health check, the loop's one clock read), streams
+     * acknowledged large sends, and on each health tick fails the requests of peers that have detached.
+     *
+     * @return messages sent, received and streamed.
+     */
+    private int doWork()
+    {
+        final int work = matcher.flushSends() + endpoint.poll(matcher, POLL_LIMIT) + rendezvous.advance();
+        final long tick = endpoint.ticks();
+        if (tick != orphanCheckTick)
         {
+            orphanCheckTick = tick; // first: the drain in failOrphans runs this pass again
             failOrphans();
         }
         return work;
     }
 
-    private int pollOnce()
+    /**
+     * @return System.nanoTime() as the progress loop last read it (see {@link Endpoint#clock()}).
+     */
+    long clock()
     {
-        return matcher.flushSends() + endpoint.poll(matcher, POLL_LIMIT) + rendezvous.advance();
+        return endpoint.clock();
     }
 
     private void drainAll()
     {
-        while (pollOnce() > 0)
+        while (doWork() > 0)
         {
             // until the in-bound FIFOs and fast boxes are empty (or hold only declined messages)
         }
@@ -642,12 +656,6 @@ public final class Communicator implements AutoCloseable
      */
     private void failOrphans()
     {
-        final long now = System.nanoTime();
-        if (now - nextOrphanCheck < 0)
-        {
-            return;
-        }
-        nextOrphanCheck = now + ORPHAN_CHECK_NANOS;
         final boolean[] gone = new boolean[size];
         int goneCount = 0;
         for (int peer = 0; peer < size; peer++)

@@ -87,14 +87,15 @@ public abstract class Request
     }
 
     /**
-     * @return the status, or null if {@code timeout} passed first.
+     * @return the status, or null if {@code timeout} passed first (as the progress loop's clock tells, read
+     * every few dozen passes: the answer may come those passes late, never early).
      */
     public Status await(final Duration timeout)
     {
         final long deadline = System.nanoTime() + timeout.toNanos();
         while (!completed())
         {
-            if (System.nanoTime() - deadline > 0)
+            if (communicator.clock() - deadline > 0)
             {
                 return null;
             }

@@ -248,29 +248,46 @@ public final class Endpoint implements AutoCloseable
     }
 
     /**
-     * Delivers up to {@code limit} received messages to {@code handler}, returns consumed fragments to their
-     * owners and retries pending words.
+     * One pass of the transport's progress: delivers up to {@code limit} received messages to
+     * {@code handler}, returns consumed fragments to their owners, retries pending words, and ticks the
+     * health check (rate-limited: see {@link #clock()}).
      *
      * @return messages delivered to {@code handler} (fragment returns taken back are not counted).
-     * @throws JobAbortedException if the job was aborted or a peer died (checked while idle).
+     * @throws JobAbortedException if the job was aborted or a peer died.
      */
     public int poll(final FragmentHandler handler, final int limit)
     {
         checkOpen();
+        final int delivered;
         pollLock.lock();
         try
         {
-            final int delivered = receiver.poll(handler, limit);
-            if (delivered == 0)
-            {
-                health.check();
-            }
-            return delivered;
+            delivered = receiver.poll(handler, limit);
         }
         finally
         {
             pollLock.unlock();
         }
+        health.check();
+        return delivered;
+    }
+
+    /**
+     * @return System.nanoTime() as the progress loop last read it (every few dozen {@link #poll}s and
+     * {@link #idle}s): a layer above measures its timeouts with it instead of reading the clock again.
+     */
+    public long clock()
+    {
+        return health.now();
+    }
+
+    /**
+     * @return a count that moves each time the periodic health check runs (about every 100 ms while this
+     * endpoint is polled): a layer above runs its own periodic checks when it moves, on the same clock read.
+     */
+    public long ticks()
+    {
+        return health.ticks();
     }
 
     /**

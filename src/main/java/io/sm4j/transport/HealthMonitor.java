@@ -5,10 +5,12 @@ import io.sm4j.segment.Segment;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Watches the job from one rank while it waits: at most every {@link #INTERVAL_NANOS} it writes the rank's
+ * Watches the job from one rank's progress loop: at most every {@link #INTERVAL_NANOS} it writes the rank's
  * heartbeat, fails if the job was aborted, and aborts the job itself if a peer's process or the launcher
  * that supervises the job has died without detaching (killed, crashed), so no rank waits forever for a
- * message that cannot come.
+ * message that cannot come. It is the progress loop's one clock: it reads System.nanoTime() once per
+ * {@link #CALLS_PER_CLOCK_READ} calls, and layers above run their own periodic work (timeouts, orphaned
+ * requests) on its reading and its ticks instead of reading the clock again.
  */
 final class HealthMonitor
 {
@@ -21,6 +23,8 @@ final class HealthMonitor
     private final ProcessHandle launcher;
     private int calls;
     private long next;
+    private long now = System.nanoTime();
+    private long ticks;
 
     /**
      * @param launcherPid the supervising launcher's pid, 0 if none (then only peers are watched).
@@ -34,24 +38,25 @@ final class HealthMonitor
     }
 
     /**
-     * Checks if the interval has passed. The counter and timestamp are racy in MULTIPLE mode on purpose: a
-     * lost update only means one check more or less.
+     * Checks the job if the interval has passed. The counters and timestamps are racy in MULTIPLE mode on
+     * purpose: a lost update only means one check more or less.
      *
      * @throws io.sm4j.segment.JobAbortedException if the job is (or has just been) aborted.
      */
     void check()
     {
-        // the clock is read every CALLS_PER_CLOCK_READ calls only: check() runs on every empty poll and idle
+        // the clock is read every CALLS_PER_CLOCK_READ calls only: check() runs on every poll and idle
         if ((++calls & (CALLS_PER_CLOCK_READ - 1)) != 0)
         {
             return;
         }
-        final long now = System.nanoTime();
+        now = System.nanoTime();
         if (now - next < 0)
         {
             return;
         }
         next = now + INTERVAL_NANOS;
+        ticks++;
         segment.heartbeat(rank);
         segment.checkNotAborted();
         final int dead = segment.findDeadPeer(rank);
@@ -64,5 +69,21 @@ final class HealthMonitor
             segment.abort(rank, "the launcher (pid " + launcherPid + ") died");
         }
         segment.checkNotAborted();
+    }
+
+    /**
+     * @return System.nanoTime() as last read, at most {@link #CALLS_PER_CLOCK_READ} calls ago.
+     */
+    long now()
+    {
+        return now;
+    }
+
+    /**
+     * @return how many checks have run: it moves at most every {@link #INTERVAL_NANOS}.
+     */
+    long ticks()
+    {
+        return ticks;
     }
 }
