@@ -24,6 +24,8 @@ public final class BenchRank
     /** Largest window. */
     public static final int MAX_WINDOW = 1024;
     private static final long QUIET_MILLIS = 300;
+    private static final int WARM_UP_CALLS = 1000;
+    private static final long SETTLE_MILLIS = 20;
     private static final long QUIET_LIMIT_MILLIS = 10_000;
     /** Environment variable with the scratch directory for the baselines' files and sockets. */
     public static final String SCRATCH_ENV = "SM4J_BENCH_SCRATCH";
@@ -90,16 +92,16 @@ public final class BenchRank
             {
                 for (final PairTransport transport : transports)
                 {
-                    sockets.sync();
                     progress(timer, transport.name(), size);
+                    sockets.sync();
                     report(measure(spec, transport, timer, size, spec.skipFor(size), spec.iterationsFor(size)));
                 }
                 if (spec.transports().contains(ThreadPingPong.name()))
                 {
+                    progress(threads != null, ThreadPingPong.name(), size);
                     sockets.sync();
                     if (threads != null)
                     {
-                        progress(true, ThreadPingPong.name(), size);
                         report(threadLatency(threads, size, spec.skipFor(size), spec.iterationsFor(size)));
                     }
                 }
@@ -122,8 +124,8 @@ public final class BenchRank
         awaitQuietCompiler();
         for (final int size : spec.sizes())
         {
-            comm.barrier();
             progress(comm.rank() == 0, pair.name(), size);
+            comm.barrier();
             report(measure(spec, pair, sender, size, spec.skipFor(size), spec.iterationsFor(size)));
         }
         comm.barrier();
@@ -132,13 +134,22 @@ public final class BenchRank
     /**
      * Runs the test's own loop at 8 bytes, 4 KiB and 64 KiB before anything is measured: the JIT compiles
      * the eager and the rendezvous paths and the loop itself (C2 compiles a method after about 10,000
-     * invocations or loop back-edges).
+     * invocations or loop back-edges). At 8 bytes the loop runs in {@value #WARM_UP_CALLS} short calls (the
+     * first round of each skipped): C2 then compiles the loop method itself (it wants 600 calls), with both
+     * of its branches profiled, and every measured call enters compiled code. Warmed up in one long call instead,
+     * only an on-stack replacement of that call was compiled; each measured call started interpreted and was
+     * compiled again while it ran, its compiler thread taking a core from a spinning rank for milliseconds
+     * (2 ms stalls in the maximum, means 2-4x their medians at 8 bytes).
      */
     private static void warmUp(final BenchSpec spec, final PairTransport transport, final boolean timer)
     {
         final int rounds = spec.jitWarmup();
         final int divisor = spec.test().latency() ? 1 : 10;
-        measure(spec, transport, timer, 8, 0, Math.max(1, rounds / divisor));
+        final int perCall = Math.max(2, rounds / divisor / WARM_UP_CALLS);
+        for (int call = 0; call < WARM_UP_CALLS; call++)
+        {
+            measure(spec, transport, timer, 8, 1, perCall - 1);
+        }
         measure(spec, transport, timer, Math.min(4096, spec.maxSize()), 0, Math.max(1, rounds / 10 / divisor));
         measure(spec, transport, timer, Math.min(65536, spec.maxSize()), 0, Math.max(1, rounds / 100 / divisor));
     }
@@ -191,11 +202,18 @@ public final class BenchRank
         return OsuLoops.latencyLine(ThreadPingPong.name(), size, elapsed, iterations, roundTrips);
     }
 
-    private static void progress(final boolean print, final String transport, final int size)
+    /**
+     * Says which size is next, before the ranks meet to measure it: the launcher wakes up to read this line
+     * and the last result, and on a machine with as many cores as spinning ranks its thread takes a core from
+     * a rank. The printing rank waits {@value #SETTLE_MILLIS} ms so that happens now: measured right after
+     * the line, 10,000 round trips of 8 bytes (4 ms) took a 2-5 ms stall, which doubled their mean.
+     */
+    private static void progress(final boolean print, final String transport, final int size) throws InterruptedException
     {
         if (print)
         {
             System.out.println("P " + transport + " " + size);
+            Thread.sleep(SETTLE_MILLIS);
         }
     }
 

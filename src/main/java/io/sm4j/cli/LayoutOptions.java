@@ -3,6 +3,7 @@ package io.sm4j.cli;
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.layout.Policy;
 import io.sm4j.layout.ThreadMode;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -14,9 +15,8 @@ public final class LayoutOptions
         description = "Bytes of one eager fragment, header included (default: ${DEFAULT-VALUE}).")
     int eagerLimit = LayoutParams.DEFAULT_EAGER_LIMIT;
 
-    @Option(names = "--max-frag", paramLabel = "BYTES",
-        description = "Bytes of one max-size fragment, header included (default: ${DEFAULT-VALUE}).")
-    int maxFragSize = LayoutParams.DEFAULT_MAX_FRAG_SIZE;
+    @Mixin
+    PipelineOptions pipeline = new PipelineOptions();
 
     @Option(names = "--queue-entries", paramLabel = "N",
         description = "Slots per FIFO circular buffer, a power of two (default: ${DEFAULT-VALUE}).")
@@ -25,10 +25,6 @@ public final class LayoutOptions
     @Option(names = "--eager-frags-per-peer", paramLabel = "N",
         description = "Eager fragments each sender owns per rank: N*n per sender (default: ${DEFAULT-VALUE}).")
     int eagerFragsPerPeer = LayoutParams.DEFAULT_EAGER_FRAGS_PER_PEER;
-
-    @Option(names = "--max-frags-per-rank", paramLabel = "N",
-        description = "Max-size fragments each sender owns (default: ${DEFAULT-VALUE}).")
-    int maxFragsPerRank = LayoutParams.DEFAULT_MAX_FRAGS_PER_RANK;
 
     @Option(names = "--cacheline", paramLabel = "BYTES",
         description = "Alignment against false sharing, a power of two; 128 covers x86's line pairs (default: ${DEFAULT-VALUE}).")
@@ -61,12 +57,10 @@ public final class LayoutOptions
      */
     public LayoutParams toParams(final int peers)
     {
-        return LayoutParams.builder(peers)
+        return pipeline.applyTo(LayoutParams.builder(peers))
             .eagerLimit(eagerLimit)
-            .maxFragSize(maxFragSize)
             .queueEntries(queueEntries)
             .eagerFragsPerPeer(eagerFragsPerPeer)
-            .maxFragsPerRank(maxFragsPerRank)
             .cacheline(cacheline)
             .pageSize(pageSize)
             .threadMode(threadMode)

@@ -35,7 +35,7 @@ class BenchCommandTest
         final List<String> lines = run.out().lines().toList();
         assertTrue(lines.get(0).matches("# OSU MPI-style Latency Test \\(sm4j \\S+\\)"), lines.get(0));
         assertTrue(lines.get(1).matches("# \\d+ cores, Java .*, idle strategy \\w+, thread mode SINGLE, layout AGGREGATED, " +
-            "segment for 2 ranks, 2 running, bound to nothing"), lines.get(1));
+            "segment for 2 ranks, 2 running, bound to nothing, large-message pipeline 8 x 32768 B"), lines.get(1));
         final String header = lines.stream().filter(l -> l.startsWith("# Size")).findFirst().orElseThrow();
         assertTrue(header.matches("# Size\\s+Avg Latency\\(us\\)\\s+p50\\(us\\)\\s+p99\\(us\\)\\s+p99.9\\(us\\)\\s+max\\(us\\)\\s+" +
             "agrona\\(us\\)\\s+x\\s+uds\\(us\\)\\s+x\\s+threads\\(us\\)\\s+x.*"), header);
@@ -89,6 +89,16 @@ class BenchCommandTest
         assertEquals(0, run.exitCode(), run.err());
         assertTrue(run.out().contains("layout PAGE 4096, segment for 16 ranks, 2 running"), run.out());
         assertTrue(run.out().lines().anyMatch(l -> l.startsWith("8 ")), run.out());
+    }
+
+    @Test
+    void pipelineOptionsShouldShapeTheLargeMessagePath()
+    {
+        final CliRun run = CliRun.of(args("bench", "bw", "-m", "262144:262144", "-W", "4", "--max-frag", "65536",
+            "--max-frags-per-rank", "4"));
+        assertEquals(0, run.exitCode(), run.err());
+        assertTrue(run.out().contains("large-message pipeline 4 x 65536 B"), run.out());
+        assertTrue(run.out().lines().anyMatch(l -> l.startsWith("262144 ")), run.out());
     }
 
     @ParameterizedTest(name = "{0}")
