@@ -43,7 +43,6 @@ public final class Communicator implements AutoCloseable
     private final int rank;
     private final int size;
     private final int eagerPayload;
-    private final long[] nextSequence;
     private final Rendezvous rendezvous;
     private final Barrier barrier;
     private final Matcher matcher;
@@ -66,7 +65,6 @@ public final class Communicator implements AutoCloseable
         this.size = endpoint.size();
         final MessageSender sender = new MessageSender(endpoint);
         this.eagerPayload = sender.eagerPayload();
-        nextSequence = new long[size];
         rendezvous = new Rendezvous(sender, size);
         barrier = new Barrier(sender, rank, size);
         matcher = new Matcher(endpoint, sender, rendezvous, barrier);
@@ -310,7 +308,6 @@ public final class Communicator implements AutoCloseable
     void start(final SendRequest request)
     {
         checkUsable();
-        request.sequence = request.dest == rank ? 0 : nextSequence[request.dest]++;
         matcher.send(request);
     }
 

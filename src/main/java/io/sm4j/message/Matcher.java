@@ -41,6 +41,8 @@ final class Matcher implements FragmentHandler
     private final int rendezvousPayload;
     private final long unexpectedLimit;
     private final ArrayDeque<SendRequest>[] waiting;
+    /** Per receiver: the number the next large send to it takes (its RNDV's sequence). */
+    private final long[] nextRendezvous;
     private int waitingCount;
     /** ACKs owed while their receiver had no room: (dest, sequence, aux) triples. */
     private final LongArrayQueue deferredAcks = new LongArrayQueue();
@@ -68,6 +70,7 @@ final class Matcher implements FragmentHandler
         this.rendezvousPayload = sender.rendezvousPayload();
         this.unexpectedLimit = endpoint.unexpectedBytes();
         this.waiting = new ArrayDeque[endpoint.size()];
+        this.nextRendezvous = new long[endpoint.size()];
     }
 
     MatchQueues queues()
@@ -130,11 +133,14 @@ final class Matcher implements FragmentHandler
             request.complete();
             return true;
         }
-        if (!sender.trySendRendezvous(request.dest, request.tag, request.sequence, request.length, request.buffer,
+        final long sequence = nextRendezvous[request.dest];
+        if (!sender.trySendRendezvous(request.dest, request.tag, sequence, request.length, request.buffer,
             request.offset, rendezvousPayload))
         {
             return false;
         }
+        nextRendezvous[request.dest]++;
+        request.sequence = sequence;
         request.sent = rendezvousPayload;
         rendezvous.awaitAck(request);
         return true;
@@ -272,7 +278,7 @@ final class Matcher implements FragmentHandler
     @Override
     public void onFragment(final FragmentView fragment)
     {
-        final Incoming f = incoming.read(fragment);
+        final Incoming f = incoming; // read by accepts, just before, from this fragment: read once
         final int type = f.type();
         switch (type)
         {

@@ -10,6 +10,7 @@ final class SendRequest extends Request
 {
     int dest;
     int tag;
+    /** The pair's number of this large send, set when its RNDV leaves: the key its ACK names. */
     long sequence;
     DirectBuffer buffer;
     int offset;

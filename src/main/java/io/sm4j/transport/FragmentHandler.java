@@ -7,6 +7,9 @@ package io.sm4j.transport;
 public interface FragmentHandler
 {
     /**
+     * Called right after {@link #accepts} returned true for the same fragment, so what {@code accepts} read
+     * from it need not be read again (the sender can still write that memory).
+     *
      * @param fragment a read-only view, valid only until this method returns: the memory then goes back to
      *                 its sender (a credit, a returned fragment, or room in the fast box), who reuses it.
      *                 Copy what must outlive the call.
