@@ -151,7 +151,7 @@ public final class BenchRank
             measure(spec, transport, timer, 8, 1, perCall - 1);
         }
         measure(spec, transport, timer, Math.min(4096, spec.maxSize()), 0, Math.max(1, rounds / 10 / divisor));
-        measure(spec, transport, timer, Math.min(65536, spec.maxSize()), 0, Math.max(1, rounds / 100 / divisor));
+        measure(spec, transport, timer, Math.min(65536, spec.maxSize()), 0, Math.max(1, rounds / 10 / divisor));
     }
 
     /**
