@@ -4,6 +4,7 @@ import io.sm4j.layout.LayoutParams;
 import io.sm4j.segment.Segment;
 import io.sm4j.segment.SegmentFiles;
 import io.sm4j.segment.Sm4jException;
+import io.sm4j.segment.StaleSegments;
 import io.sm4j.transport.CpuBudget;
 import io.sm4j.transport.Endpoints;
 import io.sm4j.transport.TransportOptions;
@@ -88,30 +89,26 @@ public final class JobLauncher
     {
         final long jobId = SegmentFiles.newJobId();
         final int n = job.params().peers();
+        reclaimStale(job.dir(), err);
         // the shutdown hook reads this list from another thread while ranks are being started
         final List<Process> ranks = new CopyOnWriteArrayList<>();
         final List<Thread> pumps = new ArrayList<>();
+        // registered before the first byte of the file is written: a SIGTERM or Ctrl-C while the segment is
+        // being allocated removes the partial file too
+        final Thread cleanup = new Thread(() ->
+        {
+            ranks.forEach(Process::destroyForcibly);
+            deleteQuietly(SegmentFiles.creatingPath(job.dir(), jobId));
+            deleteQuietly(SegmentFiles.path(job.dir(), jobId));
+        });
+        Runtime.getRuntime().addShutdownHook(cleanup);
         try (Segment segment = Segment.create(job.params(), job.dir(), jobId))
         {
-            final Path segmentPath = segment.path();
-            final Thread cleanup = new Thread(() ->
-            {
-                ranks.forEach(Process::destroyForcibly);
-                try
-                {
-                    java.nio.file.Files.deleteIfExists(segmentPath);
-                }
-                catch (final IOException ignore)
-                {
-                    // nothing more can be done while the JVM exits
-                }
-            });
-            Runtime.getRuntime().addShutdownHook(cleanup);
             try
             {
                 for (int idle = job.processes(); idle < n; idle++)
                 {
-                    segment.register(idle);
+                    segment.ranks().register(idle);
                 }
                 final List<Integer> cpus = job.binding() == Binding.CORE ? CpuBudget.onlineCpus() : List.of();
                 for (int rank = 0; rank < job.processes(); rank++)
@@ -131,7 +128,6 @@ public final class JobLauncher
             finally
             {
                 ranks.forEach(Process::destroyForcibly);
-                Runtime.getRuntime().removeShutdownHook(cleanup);
             }
         }
         catch (final IOException ex)
@@ -142,6 +138,53 @@ public final class JobLauncher
         {
             Thread.currentThread().interrupt();
             return 130;
+        }
+        finally
+        {
+            removeHook(cleanup);
+        }
+    }
+
+    /**
+     * Removes the segments in {@code dir} whose jobs are dead (killed launchers and ranks), saying so.
+     */
+    private static void reclaimStale(final Path dir, final PrintWriter err)
+    {
+        try
+        {
+            for (final StaleSegments.Entry stale : StaleSegments.reclaim(dir, false))
+            {
+                err.println("sm4j run: removed stale segment " + stale.path() + " (" + stale.state() + ", " +
+                    String.format(java.util.Locale.ROOT, "%,d", stale.size()) + " bytes: " + stale.verdict() + ")");
+            }
+        }
+        catch (final IOException ex)
+        {
+            err.println("sm4j run: cannot look for stale segments in " + dir + ": " + ex.getMessage());
+        }
+    }
+
+    private static void removeHook(final Thread hook)
+    {
+        try
+        {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        }
+        catch (final IllegalStateException ignore)
+        {
+            // the JVM is already shutting down: the hook runs
+        }
+    }
+
+    private static void deleteQuietly(final Path path)
+    {
+        try
+        {
+            java.nio.file.Files.deleteIfExists(path);
+        }
+        catch (final IOException ignore)
+        {
+            // nothing more can be done while the JVM exits
         }
     }
 
@@ -262,7 +305,7 @@ public final class JobLauncher
         {
             if (!done[rank])
             {
-                final long heartbeat = segment.lastHeartbeat(rank);
+                final long heartbeat = segment.ranks().lastHeartbeat(rank);
                 text.append(text.length() == 0 ? "rank " : ", rank ").append(rank).append(heartbeat == 0 ?
                     " (never attached)" : " (last waited in sm4j " + TimeUnit.NANOSECONDS.toMillis(Math.max(0, now - heartbeat)) + " ms ago)");
             }

@@ -8,15 +8,17 @@ package io.sm4j.layout;
  * <pre>
  *   owner line (written by the rank only)
  *  +---------------------------------------------------------------+ 0
- *  |                          Pid (64 bits)                       ...
+ *  |        Pid (64 bits), claimed by CAS from 0: the rank's lock  ...
  *  +---------------------------------------------------------------+ 8
- *  |           Rank state (ABSENT, ATTACHED, DETACHED)             |
+ *  |      Rank state (ABSENT, ATTACHED, DETACHED), released last   |
  *  +---------------------------------------------------------------+ 12
  *  |                           Reserved                            |
  *  +---------------------------------------------------------------+ 16
  *  |          Heartbeat, System.nanoTime() of last progress       ...
  *  +---------------------------------------------------------------+ 24
- *   activity bitmap (set by senders, read by the rank), at + cacheline
+ *  |      Process start time, ms since the epoch (64 bits)        ...
+ *  +---------------------------------------------------------------+ 32
+ *   activity bitmap (set by senders, read by the rank), at the next cacheline
  *  +---------------------------------------------------------------+ 0
  *  |          bit s of word s / 64: sender s is active            ...
  *  ...                 ceil(n / 64) words                          |
@@ -32,7 +34,8 @@ public final class ControlBlockDescriptor
     public static final int PID_OFFSET = 0;
     public static final int STATE_OFFSET = PID_OFFSET + Long.BYTES;
     public static final int HEARTBEAT_OFFSET = STATE_OFFSET + Integer.BYTES + Integer.BYTES;
-    public static final int OWNER_LENGTH = HEARTBEAT_OFFSET + Long.BYTES;
+    public static final int START_OFFSET = HEARTBEAT_OFFSET + Long.BYTES;
+    public static final int OWNER_LENGTH = START_OFFSET + Long.BYTES;
 
     private ControlBlockDescriptor()
     {
@@ -40,11 +43,12 @@ public final class ControlBlockDescriptor
 
     /**
      * @param cacheline the layout's cacheline.
-     * @return offset of the activity bitmap from the control block's start.
+     * @return offset of the activity bitmap from the control block's start: the owner line rounded up to
+     *         whole cachelines (one line unless the cacheline is shorter than {@link #OWNER_LENGTH}).
      */
     public static int activityOffset(final int cacheline)
     {
-        return cacheline;
+        return (int)Align.up(OWNER_LENGTH, cacheline);
     }
 
     /**
@@ -63,6 +67,6 @@ public final class ControlBlockDescriptor
      */
     public static long stride(final int cacheline, final int peers)
     {
-        return cacheline + Align.up(activityLength(peers), cacheline);
+        return activityOffset(cacheline) + Align.up(activityLength(peers), cacheline);
     }
 }

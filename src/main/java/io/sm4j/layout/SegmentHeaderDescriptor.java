@@ -26,13 +26,17 @@ package io.sm4j.layout;
  *  +---------------------------------------------------------------+  88
  *  |                       Job id (64 bits)                       ...
  *  +---------------------------------------------------------------+  96
- *  |                   Aborting rank (-1 = launcher)               |
- *  +---------------------------------------------------------------+ 100
- *  |                    Abort reason length                        |
+ *  |          Creator start time, ms since the epoch (64 bits)    ...
  *  +---------------------------------------------------------------+ 104
- *  |            Detached ranks (the last one out removes)          |
+ *  |                   Aborting rank (-1 = launcher)               |
  *  +---------------------------------------------------------------+ 108
- *  |               Abort reason, UTF-8 (up to 148 bytes)          ...
+ *  |                    Abort reason length                        |
+ *  +---------------------------------------------------------------+ 112
+ *  |            Detached ranks (the last one out removes)          |
+ *  +---------------------------------------------------------------+ 116
+ *  |     Owner: CREATOR (stays for the job) or RANKS (handed over)  |
+ *  +---------------------------------------------------------------+ 120
+ *  |               Abort reason, UTF-8 (up to 136 bytes)          ...
  *  +---------------------------------------------------------------+ 256
  * </pre>
  */
@@ -40,12 +44,17 @@ public final class SegmentHeaderDescriptor
 {
     /** "SM4JSEG1" read as a little-endian long. */
     public static final long MAGIC = 0x3147455334534D53L;
-    /** 3: fast box commit words carry a record sequence. */
-    public static final int VERSION = 3;
+    /** 4: the creator's start time and the owner in the header, the rank's start time in its control block. */
+    public static final int VERSION = 4;
 
     public static final int STATE_CREATING = 0;
     public static final int STATE_READY = 1;
     public static final int STATE_ABORTED = 2;
+
+    /** The creator (a launcher) stays for the whole job: the job is over when it and every rank are gone. */
+    public static final int OWNER_CREATOR = 0;
+    /** The creator ({@code sm4j create}) handed the file to ranks that something else starts. */
+    public static final int OWNER_RANKS = 1;
 
     public static final int MAGIC_OFFSET = 0;
     public static final int VERSION_OFFSET = MAGIC_OFFSET + Long.BYTES;
@@ -56,11 +65,13 @@ public final class SegmentHeaderDescriptor
     public static final int CHECKSUM_OFFSET = TOTAL_LENGTH_OFFSET + Long.BYTES;
     public static final int CREATOR_PID_OFFSET = CHECKSUM_OFFSET + Long.BYTES;
     public static final int JOB_ID_OFFSET = CREATOR_PID_OFFSET + Long.BYTES;
-    public static final int ABORT_RANK_OFFSET = JOB_ID_OFFSET + Long.BYTES;
+    public static final int CREATOR_START_OFFSET = JOB_ID_OFFSET + Long.BYTES;
+    public static final int ABORT_RANK_OFFSET = CREATOR_START_OFFSET + Long.BYTES;
     public static final int ABORT_REASON_LENGTH_OFFSET = ABORT_RANK_OFFSET + Integer.BYTES;
     public static final int DETACHED_COUNT_OFFSET = ABORT_REASON_LENGTH_OFFSET + Integer.BYTES;
-    public static final int ABORT_REASON_OFFSET = DETACHED_COUNT_OFFSET + Integer.BYTES;
-    public static final int ABORT_REASON_MAX_LENGTH = 148;
+    public static final int OWNER_OFFSET = DETACHED_COUNT_OFFSET + Integer.BYTES;
+    public static final int ABORT_REASON_OFFSET = OWNER_OFFSET + Integer.BYTES;
+    public static final int ABORT_REASON_MAX_LENGTH = 136;
     public static final int LENGTH = ABORT_REASON_OFFSET + ABORT_REASON_MAX_LENGTH;
 
     private SegmentHeaderDescriptor()

@@ -12,22 +12,26 @@ import org.agrona.concurrent.UnsafeBuffer;
 import java.io.IOException;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
-import static io.sm4j.layout.ControlBlockDescriptor.*;
-
 /**
- * One mapped segment file. {@link #create} is the node leader's path (launcher or test): allocate,
- * format, publish READY last. {@link #attach} is every rank's: wait for READY, validate against this
- * build's layout, map. Ranks then {@link #register}, {@link #awaitAll} and finally {@link #detach}; the last
- * rank out, or the creator's {@link #close}, removes the file.
+ * One mapped segment file: its creation, attachment, mapping, header and removal. The ranks it holds are
+ * {@link #ranks()}.
+ * <p>
+ * {@link #create} is the node leader's path (launcher or test). The file is allocated, formatted and
+ * published READY under a temporary name that carries the creator's pid and start time
+ * ({@link SegmentFiles#creatingName}), then linked to its final name: a file under the final name is
+ * always complete, and one left by a creator that died is recognised as such ({@link StaleSegments}).
+ * {@link #attach} is every rank's: wait for the file, validate its header against this build's layout,
+ * and map what was validated, through the one open channel. Ranks then register, {@link #awaitAll} and
+ * finally {@link #detach}; the last rank out, or the creator's {@link #close}, removes the file.
  */
 public final class Segment implements AutoCloseable
 {
@@ -38,9 +42,7 @@ public final class Segment implements AutoCloseable
     private final FileChannel channel;
     private final MappedSections sections;
     private final SegmentHeader header;
-    private final UnsafeBuffer[] controls;
-    /** Per rank, the handle of the process last seen registered: looked up once per pid, not per check. */
-    private final ProcessHandle[] processes;
+    private final RankRegistry ranks;
     private final boolean creator;
     private boolean closed;
 
@@ -53,12 +55,12 @@ public final class Segment implements AutoCloseable
         this.sections = MappedSections.map(channel, layout);
         this.header = new SegmentHeader(sections.view(layout.headerOffset(), SegmentHeaderDescriptor.LENGTH));
         // one view per control block, made once: isAttached is read on every send
-        this.controls = new UnsafeBuffer[layout.params().peers()];
+        final UnsafeBuffer[] controls = new UnsafeBuffer[layout.params().peers()];
         for (int rank = 0; rank < controls.length; rank++)
         {
             controls[rank] = sections.view(layout.controlBlockOffset(rank), ControlBlockDescriptor.OWNER_LENGTH);
         }
-        this.processes = new ProcessHandle[controls.length];
+        this.ranks = new RankRegistry(path.toString(), controls);
         this.creator = creator;
     }
 
@@ -94,17 +96,28 @@ public final class Segment implements AutoCloseable
     private static Segment create(final LayoutParams params, final Path dir, final long jobId, final boolean ownsFile)
     {
         final SegmentLayout layout = SegmentLayout.compute(params);
-        final Path path = dir.resolve(SegmentFiles.fileName(jobId));
+        final Path path = SegmentFiles.path(dir, jobId);
+        final Path creating = SegmentFiles.creatingPath(dir, jobId);
         FileChannel channel = null;
+        boolean linked = false;
         try
         {
-            channel = SegmentFiles.createAllocated(path, layout.totalBytes());
+            if (Files.exists(path, LinkOption.NOFOLLOW_LINKS))
+            {
+                throw new FileAlreadyExistsException(path.toString());
+            }
+            channel = SegmentFiles.createAllocated(creating, layout.totalBytes());
             final Segment segment = new Segment(path, layout, channel, ownsFile);
             try
             {
-                segment.format(jobId);
+                segment.format(jobId, ownsFile ? SegmentHeaderDescriptor.OWNER_CREATOR : SegmentHeaderDescriptor.OWNER_RANKS);
+                // a hard link never replaces an existing file (a rename would): the final name appears
+                // atomically, READY, or not at all
+                Files.createLink(path, creating);
+                linked = true;
+                Files.delete(creating);
             }
-            catch (final RuntimeException ex)
+            catch (final IOException | RuntimeException ex)
             {
                 segment.sections.close();
                 throw ex;
@@ -117,7 +130,11 @@ public final class Segment implements AutoCloseable
             {
                 // only a file this call created is removed, never one that was already there
                 closeQuietly(channel);
-                deleteQuietly(path);
+                deleteQuietly(creating);
+                if (linked)
+                {
+                    deleteQuietly(path);
+                }
             }
             if (ex instanceof Sm4jException sm4j)
             {
@@ -128,40 +145,46 @@ public final class Segment implements AutoCloseable
     }
 
     /**
-     * Waits for the segment at {@code path} to be READY, validates it and maps it.
-     *
-     * @throws Sm4jException if it is not an sm4j segment, is incompatible or truncated, is aborted, or is
-     *                       not ready within {@code timeout}.
+     * {@link #attach(Path, Duration, ProcessIdentity)} without watching the creator.
      */
     public static Segment attach(final Path path, final Duration timeout)
     {
+        return attach(path, timeout, null);
+    }
+
+    /**
+     * Waits for the segment at {@code path} to exist, validates it and maps it.
+     *
+     * @param creator the process that creates the file (the launcher), or null: if it dies first, the wait
+     *                ends at once.
+     * @throws Sm4jException if it is not an sm4j segment, is incompatible or truncated, is aborted, or does
+     *                       not appear within {@code timeout}.
+     */
+    public static Segment attach(final Path path, final Duration timeout, final ProcessIdentity creator)
+    {
         final long deadline = System.nanoTime() + timeout.toNanos();
-        String waitingFor = "the file to exist";
         while (true)
         {
-            try (FileChannel probe = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE,
-                LinkOption.NOFOLLOW_LINKS))
+            try
             {
-                waitingFor = "the creator to publish READY";
-                final SegmentLayout layout = probeReady(path, probe);
-                if (layout != null)
+                final FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE,
+                    LinkOption.NOFOLLOW_LINKS);
+                try
                 {
-                    final FileChannel channel = FileChannel.open(path, StandardOpenOption.READ,
-                        StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
-                    try
-                    {
-                        return new Segment(path, layout, channel, false);
-                    }
-                    catch (final IOException | RuntimeException ex)
-                    {
-                        closeQuietly(channel);
-                        throw ex;
-                    }
+                    return new Segment(path, validate(path, channel), channel, false);
+                }
+                catch (final IOException | RuntimeException ex)
+                {
+                    closeQuietly(channel);
+                    throw ex;
                 }
             }
             catch (final NoSuchFileException ex)
             {
-                waitingFor = "the file to exist";
+                if (creator != null && !creator.isAlive())
+                {
+                    throw new Sm4jException("segment " + path + " will not appear: its creator (" + creator + ") has died");
+                }
             }
             catch (final IOException ex)
             {
@@ -169,36 +192,36 @@ public final class Segment implements AutoCloseable
             }
             if (System.nanoTime() - deadline > 0)
             {
-                throw new Sm4jException("segment " + path + " not ready after " + timeout.toMillis() + " ms (waiting for " +
-                    waitingFor + ")");
+                throw new Sm4jException("segment " + path + " not ready after " + timeout.toMillis() +
+                    " ms (waiting for the file to exist)");
             }
             java.util.concurrent.locks.LockSupport.parkNanos(ATTACH_POLL_NANOS);
         }
     }
 
     /**
-     * @return the validated layout if the segment is READY, null while it is still being created.
+     * @return the layout the header of the file open as {@code channel} describes, validated.
      */
-    private static SegmentLayout probeReady(final Path path, final FileChannel probe) throws IOException
+    private static SegmentLayout validate(final Path path, final FileChannel channel) throws IOException
     {
-        final long size = probe.size();
+        final long size = channel.size();
         if (size < SegmentHeaderDescriptor.LENGTH)
         {
-            if (size > 0 && Files.isRegularFile(path) && !isBeingCreated(probe, size))
-            {
-                throw new Sm4jException("truncated segment " + path + ": length=" + size + " (expected at least " +
-                    SegmentHeaderDescriptor.LENGTH + ")");
-            }
-            return null;
+            throw new Sm4jException("truncated segment " + path + ": length=" + size + " (expected at least " +
+                SegmentHeaderDescriptor.LENGTH + ")");
         }
-        final MappedByteBuffer mapped = probe.map(FileChannel.MapMode.READ_WRITE, 0, SegmentHeaderDescriptor.LENGTH);
+        final MappedByteBuffer mapped = channel.map(FileChannel.MapMode.READ_WRITE, 0, SegmentHeaderDescriptor.LENGTH);
         try
         {
             final SegmentHeader header = new SegmentHeader(new UnsafeBuffer(mapped));
             // NOTE: magic first (a foreign file fails fast), then the state's acquire, then the rest of the header
-            if (!header.hasMagic(path.toString()) || header.state() == SegmentHeaderDescriptor.STATE_CREATING)
+            if (!header.hasMagic(path.toString()))
             {
-                return null;
+                throw new Sm4jException("not an sm4j segment: " + path + " (no magic: never formatted)");
+            }
+            if (header.state() == SegmentHeaderDescriptor.STATE_CREATING)
+            {
+                throw new Sm4jException("segment " + path + " was never published READY");
             }
             final SegmentLayout layout = header.validate(size, path.toString());
             final JobAbortedException aborted = header.abortCause();
@@ -214,26 +237,9 @@ public final class Segment implements AutoCloseable
         }
     }
 
-    /**
-     * A short file whose first bytes are still zero is a creator at work; anything else is truncated.
-     */
-    private static boolean isBeingCreated(final FileChannel probe, final long size) throws IOException
+    private void format(final long jobId, final int owner)
     {
-        final java.nio.ByteBuffer first = java.nio.ByteBuffer.allocate((int)Math.min(size, Long.BYTES));
-        probe.read(first, 0);
-        for (int i = 0; i < first.position(); i++)
-        {
-            if (first.get(i) != 0)
-            {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private void format(final long jobId)
-    {
-        header.format(layout, jobId);
+        header.format(layout, jobId, owner);
         final int n = layout.params().peers();
         for (int r = 0; r < n; r++)
         {
@@ -311,29 +317,16 @@ public final class Segment implements AutoCloseable
     }
 
     /**
-     * Claims {@code rank}'s control block for this process.
-     *
-     * @throws Sm4jException if another process holds the rank.
+     * @return the job's ranks: registration, liveness, detachment.
      */
-    public void register(final int rank)
+    public RankRegistry ranks()
     {
-        final UnsafeBuffer control = control(rank);
-        if (!control.compareAndSetInt(STATE_OFFSET, STATE_ABSENT, STATE_ATTACHED))
-        {
-            throw new Sm4jException("rank " + rank + " is already attached (pid " + control.getLongVolatile(PID_OFFSET) +
-                ", state " + control.getIntVolatile(STATE_OFFSET) + ") in " + path);
-        }
-        control.putLongRelease(PID_OFFSET, ProcessHandle.current().pid());
-        heartbeat(rank);
-    }
-
-    public void heartbeat(final int rank)
-    {
-        control(rank).putLongRelease(HEARTBEAT_OFFSET, System.nanoTime());
+        return ranks;
     }
 
     /**
-     * Waits until every rank has registered (a rank that already detached counts).
+     * Waits until every rank has registered (a rank that already detached counts), watching the ranks and
+     * the creator as the health check does: a death ends the wait at once, as an abort naming it.
      *
      * @throws Sm4jException naming the missing ranks after {@code timeout}; the job is then aborted.
      */
@@ -344,17 +337,22 @@ public final class Segment implements AutoCloseable
         while (true)
         {
             checkNotAborted();
-            final List<Integer> missing = new ArrayList<>();
-            for (int r = 0; r < n; r++)
-            {
-                if (control(r).getIntAcquire(STATE_OFFSET) == STATE_ABSENT)
-                {
-                    missing.add(r);
-                }
-            }
+            final List<Integer> missing = ranks.missing();
             if (missing.isEmpty())
             {
                 return;
+            }
+            final int dead = ranks.findDeadPeer(rank);
+            if (dead >= 0)
+            {
+                abort(rank, "rank " + dead + " (pid " + ranks.pidOf(dead) + ") died while the ranks were attaching");
+                checkNotAborted();
+            }
+            final ProcessIdentity creator = header.owner() == SegmentHeaderDescriptor.OWNER_CREATOR ? header.creator() : null;
+            if (creator != null && !creator.isAlive())
+            {
+                abort(rank, "the creator of the segment (" + creator + ") died while the ranks were attaching");
+                checkNotAborted();
             }
             if (System.nanoTime() - deadline > 0)
             {
@@ -368,85 +366,15 @@ public final class Segment implements AutoCloseable
     }
 
     /**
-     * @return a rank other than {@code self} that registered but whose process is gone, or -1.
-     */
-    public int findDeadPeer(final int self)
-    {
-        final int n = layout.params().peers();
-        for (int r = 0; r < n; r++)
-        {
-            if (r == self)
-            {
-                continue;
-            }
-            final UnsafeBuffer control = control(r);
-            final int state = control.getIntAcquire(STATE_OFFSET);
-            final long pid = control.getLongAcquire(PID_OFFSET);
-            if (state == STATE_ATTACHED && pid != 0 && !isAlive(r, pid))
-            {
-                return r;
-            }
-        }
-        return -1;
-    }
-
-    /**
-     * @return System.nanoTime() of {@code rank}'s last health check while waiting, 0 if never.
-     */
-    public long lastHeartbeat(final int rank)
-    {
-        return control(rank).getLongAcquire(HEARTBEAT_OFFSET);
-    }
-
-    /**
-     * Liveness of {@code rank}'s process through a handle kept per rank, so a check allocates nothing; the
-     * handle remembers the process's start time, so the pid reused by a later process reads as dead. Racy
-     * in MULTIPLE mode on purpose: two threads may both look a handle up.
-     */
-    private boolean isAlive(final int rank, final long pid)
-    {
-        ProcessHandle process = processes[rank];
-        if (process == null || process.pid() != pid)
-        {
-            process = ProcessHandle.of(pid).orElse(null);
-            if (process == null)
-            {
-                return false;
-            }
-            processes[rank] = process;
-        }
-        return process.isAlive();
-    }
-
-    /**
-     * @return true while {@code rank} is registered and has not detached.
-     */
-    public boolean isAttached(final int rank)
-    {
-        return control(rank).getIntAcquire(STATE_OFFSET) == STATE_ATTACHED;
-    }
-
-    public long pidOf(final int rank)
-    {
-        return control(rank).getLongAcquire(PID_OFFSET);
-    }
-
-    /**
      * Marks {@code rank} detached; the last rank out removes the file.
      */
     public void detach(final int rank)
     {
-        control(rank).putIntRelease(STATE_OFFSET, STATE_DETACHED);
+        ranks.detach(rank);
         if (header.incrementDetached() == layout.params().peers())
         {
             deleteQuietly(path);
         }
-    }
-
-    private UnsafeBuffer control(final int rank)
-    {
-        layout.controlBlockOffset(rank); // range check with the layout's message
-        return controls[rank];
     }
 
     /**

@@ -27,6 +27,12 @@ public final class SegmentFiles
     private static final String SPACE_HINT = "Use another directory (--dir DIR of sm4j run, create and bench, or SM4J_DIR), fewer ranks, " +
         "or a larger /dev/shm (Docker: --shm-size)";
     private static final SecureRandom RANDOM = new SecureRandom();
+    /** Separates a segment's final name from the creator's pid and start time in its temporary name. */
+    static final String CREATING = ".creating-";
+    /** Every segment file name starts with this. */
+    static final String PREFIX = "sm4j-";
+    /** A complete segment's file name ends with this. */
+    static final String SUFFIX = ".seg";
 
     private SegmentFiles()
     {
@@ -78,7 +84,34 @@ public final class SegmentFiles
     public static String fileName(final long jobId)
     {
         final String user = System.getProperty("user.name", "user").replaceAll("[^A-Za-z0-9_.-]", "_");
-        return "sm4j-" + user + "-" + jobIdText(jobId) + ".seg";
+        return PREFIX + user + "-" + jobIdText(jobId) + SUFFIX;
+    }
+
+    /**
+     * @return where the segment of {@code jobId} lives in {@code dir}.
+     */
+    public static Path path(final Path dir, final long jobId)
+    {
+        return dir.resolve(fileName(jobId));
+    }
+
+    /**
+     * @return the temporary name under which this process allocates and formats the segment of {@code jobId}
+     *         before linking it to {@link #fileName}: the final name followed by {@value #CREATING} and this
+     *         process's pid and start time, so that a file left by a creator that died is recognised.
+     */
+    public static String creatingName(final long jobId)
+    {
+        final ProcessIdentity self = ProcessIdentity.current();
+        return fileName(jobId) + CREATING + self.pid() + "-" + self.startMillis();
+    }
+
+    /**
+     * @return {@link #creatingName} in {@code dir}.
+     */
+    public static Path creatingPath(final Path dir, final long jobId)
+    {
+        return dir.resolve(creatingName(jobId));
     }
 
     /**

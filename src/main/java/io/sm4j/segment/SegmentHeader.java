@@ -1,5 +1,6 @@
 package io.sm4j.segment;
 
+import io.sm4j.layout.LayoutParams;
 import io.sm4j.layout.SegmentHeaderDescriptor;
 import io.sm4j.layout.SegmentLayout;
 import org.agrona.concurrent.AtomicBuffer;
@@ -27,7 +28,7 @@ final class SegmentHeader
     /**
      * Fills every field but the state, which stays CREATING until {@link #publishReady()}.
      */
-    void format(final SegmentLayout layout, final long jobId)
+    void format(final SegmentLayout layout, final long jobId, final int owner)
     {
         buffer.putLong(MAGIC_OFFSET, MAGIC);
         buffer.putInt(VERSION_OFFSET, VERSION);
@@ -39,8 +40,11 @@ final class SegmentHeader
         }
         buffer.putLong(TOTAL_LENGTH_OFFSET, layout.totalBytes());
         buffer.putLong(CHECKSUM_OFFSET, layout.checksum());
-        buffer.putLong(CREATOR_PID_OFFSET, ProcessHandle.current().pid());
+        final ProcessIdentity creator = ProcessIdentity.current();
+        buffer.putLong(CREATOR_PID_OFFSET, creator.pid());
+        buffer.putLong(CREATOR_START_OFFSET, creator.startMillis());
         buffer.putLong(JOB_ID_OFFSET, jobId);
+        buffer.putInt(OWNER_OFFSET, owner);
         buffer.putInt(ABORT_RANK_OFFSET, 0);
         buffer.putInt(DETACHED_COUNT_OFFSET, 0);
     }
@@ -128,6 +132,22 @@ final class SegmentHeader
     }
 
     /**
+     * @return the process that created the segment.
+     */
+    ProcessIdentity creator()
+    {
+        return new ProcessIdentity(buffer.getLong(CREATOR_PID_OFFSET), buffer.getLong(CREATOR_START_OFFSET));
+    }
+
+    /**
+     * @return {@link SegmentHeaderDescriptor#OWNER_CREATOR} or {@link SegmentHeaderDescriptor#OWNER_RANKS}.
+     */
+    int owner()
+    {
+        return buffer.getInt(OWNER_OFFSET);
+    }
+
+    /**
      * Marks the job ABORTED unless it already is; the first aborter's reason wins.
      *
      * @param rank   the failing rank, -1 for the launcher.
@@ -156,6 +176,7 @@ final class SegmentHeader
 
     /**
      * @return the abort as an exception, or null while the job is not aborted.
+     * @throws Sm4jException if the state is none that sm4j writes.
      */
     JobAbortedException abortCause()
     {
@@ -170,14 +191,32 @@ final class SegmentHeader
         {
             return new JobAbortedException(-1, "(the aborting process died while writing its reason)");
         }
-        if (state != STATE_ABORTED)
+        if (state == STATE_READY || state == STATE_CREATING)
         {
             return null;
+        }
+        if (state != STATE_ABORTED)
+        {
+            throw new Sm4jException("the segment header holds job state " + state + ", which no sm4j process writes " +
+                "(the segment was overwritten)");
         }
         final int length = Math.max(0, Math.min(buffer.getInt(ABORT_REASON_LENGTH_OFFSET), ABORT_REASON_MAX_LENGTH));
         final byte[] bytes = new byte[length];
         buffer.getBytes(ABORT_REASON_OFFSET, bytes);
-        return new JobAbortedException(buffer.getInt(ABORT_RANK_OFFSET), new String(bytes, StandardCharsets.UTF_8));
+        final int rank = buffer.getInt(ABORT_RANK_OFFSET);
+        final String reason = printable(new String(bytes, StandardCharsets.UTF_8));
+        return new JobAbortedException(rank >= -1 && rank <= LayoutParams.MAX_PEERS ? rank : -1,
+            reason.isEmpty() ? "(no readable reason)" : reason);
+    }
+
+    /**
+     * @return {@code text} with control characters (a forged or torn reason: NUL bytes, escapes) shown as '?'.
+     */
+    private static String printable(final String text)
+    {
+        final StringBuilder out = new StringBuilder(text.length());
+        text.codePoints().forEach(c -> out.appendCodePoint(Character.isISOControl(c) ? '?' : c));
+        return out.toString().strip();
     }
 
     /**

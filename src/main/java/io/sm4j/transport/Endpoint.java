@@ -109,7 +109,7 @@ public final class Endpoint implements AutoCloseable
         }
         options.lazyFreeBatch(segment.layout().params().queueEntries()); // a bad setting fails before registering
         segment.checkNotAborted();
-        segment.register(rank);
+        segment.ranks().register(rank);
         try
         {
             final Endpoint endpoint = new Endpoint(segment, rank, options, ownsSegment);
@@ -161,7 +161,7 @@ public final class Endpoint implements AutoCloseable
      */
     public boolean isAttached(final int peer)
     {
-        return segment.isAttached(peer);
+        return segment.ranks().isAttached(peer);
     }
 
     /**
@@ -322,7 +322,7 @@ public final class Endpoint implements AutoCloseable
 
     private void checkAttached(final int dest)
     {
-        if (!segment.isAttached(dest))
+        if (!segment.ranks().isAttached(dest))
         {
             throw new Sm4jException("rank " + dest + " has detached: rank " + rank + " cannot send to it");
         }

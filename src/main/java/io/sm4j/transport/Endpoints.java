@@ -1,5 +1,6 @@
 package io.sm4j.transport;
 
+import io.sm4j.segment.ProcessIdentity;
 import io.sm4j.segment.Segment;
 
 import java.nio.file.Path;
@@ -66,7 +67,8 @@ public final class Endpoints
         {
             throw new IllegalArgumentException("rank=" + rank + ", size=" + size + " (expected: 0 <= rank < size)");
         }
-        final Segment mapped = Segment.attach(segment, options.attachTimeout());
+        final Segment mapped = Segment.attach(segment, options.attachTimeout(),
+            options.launcherPid() == 0 ? null : new ProcessIdentity(options.launcherPid(), 0));
         try
         {
             final int peers = mapped.layout().params().peers();

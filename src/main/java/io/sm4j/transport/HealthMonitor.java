@@ -1,5 +1,6 @@
 package io.sm4j.transport;
 
+import io.sm4j.segment.RankRegistry;
 import io.sm4j.segment.Segment;
 
 import java.util.concurrent.TimeUnit;
@@ -57,12 +58,13 @@ final class HealthMonitor
         }
         next = now + INTERVAL_NANOS;
         ticks++;
-        segment.heartbeat(rank);
+        final RankRegistry ranks = segment.ranks();
+        ranks.heartbeat(rank);
         segment.checkNotAborted();
-        final int dead = segment.findDeadPeer(rank);
+        final int dead = ranks.findDeadPeer(rank);
         if (dead >= 0)
         {
-            segment.abort(rank, "rank " + dead + " (pid " + segment.pidOf(dead) + ") died");
+            segment.abort(rank, "rank " + dead + " (pid " + ranks.pidOf(dead) + ") died");
         }
         else if (launcherPid != 0 && (launcher == null || !launcher.isAlive()))
         {

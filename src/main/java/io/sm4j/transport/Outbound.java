@@ -120,7 +120,7 @@ final class Outbound
     {
         for (int dest = 0; dest < size && pendingWords.get() > 0; dest++)
         {
-            if (dest != rank && !pending[dest].isEmpty() && segment.isAttached(dest))
+            if (dest != rank && !pending[dest].isEmpty() && segment.ranks().isAttached(dest))
             {
                 return true;
             }

@@ -66,7 +66,7 @@ class BadEnvironmentTest
     @Test
     void aRankAlreadyHeldByAnotherProcessShouldBeRefused() throws Exception
     {
-        segment.register(0);
+        segment.ranks().register(0);
         assertFails(env("0", "2"), "io.sm4j.segment.Sm4jException: rank 0 is already attached (pid " +
             ProcessHandle.current().pid() + ", state 1) in " + segment.path());
     }

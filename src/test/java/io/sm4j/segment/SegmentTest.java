@@ -186,8 +186,8 @@ class SegmentTest
     {
         try (Segment segment = Segment.create(LayoutParams.defaults(2), dir, 3))
         {
-            segment.register(1);
-            final Sm4jException ex = assertThrows(Sm4jException.class, () -> segment.register(1));
+            segment.ranks().register(1);
+            final Sm4jException ex = assertThrows(Sm4jException.class, () -> segment.ranks().register(1));
             assertTrue(ex.getMessage().startsWith("rank 1 is already attached (pid " + ProcessHandle.current().pid()),
                 ex.getMessage());
         }
@@ -198,8 +198,8 @@ class SegmentTest
     {
         try (Segment segment = Segment.create(LayoutParams.defaults(4), dir, 3))
         {
-            segment.register(0);
-            segment.register(2);
+            segment.ranks().register(0);
+            segment.ranks().register(2);
             final Sm4jException ex = assertThrows(Sm4jException.class, () -> segment.awaitAll(0, SHORT));
             assertEquals("timed out after 300 ms waiting for ranks [1, 3] of 4 to attach", ex.getMessage());
             final JobAbortedException aborted = assertThrows(JobAbortedException.class, segment::checkNotAborted);
@@ -215,8 +215,8 @@ class SegmentTest
         final Segment segment = Segment.create(LayoutParams.defaults(2), dir, 3);
         try (Segment attached = Segment.attach(segment.path(), SHORT))
         {
-            attached.register(0);
-            attached.register(1);
+            attached.ranks().register(0);
+            attached.ranks().register(1);
             attached.detach(0);
             assertTrue(Files.exists(segment.path()));
             attached.detach(1);

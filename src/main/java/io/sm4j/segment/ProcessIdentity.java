@@ -1,0 +1,62 @@
+package io.sm4j.segment;
+
+import java.util.Optional;
+
+/**
+ * A process as the segment records it: pid and start time. A pid alone is not an identity: Linux reuses
+ * pids, so a rank that died and whose pid now belongs to another process would read as alive. The start
+ * time (milliseconds since the epoch, as {@link ProcessHandle.Info#startInstant} reports it from
+ * /proc/PID/stat) tells them apart.
+ *
+ * @param pid         process id, 0 for none.
+ * @param startMillis start time, 0 if unknown (then the pid alone decides).
+ */
+public record ProcessIdentity(long pid, long startMillis)
+{
+    private static final ProcessIdentity CURRENT = of(ProcessHandle.current());
+
+    /**
+     * @return this JVM's identity.
+     */
+    public static ProcessIdentity current()
+    {
+        return CURRENT;
+    }
+
+    /**
+     * @return the identity of a live process.
+     */
+    public static ProcessIdentity of(final ProcessHandle process)
+    {
+        return new ProcessIdentity(process.pid(), startMillis(process));
+    }
+
+    /**
+     * @return true if a process with this pid runs and, where both are known, started when this one did.
+     */
+    public boolean isAlive()
+    {
+        if (pid <= 0)
+        {
+            return false;
+        }
+        final Optional<ProcessHandle> process = ProcessHandle.of(pid);
+        if (process.isEmpty() || !process.get().isAlive())
+        {
+            return false;
+        }
+        final long start = startMillis(process.get());
+        return startMillis == 0 || start == 0 || start == startMillis;
+    }
+
+    private static long startMillis(final ProcessHandle process)
+    {
+        return process.info().startInstant().map(java.time.Instant::toEpochMilli).orElse(0L);
+    }
+
+    @Override
+    public String toString()
+    {
+        return "pid " + pid;
+    }
+}

@@ -1,0 +1,192 @@
+package io.sm4j.segment;
+
+import io.sm4j.layout.ControlBlockDescriptor;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static io.sm4j.layout.ControlBlockDescriptor.*;
+
+/**
+ * The ranks of a job as their control blocks' owner lines record them ({@link ControlBlockDescriptor}):
+ * who has registered, with which process, who has detached, and who has died.
+ * <p>
+ * A rank claims its block by a CAS of the pid word from 0, writes its start time, and release-stores
+ * ATTACHED last. The pid comes first so that a rank that dies between the two is still seen: it has a pid,
+ * no live process and no DETACHED state.
+ * <p>
+ * Liveness costs O(1) per check at any n: a rank watches only the {@value #WATCHED} registered ranks that
+ * follow it on the ring (skipping detached ones), so every rank has {@value #WATCHED} watchers, and a death
+ * is published to everyone by the abort it causes. Each watched rank costs one read of /proc.
+ */
+public final class RankRegistry
+{
+    /** Neighbours each rank watches. */
+    static final int WATCHED = 2;
+
+    private final String path;
+    private final UnsafeBuffer[] controls;
+    /** Per rank, the handle of the process last seen registered: looked up once per pid, not per check. */
+    private final ProcessHandle[] processes;
+
+    RankRegistry(final String path, final UnsafeBuffer[] controls)
+    {
+        this.path = path;
+        this.controls = controls;
+        this.processes = new ProcessHandle[controls.length];
+    }
+
+    /**
+     * Claims {@code rank}'s control block for this process.
+     *
+     * @throws Sm4jException if another process holds the rank.
+     */
+    public void register(final int rank)
+    {
+        final UnsafeBuffer control = control(rank);
+        final ProcessIdentity self = ProcessIdentity.current();
+        if (!control.compareAndSetLong(PID_OFFSET, 0, self.pid()))
+        {
+            throw new Sm4jException("rank " + rank + " is already attached (pid " + control.getLongVolatile(PID_OFFSET) +
+                ", state " + control.getIntVolatile(STATE_OFFSET) + ") in " + path);
+        }
+        control.putLong(START_OFFSET, self.startMillis());
+        heartbeat(rank);
+        // NOTE: release: pid and start time are visible to whoever acquires ATTACHED
+        control.putIntRelease(STATE_OFFSET, STATE_ATTACHED);
+    }
+
+    /**
+     * Records that {@code rank} waited in sm4j now (read by the launcher to name busy ranks).
+     */
+    public void heartbeat(final int rank)
+    {
+        control(rank).putLongRelease(HEARTBEAT_OFFSET, System.nanoTime());
+    }
+
+    /**
+     * @return System.nanoTime() of {@code rank}'s last health check while waiting, 0 if never.
+     */
+    public long lastHeartbeat(final int rank)
+    {
+        return control(rank).getLongAcquire(HEARTBEAT_OFFSET);
+    }
+
+    /**
+     * @return the ranks that have not registered (a rank that already detached has).
+     */
+    public List<Integer> missing()
+    {
+        final List<Integer> missing = new ArrayList<>();
+        for (int r = 0; r < controls.length; r++)
+        {
+            if (controls[r].getIntAcquire(STATE_OFFSET) == STATE_ABSENT)
+            {
+                missing.add(r);
+            }
+        }
+        return missing;
+    }
+
+    /**
+     * @return a rank that {@code self} watches (the next {@value #WATCHED} registered, undetached ranks on
+     *         the ring) whose process is gone without detaching, or -1.
+     */
+    public int findDeadPeer(final int self)
+    {
+        final int n = controls.length;
+        int watched = 0;
+        for (int step = 1; step < n && watched < WATCHED; step++)
+        {
+            final int r = (self + step) % n;
+            final UnsafeBuffer control = controls[r];
+            final long pid = control.getLongAcquire(PID_OFFSET);
+            if (pid == 0 || control.getIntAcquire(STATE_OFFSET) == STATE_DETACHED)
+            {
+                continue;
+            }
+            watched++;
+            // NOTE: the state is read again after the process is found gone: a rank that detached and exited
+            // between the two reads stored DETACHED before it exited, so the second read sees it
+            if (!isAlive(r, pid) && control.getIntAcquire(STATE_OFFSET) != STATE_DETACHED)
+            {
+                return r;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * @return how many registered ranks have a live process and have not detached.
+     */
+    public int liveCount()
+    {
+        int live = 0;
+        for (int r = 0; r < controls.length; r++)
+        {
+            final long pid = controls[r].getLongAcquire(PID_OFFSET);
+            if (pid != 0 && controls[r].getIntAcquire(STATE_OFFSET) != STATE_DETACHED && isAlive(r, pid))
+            {
+                live++;
+            }
+        }
+        return live;
+    }
+
+    /**
+     * Liveness through a handle kept per rank, so a check allocates nothing. The handle is taken only if
+     * the process started when the rank recorded (a reused pid reads as dead), and it remembers that start
+     * time, so its own {@link ProcessHandle#isAlive} detects a later reuse. Racy in MULTIPLE mode on purpose:
+     * two threads may both look a handle up.
+     */
+    private boolean isAlive(final int rank, final long pid)
+    {
+        ProcessHandle process = processes[rank];
+        if (process == null || process.pid() != pid)
+        {
+            final ProcessIdentity recorded = new ProcessIdentity(pid, controls[rank].getLongVolatile(START_OFFSET));
+            if (!recorded.isAlive())
+            {
+                return false;
+            }
+            process = ProcessHandle.of(pid).orElse(null);
+            if (process == null)
+            {
+                return false;
+            }
+            processes[rank] = process;
+        }
+        return process.isAlive();
+    }
+
+    /**
+     * @return true while {@code rank} is registered and has not detached.
+     */
+    public boolean isAttached(final int rank)
+    {
+        return control(rank).getIntAcquire(STATE_OFFSET) == STATE_ATTACHED;
+    }
+
+    public long pidOf(final int rank)
+    {
+        return control(rank).getLongAcquire(PID_OFFSET);
+    }
+
+    /**
+     * Marks {@code rank} detached.
+     */
+    void detach(final int rank)
+    {
+        control(rank).putIntRelease(STATE_OFFSET, STATE_DETACHED);
+    }
+
+    private UnsafeBuffer control(final int rank)
+    {
+        if (rank < 0 || rank >= controls.length)
+        {
+            throw new IllegalArgumentException("rank=" + rank + " (expected: 0.." + (controls.length - 1) + ")");
+        }
+        return controls[rank];
+    }
+}

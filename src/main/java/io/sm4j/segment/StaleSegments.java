@@ -1,0 +1,229 @@
+package io.sm4j.segment;
+
+import io.sm4j.layout.ControlBlockDescriptor;
+import io.sm4j.layout.SegmentHeaderDescriptor;
+import io.sm4j.layout.SegmentLayout;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+import static io.sm4j.layout.ControlBlockDescriptor.*;
+
+/**
+ * Finds the segment files of a directory and tells live jobs from dead ones, reading each file (never
+ * mapping it: a file truncated under us must not fault). A segment is stale when no process it records is
+ * alive, by pid and start time ({@link ProcessIdentity}):
+ * <ul>
+ *   <li>a file still under its temporary name ({@link SegmentFiles#creatingName}): its creator is dead;</li>
+ *   <li>a segment a launcher created ({@link SegmentHeaderDescriptor#OWNER_CREATOR}): the launcher and every
+ *       registered rank are dead;</li>
+ *   <li>a segment handed to ranks ({@code sm4j create}): every registered rank is dead, and at least one had
+ *       registered or the job was aborted. One that no rank has joined yet is waiting for its ranks and
+ *       stays.</li>
+ * </ul>
+ * A file that is not a readable segment of this format version is listed and left alone.
+ */
+public final class StaleSegments
+{
+    /**
+     * One segment file as found.
+     *
+     * @param path       the file.
+     * @param jobId      job id (hex), from the name.
+     * @param owner      the file's owner (user).
+     * @param state      CREATING, READY, ABORTED, or why the file could not be read.
+     * @param ranks      ranks the segment is for (0 if unknown).
+     * @param ranksAlive registered ranks with a live process that have not detached.
+     * @param size       bytes.
+     * @param age        since the file was last modified.
+     * @param stale      true if no process of the job is alive: safe to remove.
+     * @param verdict    why it is stale or kept.
+     */
+    public record Entry(
+        Path path, String jobId, String owner, String state, int ranks, int ranksAlive, long size, Duration age,
+        boolean stale, String verdict)
+    {
+    }
+
+    private StaleSegments()
+    {
+    }
+
+    /**
+     * @return every sm4j segment file in {@code dir}, by name.
+     */
+    public static List<Entry> scan(final Path dir) throws IOException
+    {
+        final List<Entry> entries = new ArrayList<>();
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, SegmentFiles.PREFIX + "*"))
+        {
+            for (final Path path : files)
+            {
+                final String name = path.getFileName().toString();
+                if (!Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS))
+                {
+                    continue;
+                }
+                try
+                {
+                    if (name.contains(SegmentFiles.CREATING))
+                    {
+                        entries.add(creating(path, name));
+                    }
+                    else if (name.endsWith(SegmentFiles.SUFFIX))
+                    {
+                        entries.add(complete(path, name));
+                    }
+                }
+                catch (final NoSuchFileException ex)
+                {
+                    // removed while we looked: its job ended
+                }
+            }
+        }
+        entries.sort(Comparator.comparing(Entry::path));
+        return entries;
+    }
+
+    /**
+     * Removes the stale segments of {@code dir}.
+     *
+     * @return the entries removed (or, with {@code dryRun}, that would be).
+     * @throws IOException if the directory cannot be read.
+     */
+    public static List<Entry> reclaim(final Path dir, final boolean dryRun) throws IOException
+    {
+        final List<Entry> removed = new ArrayList<>();
+        for (final Entry entry : scan(dir))
+        {
+            if (entry.stale() && (dryRun || Files.deleteIfExists(entry.path())))
+            {
+                removed.add(entry);
+            }
+        }
+        return removed;
+    }
+
+    private static Entry creating(final Path path, final String name) throws IOException
+    {
+        final String finalName = name.substring(0, name.indexOf(SegmentFiles.CREATING));
+        final String[] creator = name.substring(finalName.length() + SegmentFiles.CREATING.length()).split("-");
+        final ProcessIdentity identity;
+        try
+        {
+            identity = new ProcessIdentity(Long.parseLong(creator[0]), creator.length > 1 ? Long.parseLong(creator[1]) : 0);
+        }
+        catch (final NumberFormatException ex)
+        {
+            return entry(path, finalName, "unreadable name", 0, 0, false, "not named by sm4j; left alone");
+        }
+        final boolean alive = identity.isAlive();
+        return entry(path, finalName, "CREATING", 0, 0, !alive,
+            alive ? "being created by " + identity : "its creator (" + identity + ") died while allocating it");
+    }
+
+    private static Entry complete(final Path path, final String name) throws IOException
+    {
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS))
+        {
+            final UnsafeBuffer headerBytes = read(channel, 0, SegmentHeaderDescriptor.LENGTH);
+            if (headerBytes == null)
+            {
+                return entry(path, name, "unreadable: shorter than a header", 0, 0, false, "not an sm4j segment; left alone");
+            }
+            final SegmentHeader header = new SegmentHeader(headerBytes);
+            final SegmentLayout layout;
+            final String state;
+            try
+            {
+                if (!header.hasMagic(path.toString()))
+                {
+                    return entry(path, name, "unreadable: no magic", 0, 0, false, "not an sm4j segment; left alone");
+                }
+                layout = header.validate(channel.size(), path.toString());
+                state = header.abortCause() != null ? "ABORTED" : header.isReady() ? "READY" : "CREATING";
+            }
+            catch (final Sm4jException ex)
+            {
+                return entry(path, name, "unreadable: " + ex.getMessage(), 0, 0, false,
+                    "another sm4j version or a damaged file; left alone");
+            }
+            final int n = layout.params().peers();
+            int registered = 0;
+            int alive = 0;
+            for (int r = 0; r < n; r++)
+            {
+                final UnsafeBuffer control = read(channel, layout.controlBlockOffset(r), ControlBlockDescriptor.OWNER_LENGTH);
+                final long pid = control == null ? 0 : control.getLong(PID_OFFSET);
+                if (pid != 0)
+                {
+                    registered++;
+                    if (control.getInt(STATE_OFFSET) != STATE_DETACHED &&
+                        new ProcessIdentity(pid, control.getLong(START_OFFSET)).isAlive())
+                    {
+                        alive++;
+                    }
+                }
+            }
+            final ProcessIdentity creator = header.creator();
+            final boolean launcherOwned = header.owner() == SegmentHeaderDescriptor.OWNER_CREATOR;
+            if (alive > 0)
+            {
+                return entry(path, name, state, n, alive, false, alive + " of " + n + " ranks alive");
+            }
+            if (launcherOwned && creator.isAlive())
+            {
+                return entry(path, name, state, n, 0, false, "its launcher (" + creator + ") is alive");
+            }
+            if (!launcherOwned && registered == 0 && !state.equals("ABORTED"))
+            {
+                return entry(path, name, state, n, 0, false, "waiting for its ranks (sm4j create); remove it by hand if " +
+                    "they will not come");
+            }
+            return entry(path, name, state, n, 0, true, launcherOwned ? "its launcher (" + creator + ") and every rank are dead" :
+                "every rank that joined is dead");
+        }
+    }
+
+    /**
+     * @return {@code length} bytes at {@code position}, or null if the file ends first.
+     */
+    private static UnsafeBuffer read(final FileChannel channel, final long position, final int length) throws IOException
+    {
+        final ByteBuffer bytes = ByteBuffer.allocate(length).order(ByteOrder.nativeOrder());
+        while (bytes.hasRemaining())
+        {
+            if (channel.read(bytes, position + bytes.position()) < 0)
+            {
+                return null;
+            }
+        }
+        return new UnsafeBuffer(bytes.array());
+    }
+
+    private static Entry entry(
+        final Path path, final String name, final String state, final int ranks, final int alive, final boolean stale,
+        final String verdict) throws IOException
+    {
+        final String body = name.substring(SegmentFiles.PREFIX.length(), name.endsWith(SegmentFiles.SUFFIX) ?
+            name.length() - SegmentFiles.SUFFIX.length() : name.length());
+        final String jobId = body.substring(body.lastIndexOf('-') + 1);
+        final Duration age = Duration.between(Files.getLastModifiedTime(path, LinkOption.NOFOLLOW_LINKS).toInstant(), Instant.now());
+        return new Entry(path, jobId, Files.getOwner(path, LinkOption.NOFOLLOW_LINKS).getName(), state, ranks, alive,
+            Files.size(path), age.isNegative() ? Duration.ZERO : age, stale, verdict);
+    }
+}

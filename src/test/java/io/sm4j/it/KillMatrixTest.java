@@ -1,0 +1,219 @@
+package io.sm4j.it;
+
+import io.sm4j.cli.Sm4jCli;
+import io.sm4j.launch.JobLauncher;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Kills a 4-rank job (launcher started with setsid, as a shell job or a batch system would) in every way a
+ * job dies, and checks that no segment file survives the next {@code sm4j run} or {@code sm4j clean}, and
+ * that neither ever removes a live job's file.
+ */
+class KillMatrixTest
+{
+    private static final Pattern WAITING = Pattern.compile("\\[\\d] rank \\d pid (\\d+) waiting");
+
+    enum Kill
+    {
+        /** SIGKILL one rank: the launcher aborts the job and removes the file. */
+        RANK,
+        /** SIGKILL the launcher: the ranks see it die, abort, detach, and the last one out removes the file. */
+        LAUNCHER,
+        /** SIGKILL the launcher and one rank together: the file stays until sm4j clean. */
+        LAUNCHER_AND_RANK,
+        /** SIGKILL the whole process group: the file stays until the next sm4j run. */
+        GROUP,
+        /** SIGKILL the launcher while it allocates: the temporary file stays until sm4j clean. */
+        ALLOCATING_KILL,
+        /** SIGTERM the launcher while it allocates: its shutdown hook removes the partial file. */
+        ALLOCATING_TERM
+    }
+
+    @ParameterizedTest
+    @EnumSource(Kill.class)
+    @Timeout(180)
+    void noSegmentShouldOutliveAKilledJob(final Kill kill) throws Exception
+    {
+        try (ScratchDir dir = ScratchDir.create("sm4j-kill-"))
+        {
+            final boolean allocating = kill == Kill.ALLOCATING_KILL || kill == Kill.ALLOCATING_TERM;
+            // 4 GiB of max-size fragments: allocating them takes long enough to be caught at it
+            final Process launcher = startLauncher(dir.path, allocating ?
+                List.of("--max-frag", "16777216", "--max-frags-per-rank", "64") : List.of());
+            final List<ProcessHandle> ranks = new ArrayList<>();
+            try
+            {
+                if (allocating)
+                {
+                    awaitCreatingFile(dir.path, launcher);
+                    signal(kill == Kill.ALLOCATING_KILL ? "-KILL" : "-TERM", Long.toString(launcher.pid()));
+                    assertTrue(launcher.waitFor(60, TimeUnit.SECONDS), "launcher ended");
+                }
+                else
+                {
+                    ranks.addAll(CompletableFuture.supplyAsync(() -> waitingRanks(launcher)).get(90, TimeUnit.SECONDS));
+                    assertEquals(4, ranks.size(), "all ranks attached");
+                    assertEquals("would remove 0 stale segments", lastLine(clean(dir.path, "--dry-run")), "a live job is kept");
+                    kill(kill, launcher, ranks);
+                    assertTrue(launcher.waitFor(60, TimeUnit.SECONDS), "launcher ended");
+                    for (final ProcessHandle rank : ranks)
+                    {
+                        rank.onExit().get(60, TimeUnit.SECONDS);
+                    }
+                }
+                switch (kill)
+                {
+                    case RANK, LAUNCHER, ALLOCATING_TERM -> assertEquals(List.of(), files(dir.path), "removed by the job itself");
+                    case LAUNCHER_AND_RANK, ALLOCATING_KILL ->
+                    {
+                        assertEquals(1, files(dir.path).size(), "left by the killed job");
+                        final String cleaned = clean(dir.path);
+                        assertEquals("removed 1 stale segment", lastLine(cleaned), cleaned);
+                    }
+                    case GROUP ->
+                    {
+                        assertEquals(1, files(dir.path).size(), "left by the killed job");
+                        final StringWriter err = new StringWriter();
+                        final int code = Sm4jCli.execute(new String[]{ "run", "-n", "2", "--dir", dir.path.toString(), "--",
+                            RingApp.class.getName(), "64" }, new PrintWriter(new StringWriter(), true), new PrintWriter(err, true));
+                        assertEquals(0, code, err.toString());
+                        assertTrue(err.toString().contains("sm4j run: removed stale segment " + dir.path), err.toString());
+                    }
+                }
+                assertEquals(List.of(), files(dir.path));
+            }
+            finally
+            {
+                launcher.destroyForcibly();
+                ranks.forEach(ProcessHandle::destroyForcibly);
+            }
+        }
+    }
+
+    private static Process startLauncher(final Path dir, final List<String> options) throws IOException
+    {
+        final List<String> command = new ArrayList<>(List.of(Sm4jCli.class.getName(), "run", "-n", "4", "--dir", dir.toString()));
+        command.addAll(options);
+        command.addAll(List.of("--", FailureApp.class.getName(), "wait"));
+        final List<String> line = new ArrayList<>(List.of("setsid"));
+        line.addAll(JobLauncher.javaCommand(System.getProperty("java.class.path"), List.of("-Xmx256m"), command));
+        return new ProcessBuilder(line).redirectErrorStream(true).start();
+    }
+
+    private static void kill(final Kill kill, final Process launcher, final List<ProcessHandle> ranks) throws Exception
+    {
+        switch (kill)
+        {
+            case RANK -> signal("-KILL", Long.toString(ranks.get(2).pid()));
+            case LAUNCHER -> signal("-KILL", Long.toString(launcher.pid()));
+            case LAUNCHER_AND_RANK -> signal("-KILL", Long.toString(launcher.pid()), Long.toString(ranks.get(1).pid()));
+            case GROUP -> signal("-KILL", "-" + processGroup(ranks.get(0).pid()));
+            default -> throw new IllegalArgumentException(kill.name());
+        }
+    }
+
+    private static void signal(final String signal, final String... targets) throws Exception
+    {
+        final List<String> command = new ArrayList<>(List.of("kill", signal, "--"));
+        command.addAll(List.of(targets));
+        assertEquals(0, new ProcessBuilder(command).inheritIO().start().waitFor(), String.join(" ", command));
+    }
+
+    /**
+     * @return the process group of {@code pid}: field 5 of /proc/PID/stat, after the command in parentheses.
+     */
+    private static long processGroup(final long pid) throws IOException
+    {
+        final String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+        return Long.parseLong(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[2]);
+    }
+
+    private static void awaitCreatingFile(final Path dir, final Process launcher) throws Exception
+    {
+        while (files(dir).stream().noneMatch(name -> name.contains(".creating-")))
+        {
+            assertTrue(launcher.isAlive(), "the launcher ended before it allocated");
+            Thread.onSpinWait();
+        }
+    }
+
+    private static List<String> files(final Path dir) throws IOException
+    {
+        try (Stream<Path> files = Files.list(dir))
+        {
+            return files.map(path -> path.getFileName().toString()).toList();
+        }
+    }
+
+    private static String clean(final Path dir, final String... options)
+    {
+        final List<String> args = new ArrayList<>(List.of("clean", "--dir", dir.toString()));
+        args.addAll(List.of(options));
+        final StringWriter out = new StringWriter();
+        final StringWriter err = new StringWriter();
+        assertEquals(0, Sm4jCli.execute(args.toArray(String[]::new), new PrintWriter(out, true), new PrintWriter(err, true)),
+            err.toString());
+        return out.toString();
+    }
+
+    private static String lastLine(final String text)
+    {
+        final List<String> lines = text.lines().toList();
+        return lines.get(lines.size() - 1).replaceAll(" in .*", "").replaceAll(" \\(.*", "");
+    }
+
+    /**
+     * @return the processes of the 4 ranks, from their "rank R pid P waiting" lines.
+     */
+    private static List<ProcessHandle> waitingRanks(final Process launcher)
+    {
+        final List<ProcessHandle> ranks = new ArrayList<>();
+        final BufferedReader lines = new BufferedReader(new InputStreamReader(launcher.getInputStream(), StandardCharsets.UTF_8));
+        try
+        {
+            while (ranks.size() < 4)
+            {
+                final String line = lines.readLine();
+                if (line == null)
+                {
+                    break;
+                }
+                final Matcher matcher = WAITING.matcher(line);
+                if (matcher.matches())
+                {
+                    ranks.add(ProcessHandle.of(Long.parseLong(matcher.group(1))).orElseThrow());
+                }
+            }
+        }
+        catch (final IOException ex)
+        {
+            throw new java.io.UncheckedIOException(ex);
+        }
+        // keep draining so that the launcher never blocks on a full pipe
+        final Thread drain = new Thread(() -> lines.lines().forEach(line -> { }));
+        drain.setDaemon(true);
+        drain.start();
+        return ranks;
+    }
+}
