@@ -1,6 +1,7 @@
 package io.sm4j.launch;
 
 import io.sm4j.layout.LayoutParams;
+import io.sm4j.segment.JobAbortedException;
 import io.sm4j.segment.Segment;
 import io.sm4j.segment.SegmentFiles;
 import io.sm4j.segment.Sm4jException;
@@ -9,12 +10,8 @@ import io.sm4j.transport.CpuBudget;
 import io.sm4j.transport.Endpoints;
 import io.sm4j.transport.TransportOptions;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -75,6 +72,9 @@ public final class JobLauncher
         }
     }
 
+    /** Exit code of a job whose ranks all exited 0 but some of whose output could not be passed on. */
+    public static final int LOST_OUTPUT = 74;
+
     /** Exit code of a job that exceeded its time limit (as timeout(1) does). */
     public static final int TIMED_OUT = 124;
 
@@ -92,7 +92,7 @@ public final class JobLauncher
         reclaimStale(job.dir(), err);
         // the shutdown hook reads this list from another thread while ranks are being started
         final List<Process> ranks = new CopyOnWriteArrayList<>();
-        final List<Thread> pumps = new ArrayList<>();
+        final List<OutputPump> pumps = new ArrayList<>();
         // registered before the first byte of the file is written: a SIGTERM or Ctrl-C while the segment is
         // being allocated removes the partial file too
         final Thread cleanup = new Thread(() ->
@@ -115,15 +115,17 @@ public final class JobLauncher
                 {
                     final Process process = start(job, segment, jobId, rank, cpus);
                     ranks.add(process);
-                    pumps.add(pump(process.getInputStream(), out, rank));
-                    pumps.add(pump(process.getErrorStream(), err, rank));
+                    pumps.add(OutputPump.start(process.getInputStream(), out, rank, "output"));
+                    pumps.add(OutputPump.start(process.getErrorStream(), err, rank, "error output"));
                 }
                 final int code = supervise(ranks, segment, job, err);
-                for (final Thread pump : pumps)
+                boolean lostOutput = false;
+                for (final OutputPump pump : pumps)
                 {
                     pump.join(TimeUnit.SECONDS.toMillis(5));
+                    lostOutput |= pump.failed();
                 }
-                return code;
+                return code == 0 && lostOutput ? LOST_OUTPUT : code;
             }
             finally
             {
@@ -241,6 +243,8 @@ public final class JobLauncher
     {
         final long deadline = job.limit().isZero() ? Long.MAX_VALUE : System.nanoTime() + job.limit().toNanos();
         int firstFailure = 0;
+        // the rank that recorded the job's abort before the first failing exit: its own code is the job's
+        int rootRank = -1;
         long killAt = Long.MAX_VALUE;
         final boolean[] done = new boolean[ranks.size()];
         int remaining = ranks.size();
@@ -255,10 +259,29 @@ public final class JobLauncher
                 done[rank] = true;
                 remaining--;
                 final int code = ranks.get(rank).exitValue();
+                if (code != 0 && rank == rootRank)
+                {
+                    firstFailure = code;
+                }
                 if (code != 0 && firstFailure == 0)
                 {
                     firstFailure = code;
-                    killAt = abort(segment, "rank " + rank + " exited with code " + code, job.grace(), err);
+                    final JobAbortedException recorded = recordedAbort(segment, err);
+                    if (recorded != null && recorded.abortingRank() >= 0)
+                    {
+                        // the first failure was recorded in the segment: a rank that threw, or that found a peer dead;
+                        // a rank exiting first is usually one that reacted to it
+                        err.println("sm4j run: rank " + rank + " exited with code " + code + "; the job was aborted by rank " +
+                            recorded.abortingRank() + ": " + recorded.reason());
+                        rootRank = recorded.abortingRank();
+                        firstFailure = rootRank != rank && done[rootRank] && ranks.get(rootRank).exitValue() != 0 ?
+                            ranks.get(rootRank).exitValue() : code;
+                        killAt = System.nanoTime() + job.grace().toNanos();
+                    }
+                    else
+                    {
+                        killAt = abort(segment, "rank " + rank + " exited with code " + code, job.grace(), err);
+                    }
                 }
             }
             if (firstFailure == 0 && remaining > 0 && System.nanoTime() - deadline > 0)
@@ -287,8 +310,46 @@ public final class JobLauncher
     private static long abort(final Segment segment, final String reason, final Duration grace, final PrintWriter err)
     {
         err.println("sm4j run: " + reason + "; aborting the job");
-        segment.abort(-1, reason);
+        try
+        {
+            segment.abort(-1, reason);
+        }
+        catch (final Sm4jException truncated)
+        {
+            err.println("sm4j run: cannot mark the job aborted: " + truncated.getMessage());
+        }
+        catch (final InternalError error)
+        {
+            err.println("sm4j run: cannot mark the job aborted: " + segment.fault(error).getMessage());
+        }
         return System.nanoTime() + grace.toNanos();
+    }
+
+    /**
+     * @return the abort a rank or the launcher recorded in the segment, or null if the job is not aborted (or
+     *         its header can no longer be read, which is said).
+     */
+    private static JobAbortedException recordedAbort(final Segment segment, final PrintWriter err)
+    {
+        try
+        {
+            segment.checkNotAborted();
+            return null;
+        }
+        catch (final JobAbortedException aborted)
+        {
+            return aborted;
+        }
+        catch (final InternalError error)
+        {
+            err.println("sm4j run: cannot read the job's state: " + segment.fault(error).getMessage());
+            return null;
+        }
+        catch (final Sm4jException unreadable)
+        {
+            err.println("sm4j run: cannot read the job's state: " + unreadable.getMessage());
+            return null;
+        }
     }
 
     /**
@@ -311,29 +372,5 @@ public final class JobLauncher
             }
         }
         return text.toString();
-    }
-
-    private static Thread pump(final InputStream stream, final PrintWriter sink, final int rank)
-    {
-        final Thread thread = new Thread(() ->
-        {
-            try (BufferedReader reader = new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8)))
-            {
-                for (String line = reader.readLine(); line != null; line = reader.readLine())
-                {
-                    synchronized (sink)
-                    {
-                        sink.println("[" + rank + "] " + line);
-                    }
-                }
-            }
-            catch (final IOException ignore)
-            {
-                // the rank's pipe closed
-            }
-        }, "sm4j-rank-" + rank + "-output");
-        thread.setDaemon(true);
-        thread.start();
-        return thread;
     }
 }

@@ -4,7 +4,8 @@ package io.sm4j.message;
  * A dissemination barrier through the segment: in round k each rank sends one empty BARRIER fragment to
  * rank + 2^k and waits for one from rank - 2^k, ceil(log2 n) rounds. Counting per source suffices: within
  * an epoch the distances are distinct, so a rank receives at most one BARRIER per source per epoch, and
- * the pair's FIFO keeps epochs in order.
+ * the pair's FIFO keeps epochs in order. A round fails, instead of waiting forever, once the rank it waits
+ * for has detached without sending its BARRIER.
  */
 final class Barrier
 {
@@ -25,9 +26,9 @@ final class Barrier
     }
 
     /**
-     * @param progressOrIdle drives the communicator while a round waits.
+     * @param communicator drives the protocol while a round waits, and tells whether a peer has left.
      */
-    void await(final Runnable progressOrIdle)
+    void await(final Communicator communicator)
     {
         for (int distance = 1; distance < size; distance <<= 1)
         {
@@ -35,12 +36,22 @@ final class Barrier
             final int from = (rank - distance + size) % size;
             while (!sender.trySendBarrier(to, epoch))
             {
-                progressOrIdle.run();
+                communicator.progressOrIdle();
             }
             expected[from]++;
             while (received[from] < expected[from])
             {
-                progressOrIdle.run();
+                if (communicator.sourceGone(from))
+                {
+                    // detachment read first (acquire), then drained: a BARRIER sent before leaving is here now
+                    communicator.drainAll();
+                    if (received[from] < expected[from])
+                    {
+                        throw communicator.detached("barrier (epoch " + epoch + ", waiting for rank " + from + ")");
+                    }
+                    break;
+                }
+                communicator.progressOrIdle();
             }
         }
         epoch++;

@@ -46,7 +46,6 @@ public final class Communicator implements AutoCloseable
     private final Rendezvous rendezvous;
     private final Barrier barrier;
     private final Matcher matcher;
-    private final Runnable progressOrIdle = this::progressOrIdle;
     private final UnsafeBuffer eagerScratch = new UnsafeBuffer(NO_BYTES);
     /** Reused by every blocking receive and blocking large send (one at a time: one thread, no re-entry). */
     private RecvRequest blockingRecv = new RecvRequest(this, false);
@@ -520,14 +519,17 @@ public final class Communicator implements AutoCloseable
                     status = matcher.probed(source, tag);
                     if (status == null)
                     {
-                        throw new Sm4jException("the probe for a message from " + (source == ANY_SOURCE ? "any rank" :
-                            "rank " + source) + " cannot complete: the peer has detached");
+                        throw detached("probe for a message from " + (source == ANY_SOURCE ? "any rank" : "rank " + source));
                     }
                     return status;
                 }
                 progressOrIdle();
             }
             return status;
+        }
+        catch (final InternalError error)
+        {
+            throw fault(error);
         }
         finally
         {
@@ -542,7 +544,14 @@ public final class Communicator implements AutoCloseable
     public void barrier()
     {
         checkUsable();
-        barrier.await(progressOrIdle);
+        try
+        {
+            barrier.await(this);
+        }
+        catch (final InternalError error)
+        {
+            throw fault(error);
+        }
     }
 
     /**
@@ -565,14 +574,22 @@ public final class Communicator implements AutoCloseable
      */
     private int doWork()
     {
-        final int work = matcher.flushSends() + endpoint.poll(matcher, POLL_LIMIT) + rendezvous.advance();
-        final long tick = endpoint.ticks();
-        if (tick != orphanCheckTick)
+        try
         {
-            orphanCheckTick = tick; // first: the drain in failOrphans runs this pass again
-            failOrphans();
+            final int work = matcher.flushSends() + endpoint.poll(matcher, POLL_LIMIT) + rendezvous.advance();
+            final long tick = endpoint.ticks();
+            if (tick != orphanCheckTick)
+            {
+                orphanCheckTick = tick; // first: the drain in failOrphans runs this pass again
+                failOrphans();
+            }
+            return work;
         }
-        return work;
+        catch (final InternalError error)
+        {
+            // a fault of compiled code surfaces a little after the access that faulted: here, not in the endpoint
+            throw endpoint.fault(error);
+        }
     }
 
     /**
@@ -583,7 +600,26 @@ public final class Communicator implements AutoCloseable
         return endpoint.clock();
     }
 
-    private void drainAll()
+    /**
+     * @return the error for a wait on a peer that has detached; the job's abort if it was aborted (ranks
+     *         detach when it is, so that is the cause to report).
+     */
+    Sm4jException detached(final String what)
+    {
+        endpoint.checkNotAbortedAfterDetach();
+        return new Sm4jException("the " + what + " cannot complete: the peer has detached");
+    }
+
+    /**
+     * A fault of an access to the mapping (the file was truncated) surfaces as an {@link InternalError} on a
+     * return shortly after the access, so each loop that waits catches it: this names the file instead.
+     */
+    Sm4jException fault(final InternalError error)
+    {
+        return endpoint.fault(error);
+    }
+
+    void drainAll()
     {
         while (doWork() > 0)
         {
@@ -591,7 +627,7 @@ public final class Communicator implements AutoCloseable
         }
     }
 
-    private boolean sourceGone(final int source)
+    boolean sourceGone(final int source)
     {
         if (source != ANY_SOURCE)
         {
@@ -609,9 +645,16 @@ public final class Communicator implements AutoCloseable
 
     void progressOrIdle()
     {
-        if (progress() == 0)
+        try
         {
-            endpoint.idle();
+            if (progress() == 0)
+            {
+                endpoint.idle();
+            }
+        }
+        catch (final InternalError error)
+        {
+            throw endpoint.fault(error); // surfaced on a return between the calls above
         }
     }
 
@@ -667,6 +710,7 @@ public final class Communicator implements AutoCloseable
         {
             return;
         }
+        endpoint.checkNotAborted(); // they may have left because the job was aborted: that is the cause
         drainAll(); // what the detached ranks sent before leaving
         final boolean everyoneGone = goneCount == size - 1;
         rendezvous.failOrphans(gone);

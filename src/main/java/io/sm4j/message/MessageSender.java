@@ -112,6 +112,10 @@ final class MessageSender
             claim.commit();
             return true;
         }
+        catch (final InternalError error)
+        {
+            throw endpoint.fault(error); // the claimed memory faulted: the file was truncated
+        }
         finally
         {
             abortIfClaimed();

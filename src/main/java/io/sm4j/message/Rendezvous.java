@@ -1,5 +1,7 @@
 package io.sm4j.message;
 
+import io.sm4j.segment.JobAbortedException;
+import io.sm4j.segment.Sm4jException;
 import org.agrona.collections.Long2ObjectHashMap;
 
 import java.util.ArrayDeque;
@@ -103,18 +105,20 @@ final class Rendezvous
         for (int i = streaming.size(); i > 0; i--)
         {
             final SendRequest request = streaming.poll();
-            while (request.sent < request.length)
+            try
             {
-                final int length = Math.min(chunk, request.length - request.sent);
-                // refused: the max pool is empty, or this receiver's fast box is full; the next stream may
-                // still go (to another receiver, or once a fragment comes back)
-                if (!sender.trySendFrag(request.dest, request.sent, request.remoteId, request.buffer,
-                    request.offset + request.sent, length))
+                work += stream(request);
+            }
+            catch (final Sm4jException ex)
+            {
+                // the receiver detached (or the job was aborted) mid-stream: the failure belongs to this send,
+                // whose await reports it; only an abort, which ends every call, goes on up
+                request.fail(ex);
+                if (ex instanceof JobAbortedException)
                 {
-                    break;
+                    throw ex;
                 }
-                request.sent += length;
-                work++;
+                continue;
             }
             if (request.sent == request.length)
             {
@@ -126,6 +130,30 @@ final class Rendezvous
             }
         }
         return work;
+    }
+
+    /**
+     * Sends the request's next fragments while the max pool and the receiver's fast box take them.
+     *
+     * @return fragments sent.
+     */
+    private int stream(final SendRequest request)
+    {
+        int sent = 0;
+        while (request.sent < request.length)
+        {
+            final int length = Math.min(chunk, request.length - request.sent);
+            // refused: the max pool is empty, or this receiver's fast box is full; the next stream may still go
+            // (to another receiver, or once a fragment comes back)
+            if (!sender.trySendFrag(request.dest, request.sent, request.remoteId, request.buffer,
+                request.offset + request.sent, length))
+            {
+                break;
+            }
+            request.sent += length;
+            sent++;
+        }
+        return sent;
     }
 
     /**

@@ -65,11 +65,18 @@ public abstract class Request
      */
     public boolean test()
     {
-        if (!complete)
+        try
         {
-            communicator.progress();
+            if (!complete)
+            {
+                communicator.progress();
+            }
+            return completed();
         }
-        return completed();
+        catch (final InternalError error)
+        {
+            throw communicator.fault(error);
+        }
     }
 
     /**
@@ -79,11 +86,18 @@ public abstract class Request
      */
     public Status await()
     {
-        while (!completed())
+        try
         {
-            communicator.progressOrIdle();
+            while (!completed())
+            {
+                communicator.progressOrIdle();
+            }
+            return status;
         }
-        return status;
+        catch (final InternalError error)
+        {
+            throw communicator.fault(error);
+        }
     }
 
     /**
@@ -93,15 +107,22 @@ public abstract class Request
     public Status await(final Duration timeout)
     {
         final long deadline = System.nanoTime() + timeout.toNanos();
-        while (!completed())
+        try
         {
-            if (communicator.clock() - deadline > 0)
+            while (!completed())
             {
-                return null;
+                if (communicator.clock() - deadline > 0)
+                {
+                    return null;
+                }
+                communicator.progressOrIdle();
             }
-            communicator.progressOrIdle();
+            return status;
         }
-        return status;
+        catch (final InternalError error)
+        {
+            throw communicator.fault(error);
+        }
     }
 
     /**
@@ -164,7 +185,7 @@ public abstract class Request
      */
     static boolean orphan(final Request request, final String what)
     {
-        request.fail(new Sm4jException("the " + what + " cannot complete: the peer has detached"));
+        request.fail(request.communicator.detached(what)); // throws instead if the job was aborted
         return true;
     }
 

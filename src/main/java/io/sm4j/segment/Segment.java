@@ -200,6 +200,40 @@ public final class Segment implements AutoCloseable
     }
 
     /**
+     * Marks the job of the segment at {@code path} ABORTED with {@code reason} (the first reason wins), through
+     * a mapping of its header only: for a rank's exception handler, which runs after the rank has closed its
+     * endpoint. Does nothing if the file is gone or is not a READY sm4j segment.
+     */
+    public static void recordFailure(final Path path, final int rank, final String reason)
+    {
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE,
+            LinkOption.NOFOLLOW_LINKS))
+        {
+            if (channel.size() < SegmentHeaderDescriptor.LENGTH)
+            {
+                return;
+            }
+            final MappedByteBuffer mapped = channel.map(FileChannel.MapMode.READ_WRITE, 0, SegmentHeaderDescriptor.LENGTH);
+            try
+            {
+                final SegmentHeader header = new SegmentHeader(new UnsafeBuffer(mapped));
+                if (header.hasMagic(path.toString()) && header.isReady())
+                {
+                    header.abort(rank, reason);
+                }
+            }
+            finally
+            {
+                IoUtil.unmap(mapped);
+            }
+        }
+        catch (final IOException | RuntimeException ignore)
+        {
+            // no segment left to tell: the launcher reports the rank's exit code instead
+        }
+    }
+
+    /**
      * @return the layout the header of the file open as {@code channel} describes, validated.
      */
     private static SegmentLayout validate(final Path path, final FileChannel channel) throws IOException
@@ -294,10 +328,64 @@ public final class Segment implements AutoCloseable
     }
 
     /**
+     * Explains a fault of an access to this mapping. A mapped page whose file offset no longer exists (the
+     * file was truncated under the job) raises SIGBUS, which the JVM turns into an {@link InternalError}
+     * ("a fault occurred in an unsafe memory access") in the thread that touched it.
+     *
+     * @return an exception naming the file and its length, if the file is now shorter than its layout.
+     * @throws InternalError {@code error} itself if the file still has its length (not a fault of ours).
+     */
+    public Sm4jException fault(final InternalError error)
+    {
+        final long length = fileLength();
+        if (length >= layout.totalBytes())
+        {
+            throw error;
+        }
+        return truncated(length, error);
+    }
+
+    /**
+     * Checks the file's length before an atomic read-modify-write of the mapping: HotSpot turns a fault of a
+     * plain or volatile access into an {@link InternalError}, but a compare-and-set run by the interpreter
+     * faults inside the VM and kills the JVM (JDK 17). The rare ones (abort, detach) are guarded by this.
+     */
+    private void checkIntact()
+    {
+        final long length = fileLength();
+        if (length < layout.totalBytes())
+        {
+            throw truncated(length, null);
+        }
+    }
+
+    /**
+     * @return the mapped file's length (even if its path now names another file), -1 if unreadable.
+     */
+    private long fileLength()
+    {
+        try
+        {
+            return channel.size();
+        }
+        catch (final IOException ex)
+        {
+            return -1;
+        }
+    }
+
+    private Sm4jException truncated(final long length, final InternalError cause)
+    {
+        return new Sm4jException("segment file " + path + " is " + (length < 0 ? "unreadable" : length + " bytes") +
+            ", shorter than the " + layout.totalBytes() + " bytes of its layout: it was truncated while the job ran", cause);
+    }
+
+    /**
      * Marks the job ABORTED; the first reason wins.
      */
     public void abort(final int rank, final String reason)
     {
+        checkIntact();
         header.abort(rank, reason);
     }
 
@@ -370,6 +458,7 @@ public final class Segment implements AutoCloseable
      */
     public void detach(final int rank)
     {
+        checkIntact();
         ranks.detach(rank);
         if (header.incrementDetached() == layout.params().peers())
         {

@@ -1,32 +1,40 @@
 package io.sm4j.transport;
 
 import io.sm4j.segment.JobAbortedException;
+import io.sm4j.segment.Segment;
 
 import java.io.PrintStream;
+import java.nio.file.Path;
 
 /**
  * Uncaught-exception handler of a rank started by {@code sm4j run}: when the job was aborted (a rank failed
  * or died), this rank says so in one line ({@code aborted: rank 1 (pid 42) died}) instead of a stack trace,
- * so the full trace appears once, in the output of the rank whose own failure caused the abort (that one
- * throws its own exception, not a {@link JobAbortedException}). Anything else is printed as the JVM would.
+ * so the full trace appears once, in the output of the rank whose own failure caused the abort. That rank
+ * (any other exception) first records its failure as the job's abort ({@code rank 2 threw
+ * java.lang.OutOfMemoryError: Java heap space}), so that the other ranks and the launcher name it as the
+ * cause, not whichever rank happens to exit first.
  */
 final class AbortReporter implements Thread.UncaughtExceptionHandler
 {
     private final PrintStream err;
+    private final Path segment;
+    private final int rank;
 
-    AbortReporter(final PrintStream err)
+    AbortReporter(final PrintStream err, final Path segment, final int rank)
     {
         this.err = err;
+        this.segment = segment;
+        this.rank = rank;
     }
 
     /**
      * Installs the reporter unless the application has its own default handler.
      */
-    static void install()
+    static void install(final Path segment, final int rank)
     {
         if (Thread.getDefaultUncaughtExceptionHandler() == null)
         {
-            Thread.setDefaultUncaughtExceptionHandler(new AbortReporter(System.err));
+            Thread.setDefaultUncaughtExceptionHandler(new AbortReporter(System.err, segment, rank));
         }
     }
 
@@ -41,7 +49,14 @@ final class AbortReporter implements Thread.UncaughtExceptionHandler
                 return;
             }
         }
-        err.print("Exception in thread \"" + thread.getName() + "\" ");
-        ex.printStackTrace(err);
+        try
+        {
+            Segment.recordFailure(segment, rank, "rank " + rank + " threw " + ex);
+        }
+        finally
+        {
+            err.print("Exception in thread \"" + thread.getName() + "\" ");
+            ex.printStackTrace(err);
+        }
     }
 }

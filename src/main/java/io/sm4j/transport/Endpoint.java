@@ -13,6 +13,8 @@ import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.ByteBuffer;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * One rank's transport endpoint: sends messages to peers and polls its in-bound FIFOs and fast boxes. The
@@ -37,6 +39,12 @@ import java.nio.ByteBuffer;
  */
 public final class Endpoint implements AutoCloseable
 {
+    /**
+     * How long a rank that finds a peer it needs detached waits for the job to be aborted, in a job under a
+     * launcher: a rank that fails detaches first (closing its resources) and records why just after, from its
+     * exception handler, or the launcher does when it exits; that failure is the cause to report.
+     */
+    private static final long DETACH_ABORT_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     /** What close does with data that arrives while it waits: nobody will read it. */
     private static final FragmentHandler DISCARD = fragment -> { };
 
@@ -60,7 +68,12 @@ public final class Endpoint implements AutoCloseable
     private final OptionalLock pollLock;
     private final HealthMonitor health;
     private final long unexpectedBytes;
-    private volatile boolean closed;
+    private final CallGate gate;
+    private final boolean supervised;
+    /** Set once this rank has waited for an abort after a detachment: a job that is not failing waits once. */
+    private volatile boolean awaitedAbort;
+    /** Set once an access faulted (the file was truncated): close then only unmaps. */
+    private volatile boolean faulted;
 
     private Endpoint(final Segment segment, final int rank, final TransportOptions options, final boolean ownsSegment)
     {
@@ -91,6 +104,8 @@ public final class Endpoint implements AutoCloseable
         ownClaim = multiple ? null : new SendClaim();
         threadClaim = multiple ? ThreadLocal.withInitial(SendClaim::new) : null;
         pollLock = OptionalLock.create(multiple);
+        gate = new CallGate(multiple);
+        supervised = options.launcherPid() != 0;
         health = new HealthMonitor(segment, rank, options.launcherPid());
         unexpectedBytes = options.unexpectedBytes();
     }
@@ -161,7 +176,19 @@ public final class Endpoint implements AutoCloseable
      */
     public boolean isAttached(final int peer)
     {
-        return segment.ranks().isAttached(peer);
+        try
+        {
+            enter();
+            return segment.ranks().isAttached(peer);
+        }
+        catch (final InternalError error)
+        {
+            throw fault(error);
+        }
+        finally
+        {
+            gate.exit();
+        }
     }
 
     /**
@@ -175,8 +202,7 @@ public final class Endpoint implements AutoCloseable
      */
     public boolean tryClaim(final int dest, final int length, final SendClaim claim)
     {
-        checkSend(dest, length, maxPayload);
-        return sender.tryClaim(dest, length, false, claim);
+        return claim(dest, length, false, claim);
     }
 
     /**
@@ -187,8 +213,26 @@ public final class Endpoint implements AutoCloseable
      */
     public boolean tryClaimMax(final int dest, final int length, final SendClaim claim)
     {
-        checkSend(dest, length, maxFragmentPayload);
-        return sender.tryClaim(dest, length, true, claim);
+        return claim(dest, length, true, claim);
+    }
+
+    private boolean claim(final int dest, final int length, final boolean max, final SendClaim claim)
+    {
+        try
+        {
+            enter();
+            checkSend(dest, length, max ? maxFragmentPayload : maxPayload);
+            // a successful claim holds dest's lock until commit or abort: close takes every such lock
+            return sender.tryClaim(dest, length, max, claim);
+        }
+        catch (final InternalError error)
+        {
+            throw fault(error);
+        }
+        finally
+        {
+            gate.exit();
+        }
     }
 
     /**
@@ -210,8 +254,15 @@ public final class Endpoint implements AutoCloseable
         {
             return false;
         }
-        claim.buffer().putBytes(0, payload, offset, length);
-        claim.commit();
+        try
+        {
+            claim.buffer().putBytes(0, payload, offset, length);
+            claim.commit();
+        }
+        catch (final InternalError error)
+        {
+            throw fault(error);
+        }
         return true;
     }
 
@@ -236,9 +287,21 @@ public final class Endpoint implements AutoCloseable
     {
         while (!trySend(dest, payload, offset, length)) // checks the arguments first
         {
-            outbound.flushAll();
+            try
+            {
+                enter();
+                outbound.flushAll();
+                checkAttached(dest);
+            }
+            catch (final InternalError error)
+            {
+                throw fault(error);
+            }
+            finally
+            {
+                gate.exit();
+            }
             idle();
-            checkAttached(dest);
         }
     }
 
@@ -257,19 +320,30 @@ public final class Endpoint implements AutoCloseable
      */
     public int poll(final FragmentHandler handler, final int limit)
     {
-        checkOpen();
-        final int delivered;
-        pollLock.lock();
         try
         {
-            delivered = receiver.poll(handler, limit);
+            enter();
+            final int delivered;
+            pollLock.lock();
+            try
+            {
+                delivered = receiver.poll(handler, limit);
+            }
+            finally
+            {
+                pollLock.unlock();
+            }
+            health.check();
+            return delivered;
+        }
+        catch (final InternalError error)
+        {
+            throw fault(error);
         }
         finally
         {
-            pollLock.unlock();
+            gate.exit();
         }
-        health.check();
-        return delivered;
     }
 
     /**
@@ -295,14 +369,81 @@ public final class Endpoint implements AutoCloseable
      */
     public void idle()
     {
-        checkOpen();
-        (threadIdle == null ? idle : threadIdle.get()).idle();
-        health.check();
+        try
+        {
+            enter();
+            (threadIdle == null ? idle : threadIdle.get()).idle();
+            health.check();
+        }
+        catch (final InternalError error)
+        {
+            throw fault(error);
+        }
+        finally
+        {
+            gate.exit();
+        }
+    }
+
+    /**
+     * A layer that finds a peer detached checks this first: ranks detach when the job is aborted, and the
+     * abort (stored before their DETACHED, which an {@link #isAttached} acquired) is the cause to report.
+     *
+     * @throws JobAbortedException if the job was aborted.
+     */
+    public void checkNotAborted()
+    {
+        try
+        {
+            enter();
+            segment.checkNotAborted();
+        }
+        catch (final InternalError error)
+        {
+            throw fault(error);
+        }
+        finally
+        {
+            gate.exit();
+        }
+    }
+
+    /**
+     * For a wait that cannot complete because a peer has detached: the detachment is rarely the cause. A rank
+     * that saw the job aborted detaches (the abort, stored before its DETACHED, which the caller acquired, is
+     * seen here at once); a rank that failed detaches before its failure is recorded, so in a job under a
+     * launcher this waits (once per endpoint) up to 500 ms for the abort that names it.
+     *
+     * @throws JobAbortedException if the job is aborted.
+     */
+    public void checkNotAbortedAfterDetach()
+    {
+        if (supervised && !awaitedAbort)
+        {
+            final long deadline = System.nanoTime() + DETACH_ABORT_WAIT_NANOS;
+            while (System.nanoTime() - deadline < 0)
+            {
+                checkNotAborted();
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+            }
+            awaitedAbort = true;
+        }
+        checkNotAborted();
+    }
+
+    /**
+     * For a layer above that touched a claim's or a fragment's memory itself (copying a payload): turns a
+     * fault of that access into the error to report ({@link Segment#fault}).
+     */
+    public Sm4jException fault(final InternalError error)
+    {
+        final Sm4jException explained = segment.fault(error);
+        faulted = true;
+        return explained;
     }
 
     private void checkSend(final int dest, final int length, final int limit)
     {
-        checkOpen();
         if (dest < 0 || dest >= size || dest == rank)
         {
             throw new IllegalArgumentException("dest=" + dest + " (expected: 0.." + (size - 1) + ", not this rank " + rank + ")");
@@ -324,16 +465,18 @@ public final class Endpoint implements AutoCloseable
     {
         if (!segment.ranks().isAttached(dest))
         {
+            checkNotAbortedAfterDetach();
             throw new Sm4jException("rank " + dest + " has detached: rank " + rank + " cannot send to it");
         }
     }
 
     /**
-     * After {@link #close} the segment may be unmapped: every public call checks this first.
+     * After {@link #close} the segment may be unmapped: every public call that touches it enters the gate
+     * first, and leaves it ({@link CallGate#exit}) when done.
      */
-    private void checkOpen()
+    private void enter()
     {
-        if (closed)
+        if (!gate.enter())
         {
             throw new IllegalStateException("endpoint of rank " + rank + " is closed");
         }
@@ -359,11 +502,40 @@ public final class Endpoint implements AutoCloseable
     @Override
     public void close()
     {
-        if (closed)
+        if (!gate.close(faulted))
         {
             return;
         }
-        closed = true;
+        if (faulted)
+        {
+            // the file was truncated: nothing left to deliver or to mark detached, only the mapping to release
+            if (ownsSegment)
+            {
+                segment.close();
+            }
+            return;
+        }
+        // every call that entered has left; a claim still held keeps its destination's lock until committed
+        outbound.lockAll();
+        try
+        {
+            deliverPendingAndDetach();
+        }
+        catch (final InternalError error)
+        {
+            throw fault(error);
+        }
+        finally
+        {
+            if (ownsSegment)
+            {
+                segment.close();
+            }
+        }
+    }
+
+    private void deliverPendingAndDetach()
+    {
         try
         {
             while (outbound.pendingToAttached(segment) && !aborted())
@@ -383,10 +555,6 @@ public final class Endpoint implements AutoCloseable
         finally
         {
             segment.detach(rank);
-            if (ownsSegment)
-            {
-                segment.close();
-            }
         }
     }
 

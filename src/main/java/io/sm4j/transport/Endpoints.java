@@ -44,7 +44,7 @@ public final class Endpoints
         final TransportOptions options = TransportOptions.fromEnvironment(env);
         if (options.launcherPid() != 0)
         {
-            AbortReporter.install();
+            AbortReporter.install(Path.of(segmentPath), rank);
         }
         return attach(Path.of(segmentPath), rank, size, options);
     }

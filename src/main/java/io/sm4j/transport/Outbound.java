@@ -88,6 +88,21 @@ final class Outbound
     }
 
     /**
+     * Takes every destination's lock, for good: for an endpoint that is closing, once a claim still held by
+     * another thread is committed or aborted, nothing more is sent.
+     */
+    void lockAll()
+    {
+        for (final OptionalLock lock : locks)
+        {
+            if (lock != null)
+            {
+                lock.lock();
+            }
+        }
+    }
+
+    /**
      * Retries every pending word, in order per FIFO.
      */
     void flushAll()

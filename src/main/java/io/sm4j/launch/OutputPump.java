@@ -1,0 +1,120 @@
+package io.sm4j.launch;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Copies one output stream of a rank to the launcher's, each line prefixed with {@code [rank] }. Memory is
+ * bounded whatever the rank prints: a line longer than {@link #MAX_LINE} characters (a rank printing a
+ * 200 MiB line without a newline) is passed on in pieces of that length, each prefixed. A pump that fails
+ * anyway says so, and the job then cannot end with 0 ({@link #failed()}).
+ */
+final class OutputPump implements Runnable
+{
+    /** Longest piece of a line passed on at once, in characters. */
+    static final int MAX_LINE = 64 * 1024;
+
+    private final Reader reader;
+    private final PrintWriter sink;
+    private final int rank;
+    private final String name;
+    private final StringBuilder line = new StringBuilder();
+    private Thread thread;
+    private volatile Throwable failure;
+
+    private OutputPump(final InputStream stream, final PrintWriter sink, final int rank, final String name)
+    {
+        this.reader = new InputStreamReader(stream, StandardCharsets.UTF_8);
+        this.sink = sink;
+        this.rank = rank;
+        this.name = name;
+    }
+
+    /**
+     * Starts a daemon thread copying {@code stream} to {@code sink}.
+     *
+     * @param name what the stream is, for the error if the copy fails ("output", "error output").
+     */
+    static OutputPump start(final InputStream stream, final PrintWriter sink, final int rank, final String name)
+    {
+        final OutputPump pump = new OutputPump(stream, sink, rank, name);
+        final Thread thread = new Thread(pump, "sm4j-rank-" + rank + "-" + name.replace(' ', '-'));
+        thread.setDaemon(true);
+        pump.thread = thread;
+        thread.start();
+        return pump;
+    }
+
+    @Override
+    public void run()
+    {
+        final char[] chunk = new char[8192];
+        try (reader)
+        {
+            for (int read = reader.read(chunk); read >= 0; read = reader.read(chunk))
+            {
+                for (int i = 0; i < read; i++)
+                {
+                    if (chunk[i] == '\n')
+                    {
+                        emit();
+                    }
+                    else
+                    {
+                        line.append(chunk[i]);
+                        if (line.length() == MAX_LINE)
+                        {
+                            emit();
+                        }
+                    }
+                }
+            }
+            if (line.length() > 0)
+            {
+                emit();
+            }
+        }
+        catch (final IOException ignore)
+        {
+            // the rank's pipe closed
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            failure = ex;
+            synchronized (sink)
+            {
+                sink.println("sm4j run: lost the rest of rank " + rank + "'s " + name + ": " + ex);
+            }
+        }
+    }
+
+    private void emit()
+    {
+        synchronized (sink)
+        {
+            sink.append('[').append(Integer.toString(rank)).append("] ").append(line).append(System.lineSeparator());
+            sink.flush();
+        }
+        line.setLength(0);
+    }
+
+    /**
+     * Waits up to {@code millis} for the stream to end.
+     */
+    void join(final long millis) throws InterruptedException
+    {
+        thread.join(millis);
+    }
+
+    /**
+     * @return true if output was lost.
+     */
+    boolean failed()
+    {
+        return failure != null;
+    }
+}

@@ -1,0 +1,104 @@
+package io.sm4j.it;
+
+import io.sm4j.layout.LayoutParams;
+import io.sm4j.layout.ThreadMode;
+import io.sm4j.segment.Segment;
+import io.sm4j.transport.Endpoint;
+import io.sm4j.transport.TransportOptions;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * {@code close()} of a MULTIPLE-mode endpoint while other threads are inside its calls, in a JVM of its own
+ * (a fault there is a crash, which the test must see as an exit code, not as a lost test JVM). Each round:
+ * rank 0 maps the segment itself; two threads poll and send through it; once both have made calls, the
+ * main thread closes it (which unmaps). Every thread must end with the endpoint's IllegalStateException.
+ * Prints "ROUNDS rounds ok" and exits 0.
+ */
+public final class CloseRaceApp
+{
+    private CloseRaceApp()
+    {
+    }
+
+    public static void main(final String[] args) throws Exception
+    {
+        final int rounds = Integer.parseInt(args[0]);
+        final LayoutParams params = LayoutParams.builder(2).threadMode(ThreadMode.MULTIPLE).build();
+        try (ScratchDir dir = ScratchDir.create("sm4j-close-race-"))
+        {
+            for (int round = 0; round < rounds; round++)
+            {
+                round(params, dir.path, round);
+            }
+        }
+        System.out.println(rounds + " rounds ok");
+    }
+
+    private static void round(final LayoutParams params, final Path dir, final int round) throws IOException
+    {
+        try (Segment segment = Segment.create(params, dir, round + 1))
+        {
+            final CompletableFuture<Endpoint> peerOpen =
+                CompletableFuture.supplyAsync(() -> Endpoint.open(segment, 1, TransportOptions.defaults(), false));
+            final Endpoint closing = Endpoint.open(Segment.attach(segment.path(), Duration.ofSeconds(10)), 0,
+                TransportOptions.defaults(), true);
+            final Endpoint peer = peerOpen.join();
+            final AtomicLong calls = new AtomicLong();
+            final AtomicBoolean closed = new AtomicBoolean();
+            // the peer keeps taking what rank 0 sends, so that rank 0's close never waits for room
+            final CompletableFuture<?> drainer = CompletableFuture.runAsync(() ->
+            {
+                while (!closed.get())
+                {
+                    peer.poll(fragment -> { }, 64);
+                }
+            });
+            final CompletableFuture<?>[] users = new CompletableFuture<?>[2];
+            for (int t = 0; t < users.length; t++)
+            {
+                users[t] = CompletableFuture.runAsync(() -> useUntilClosed(closing, calls));
+            }
+            while (calls.get() < 2_000)
+            {
+                Thread.onSpinWait();
+            }
+            closing.close();
+            closed.set(true);
+            drainer.join();
+            for (final CompletableFuture<?> user : users)
+            {
+                user.join(); // rethrows anything but the expected IllegalStateException
+            }
+            peer.close();
+        }
+    }
+
+    private static void useUntilClosed(final Endpoint closing, final AtomicLong calls)
+    {
+        final UnsafeBuffer payload = new UnsafeBuffer(new byte[64]);
+        try
+        {
+            while (true)
+            {
+                closing.trySend(1, payload, 0, 64);
+                closing.poll(fragment -> { }, 16);
+                closing.isAttached(1);
+                calls.incrementAndGet();
+            }
+        }
+        catch (final IllegalStateException expected)
+        {
+            if (!expected.getMessage().equals("endpoint of rank 0 is closed"))
+            {
+                throw expected;
+            }
+        }
+    }
+}
