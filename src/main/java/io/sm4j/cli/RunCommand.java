@@ -70,7 +70,8 @@ final class RunCommand implements Callable<Integer>
     long graceMillis = 5000;
 
     @Option(names = "--timeout", paramLabel = "SECONDS",
-        description = "Abort the job if it runs longer than this; exit code 124 (default: no limit).")
+        description = "Abort the job if it runs longer than this, counted from when every rank has attached (JVM " +
+            "start-up is not counted, up to 30 s); exit code 124 (default: no limit).")
     long timeoutSeconds;
 
     @Option(names = "--bind-to", paramLabel = "core|none",

@@ -38,7 +38,9 @@ public final class JobLauncher
      * @param jvmArgs   extra JVM options.
      * @param env       extra environment variables.
      * @param grace     how long the other ranks get after a failure before they are killed.
-     * @param limit     wall-clock limit of the whole job ({@link Duration#ZERO}: none); on expiry the job is
+     * @param limit     wall-clock limit of the job from when every rank has attached (or from
+     *                  {@link #START_UP_ALLOWANCE} after the start, if they have not), {@link Duration#ZERO}: none;
+     *                  on expiry the job is
      *                  aborted like a failed rank and ends with {@link #TIMED_OUT}.
      * @param processes ranks started as JVMs, 0..processes-1; the launcher registers the others (up to
      *                  {@code params.peers()}) as idle ranks that never send, so that a segment sized for many
@@ -74,6 +76,9 @@ public final class JobLauncher
 
     /** Exit code of a job whose ranks all exited 0 but some of whose output could not be passed on. */
     public static final int LOST_OUTPUT = 74;
+
+    /** Start-up time not counted in a job's time limit: at most the ranks' default attach timeout. */
+    public static final Duration START_UP_ALLOWANCE = Duration.ofSeconds(30);
 
     /** Exit code of a job that exceeded its time limit (as timeout(1) does). */
     public static final int TIMED_OUT = 124;
@@ -241,7 +246,10 @@ public final class JobLauncher
     private static int supervise(final List<Process> ranks, final Segment segment, final Job job, final PrintWriter err)
         throws InterruptedException
     {
-        final long deadline = job.limit().isZero() ? Long.MAX_VALUE : System.nanoTime() + job.limit().toNanos();
+        // the limit counts from the moment every rank has attached: JVM start-up on a loaded machine is not the
+        // job's time; a job whose ranks do not all attach within START_UP_ALLOWANCE is timed from then on
+        final long started = System.nanoTime();
+        long deadline = Long.MAX_VALUE;
         int firstFailure = 0;
         // the rank that recorded the job's abort before the first failing exit: its own code is the job's
         int rootRank = -1;
@@ -284,6 +292,11 @@ public final class JobLauncher
                     }
                 }
             }
+            if (deadline == Long.MAX_VALUE && !job.limit().isZero() &&
+                (System.nanoTime() - started > START_UP_ALLOWANCE.toNanos() || allAttached(segment)))
+            {
+                deadline = System.nanoTime() + job.limit().toNanos();
+            }
             if (firstFailure == 0 && remaining > 0 && System.nanoTime() - deadline > 0)
             {
                 firstFailure = TIMED_OUT;
@@ -304,6 +317,21 @@ public final class JobLauncher
             }
         }
         return firstFailure;
+    }
+
+    /**
+     * @return true once every rank has registered; false if the header can no longer be read.
+     */
+    private static boolean allAttached(final Segment segment)
+    {
+        try
+        {
+            return segment.ranks().missing().isEmpty();
+        }
+        catch (final InternalError error)
+        {
+            return false; // truncated: the ranks fail, and the launcher reports it when they exit
+        }
     }
 
     /** Marks the job ABORTED and returns when the survivors are to be killed. */

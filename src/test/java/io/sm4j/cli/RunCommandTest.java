@@ -14,7 +14,6 @@ import java.nio.file.Path;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 @Timeout(120)
 class RunCommandTest
@@ -85,9 +84,12 @@ class RunCommandTest
     @Test
     void notEnoughSpaceShouldSayWhatToDoInOneLine() throws java.io.IOException
     {
-        final long needed = SegmentLayout.compute(LayoutParams.defaults(LayoutParams.MAX_PEERS)).totalBytes();
-        assumeTrue(Files.getFileStore(Path.of("/dev/shm")).getUsableSpace() < needed, "/dev/shm holds " + needed + " bytes");
-        final CliRun run = CliRun.of("run", "-n", "4096", "--dir", "/dev/shm", "--", "Main");
+        // 4096 ranks with 64 max-size fragments of 16 MiB each: 4 TiB, more than any /dev/shm holds
+        final long needed = SegmentLayout.compute(LayoutParams.builder(LayoutParams.MAX_PEERS).maxFragSize(16 << 20)
+            .maxFragsPerRank(64).build()).totalBytes();
+        assertTrue(Files.getFileStore(Path.of("/dev/shm")).getUsableSpace() < needed, "/dev/shm holds " + needed + " bytes");
+        final CliRun run = CliRun.of("run", "-n", "4096", "--max-frag", "16777216", "--max-frags-per-rank", "64", "--dir",
+            "/dev/shm", "--", "Main");
         assertEquals(2, run.exitCode(), run.err());
         assertTrue(run.err().matches("sm4j run: not enough space in /dev/shm: the segment needs [\\d,]+ bytes, [\\d,]+ are free\\. " +
             "Use another directory \\(--dir DIR of sm4j run, create and bench, or SM4J_DIR\\), fewer ranks, or a larger /dev/shm \\(Docker: --shm-size\\)\n"),

@@ -16,6 +16,12 @@ import java.util.Map;
  */
 public record JobRunner(int exitCode, String out, String err, boolean leftFiles)
 {
+    /**
+     * How long survivors of a failure get to print what they saw and exit before the launcher kills them:
+     * generous, because a loaded 2-core CI machine can take seconds to schedule a JVM; a passing test never
+     * waits for it.
+     */
+    private static final Duration GRACE = Duration.ofSeconds(15);
     /** A hung job is aborted by the launcher (exit 124) so the test sees what the ranks printed. */
     private static final Duration LIMIT = Duration.ofSeconds(90);
 
@@ -34,7 +40,7 @@ public record JobRunner(int exitCode, String out, String err, boolean leftFiles)
         try (ScratchDir dir = ScratchDir.create("sm4j-test-"))
         {
             final int code = JobLauncher.run(new JobLauncher.Job(params, dir.path, System.getProperty("java.class.path"),
-                    List.of(command), jvmArgs, env, Duration.ofSeconds(2), LIMIT),
+                    List.of(command), jvmArgs, env, GRACE, LIMIT),
                 new PrintWriter(out, true), new PrintWriter(err, true));
             return new JobRunner(code, out.toString(), err.toString(), !dir.isEmpty());
         }

@@ -3,12 +3,10 @@ package io.sm4j.layout;
 import org.junit.jupiter.api.Test;
 
 import java.lang.management.ManagementFactory;
-import java.time.Duration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class SegmentLayoutTest
@@ -38,8 +36,9 @@ class SegmentLayoutTest
             (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
         SegmentLayout.compute(LayoutParams.defaults(3)); // load classes first
         final long before = threads.getCurrentThreadAllocatedBytes();
-        final SegmentLayout layout = assertTimeoutPreemptively(
-            Duration.ofSeconds(1), () -> SegmentLayout.compute(LayoutParams.defaults(1024)));
+        // on this thread: the allocation counter is per thread (a timeout that runs the code elsewhere measured
+        // nothing); how fast it is belongs to a benchmark, not here
+        final SegmentLayout layout = SegmentLayout.compute(LayoutParams.defaults(1024));
         final long allocated = threads.getCurrentThreadAllocatedBytes() - before;
         // n² = 1,048,576 objects would allocate at least 16 MB.
         assertTrue(allocated < 1_000_000, "allocated " + allocated + " bytes");
