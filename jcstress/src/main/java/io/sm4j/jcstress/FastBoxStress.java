@@ -3,6 +3,7 @@ package io.sm4j.jcstress;
 import io.sm4j.fifo.FastBoxConsumer;
 import io.sm4j.fifo.FastBoxProducer;
 import io.sm4j.layout.FastBoxDescriptor;
+import io.sm4j.layout.FragmentDescriptor;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.openjdk.jcstress.annotations.Actor;
@@ -61,6 +62,60 @@ public final class FastBoxStress
             final int word = consumer.peek();
             r.r1 = word;
             r.r2 = word == 0 ? -1 : consumer.ring().getLong(consumer.index() + 8);
+        }
+    }
+
+    /**
+     * Publication of a reference record: a receiver that sees a reference record's commit word also sees the
+     * fragment offset in the record and the fragment it names, header and payload, all written with plain
+     * stores before {@link FastBoxProducer#commitReference}. The receiver reads them as {@code Receiver.drainBox}
+     * and {@code FragmentAccess.wrapReceived} do: the offset at {@link FastBoxDescriptor#REFERENCE_OFFSET}, then
+     * the fragment's length and sender words, then the payload in place (plain loads after the acquire of the
+     * commit word). r1 = the record's code (0 if none yet), r2 = the payload, -1 if not looked at or if the
+     * offset or the header is not what was written.
+     */
+    @JCStressTest
+    @Outcome(id = "0, -1", expect = ACCEPTABLE, desc = "Receiver looked before the commit.")
+    @Outcome(id = "65535, 42", expect = ACCEPTABLE, desc = "Receiver saw the reference, the fragment's header and payload.")
+    @Outcome(expect = FORBIDDEN, desc = "Reference seen without its offset, or without the fragment's header or payload.")
+    @State
+    public static class ReferencedFragmentVisibleWithCommitWord
+    {
+        private static final int FRAGMENT = 192;
+        private static final int LENGTH = 8;
+        private static final int SENDER = 3;
+        private final UnsafeBuffer memory = new UnsafeBuffer(BufferUtil.allocateDirectAligned(256, 64));
+        private final FastBoxProducer producer =
+            new FastBoxProducer(new UnsafeBuffer(memory, 0, 64), new UnsafeBuffer(memory, 128, 8));
+        private final FastBoxConsumer consumer =
+            new FastBoxConsumer(new UnsafeBuffer(memory, 0, 64), new UnsafeBuffer(memory, 128, 8));
+
+        @Actor
+        public void sender()
+        {
+            memory.putInt(FRAGMENT + FragmentDescriptor.LENGTH_OFFSET, LENGTH);
+            memory.putInt(FRAGMENT + FragmentDescriptor.SENDER_OFFSET, SENDER);
+            memory.putLong(FRAGMENT + FragmentDescriptor.HEADER_LENGTH, 42);
+            final int index = producer.claim(FastBoxDescriptor.REFERENCE_LENGTH);
+            producer.commitReference(index, FRAGMENT);
+        }
+
+        @Actor
+        public void receiver(final JJ_Result r)
+        {
+            final int code = consumer.peek();
+            r.r1 = code;
+            r.r2 = -1;
+            if (code == FastBoxDescriptor.REFERENCE)
+            {
+                final long fragment = consumer.ring().getLong(consumer.index() + FastBoxDescriptor.REFERENCE_OFFSET);
+                final int index = (int)fragment;
+                if (fragment == FRAGMENT && memory.getInt(index + FragmentDescriptor.LENGTH_OFFSET) == LENGTH &&
+                    memory.getInt(index + FragmentDescriptor.SENDER_OFFSET) == SENDER)
+                {
+                    r.r2 = memory.getLong(index + FragmentDescriptor.HEADER_LENGTH);
+                }
+            }
         }
     }
 
