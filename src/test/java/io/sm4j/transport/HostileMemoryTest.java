@@ -25,11 +25,13 @@ import static org.junit.jupiter.api.Assertions.fail;
  * hostile process would keep doing; a word written once is mostly overwritten by its owner before anyone
  * reads it), while rank 0 streams messages to rank 1, both polling. Every case must end with the traffic done or an {@link Sm4jException} (the job aborted as
  * corrupt), never another exception (an index outside a view is a read outside the segment), an
- * {@link Error}, a crash, or a hang. {@value #CASES} cases by default; {@code -Dstress=N} runs N.
+ * {@link Error}, a crash, or a hang. {@value #CASES} cases by default; {@code -Dstress} runs
+ * {@value #STRESS_CASES}, {@code -Dstress=N} runs N.
  */
 class HostileMemoryTest
 {
     private static final int CASES = 300;
+    private static final int STRESS_CASES = 5000;
     private static final int MESSAGES = 200;
 
     enum Target
@@ -42,7 +44,8 @@ class HostileMemoryTest
     @Timeout(600)
     void forgedWordsShouldEndInAnSm4jExceptionOrNothingNeverAnythingElse() throws IOException
     {
-        final int cases = Integer.getInteger("stress", CASES);
+        final String stress = System.getProperty("stress");
+        final int cases = stress == null ? CASES : stress.isEmpty() ? STRESS_CASES : Integer.parseInt(stress);
         final Map<Target, int[]> outcomes = new EnumMap<>(Target.class); // [cases, aborted]
         for (int seed = 0; seed < cases; seed++)
         {
