@@ -66,7 +66,7 @@ final class FastBoxSender
             return null;
         }
         final int boxes = layout.fastBoxCount();
-        final UnsafeBuffer owners = segment.view(layout.fastBoxOwnerOffset(dest, 0), boxes * FastBoxDescriptor.OWNER_LENGTH);
+        final UnsafeBuffer owners = segment.fastBoxOwners(dest);
         for (int box = 0; box < boxes; box++)
         {
             final int owner = box * FastBoxDescriptor.OWNER_LENGTH;
@@ -76,9 +76,7 @@ final class FastBoxSender
                 owners.compareAndSetInt(owner, FastBoxDescriptor.FREE, rank + 1))
             {
                 outbound.enqueue(dest, ((long)box << CbIndexDescriptor.FAST_BOX_SHIFT) | CbIndexDescriptor.FAST_BOX_FLAG);
-                producers[dest] = new FastBoxProducer(
-                    segment.view(layout.fastBoxRingOffset(dest, box), layout.params().fastBoxSize()),
-                    segment.view(layout.fastBoxOffset(dest, box), Long.BYTES));
+                producers[dest] = new FastBoxProducer(segment.fastBoxRing(dest, box), segment.fastBoxPosition(dest, box));
                 return producers[dest];
             }
         }

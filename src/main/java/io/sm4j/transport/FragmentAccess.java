@@ -52,11 +52,11 @@ final class FragmentAccess
         for (int peer = 0; peer < size; peer++)
         {
             regionBase[peer] = layout.poolRegionOffset(peer);
-            regions[peer] = segment.view(regionBase[peer], (int)layout.poolRegionLength());
+            regions[peer] = segment.pool(peer);
             if (peer != rank)
             {
-                outWords[peer] = segment.view(layout.creditOffset(rank, peer), Long.BYTES);
-                consumedWords[peer] = segment.view(layout.creditOffset(peer, rank), Long.BYTES);
+                outWords[peer] = segment.credit(rank, peer);
+                consumedWords[peer] = segment.credit(peer, rank);
             }
         }
         credits = new EagerCredits(layout, rank, outWords);

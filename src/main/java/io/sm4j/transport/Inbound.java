@@ -2,7 +2,6 @@ package io.sm4j.transport;
 
 import io.sm4j.fifo.FastBoxConsumer;
 import io.sm4j.fifo.FifoConsumer;
-import io.sm4j.layout.CbIndexDescriptor;
 import io.sm4j.layout.ControlBlockDescriptor;
 import io.sm4j.layout.FastBoxDescriptor;
 import io.sm4j.layout.SegmentLayout;
@@ -43,12 +42,11 @@ final class Inbound
         {
             if (peer != rank)
             {
-                consumers[peer] = new FifoConsumer(segment.view(layout.queueOffset(peer, rank), (int)layout.queueLength()),
-                    entries, segment.view(layout.tailOffset(peer, rank), CbIndexDescriptor.TAIL_LENGTH), lazyFreeBatch);
+                consumers[peer] = new FifoConsumer(segment.queue(peer, rank), entries, segment.tail(peer, rank), lazyFreeBatch);
             }
         }
         final int activityLength = ControlBlockDescriptor.activityLength(size);
-        activity = segment.view(layout.activityOffset(rank), activityLength);
+        activity = segment.activity(rank);
         activityWords = new long[activityLength / Long.BYTES];
         active = new int[size];
     }
@@ -122,14 +120,12 @@ final class Inbound
         }
         final int index = (int)box;
         // NOTE: acquire pairs with the sender's CAS of the owner word, which came before its announcement.
-        final int owner = segment.view(layout.fastBoxOwnerOffset(rank, index), FastBoxDescriptor.OWNER_LENGTH).getIntVolatile(0);
+        final int owner = segment.fastBoxOwners(rank).getIntVolatile(index * FastBoxDescriptor.OWNER_LENGTH);
         if (owner != source + 1)
         {
             return "fast box " + box + " announced but owned by " + (owner - 1);
         }
-        boxes[source] = new FastBoxConsumer(
-            segment.view(layout.fastBoxRingOffset(rank, index), layout.params().fastBoxSize()),
-            segment.view(layout.fastBoxOffset(rank, index), Long.BYTES));
+        boxes[source] = new FastBoxConsumer(segment.fastBoxRing(rank, index), segment.fastBoxPosition(rank, index));
         return null;
     }
 }

@@ -1,8 +1,6 @@
 package io.sm4j.transport;
 
 import io.sm4j.fifo.FifoProducer;
-import io.sm4j.layout.CbIndexDescriptor;
-import io.sm4j.layout.ControlBlockDescriptor;
 import io.sm4j.layout.SegmentLayout;
 import io.sm4j.segment.Segment;
 import org.agrona.collections.LongArrayQueue;
@@ -44,10 +42,9 @@ final class Outbound
             {
                 continue;
             }
-            producers[peer] = new FifoProducer(segment.view(layout.queueOffset(rank, peer), (int)layout.queueLength()),
-                entries, segment.view(layout.headOffset(rank, peer), CbIndexDescriptor.HEAD_LENGTH));
+            producers[peer] = new FifoProducer(segment.queue(rank, peer), entries, segment.head(rank, peer));
             pending[peer] = new LongArrayQueue(Math.max(LongArrayQueue.MIN_CAPACITY, entries), 0);
-            peerActivity[peer] = segment.view(layout.activityOffset(peer), ControlBlockDescriptor.activityLength(size));
+            peerActivity[peer] = segment.activity(peer);
             locks[peer] = OptionalLock.create(locked);
         }
     }

@@ -6,11 +6,16 @@ import io.sm4j.layout.LayoutParams;
 import io.sm4j.layout.SegmentHeaderDescriptor;
 import io.sm4j.layout.SegmentLayout;
 import io.sm4j.segment.Sm4jException;
+import org.agrona.IoUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Random;
@@ -68,11 +73,13 @@ class HostileMemoryTest
     private static boolean runCase(final int seed, final Random random, final Target target) throws IOException
     {
         final TwoRanks job = new TwoRanks(LayoutParams.defaults(2));
+        MappedByteBuffer file = null;
         boolean aborted = false;
         try
         {
             final int forgeAt = random.nextInt(MESSAGES);
-            final Forgery forgery = Forgery.pick(job, random, target);
+            file = mapWhole(job.segment.path(), job.segment.layout().totalBytes());
+            final Forgery forgery = Forgery.pick(new UnsafeBuffer(file), job.segment.layout(), random, target);
             final UnsafeBuffer payload = new UnsafeBuffer(new byte[job.rank0.maxFragmentPayload()]);
             final SendClaim claim = new SendClaim();
             final FragmentHandler reader = fragment ->
@@ -118,9 +125,22 @@ class HostileMemoryTest
         }
         finally
         {
+            if (file != null)
+            {
+                IoUtil.unmap(file);
+            }
             closeQuietly(job, seed, target);
         }
         return aborted;
+    }
+
+    /** Maps the segment file as another process would: its own mapping of the whole file. */
+    private static MappedByteBuffer mapWhole(final Path path, final long length) throws IOException
+    {
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE))
+        {
+            return channel.map(FileChannel.MapMode.READ_WRITE, 0, length);
+        }
     }
 
     /** Closing after a forgery may report it again; anything but an Sm4jException is a failure. */
@@ -145,9 +165,11 @@ class HostileMemoryTest
      */
     private record Forgery(UnsafeBuffer view, int at, boolean wide, long value)
     {
-        static Forgery pick(final TwoRanks job, final Random random, final Target target)
+        /**
+         * @param file the whole segment, mapped by the forger itself (as another process maps it).
+         */
+        static Forgery pick(final UnsafeBuffer file, final SegmentLayout layout, final Random random, final Target target)
         {
-            final SegmentLayout layout = job.segment.layout();
             final long offset;
             final int length;
             switch (target)
@@ -187,7 +209,7 @@ class HostileMemoryTest
             }
             final boolean wide = length >= Long.BYTES && random.nextBoolean();
             final int width = wide ? Long.BYTES : Integer.BYTES;
-            return new Forgery(job.segment.view(offset, length), random.nextInt(length / width) * width, wide,
+            return new Forgery(new UnsafeBuffer(file, (int)offset, length), random.nextInt(length / width) * width, wide,
                 forgedValue(random, layout));
         }
 

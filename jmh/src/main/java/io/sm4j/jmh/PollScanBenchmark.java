@@ -61,7 +61,7 @@ public class PollScanBenchmark
         if (allActive)
         {
             final int length = ControlBlockDescriptor.activityLength(peers);
-            final UnsafeBuffer bitmap = segment.view(segment.layout().activityOffset(0), length);
+            final UnsafeBuffer bitmap = segment.activity(0);
             for (int i = 0; i < length; i += Long.BYTES)
             {
                 bitmap.putLongVolatile(i, -1L);
