@@ -6,20 +6,14 @@ import io.sm4j.layout.LayoutParams;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -81,7 +75,7 @@ class FailureTest
         try
         {
             // read on another thread so that a launcher that never prints cannot block past the deadline
-            ranks.addAll(CompletableFuture.supplyAsync(() -> waitingRanks(launcher, 2)).get(60, TimeUnit.SECONDS));
+            ranks.addAll(CompletableFuture.supplyAsync(() -> WaitingRanks.read(launcher, 2)).get(60, TimeUnit.SECONDS));
             assertEquals(2, ranks.size(), "both ranks attached");
             launcher.destroyForcibly().waitFor();
             for (final ProcessHandle rank : ranks)
@@ -98,36 +92,6 @@ class FailureTest
         }
     }
 
-    /**
-     * @return the processes of the first {@code count} ranks that print "rank R pid P waiting".
-     */
-    private static List<ProcessHandle> waitingRanks(final Process launcher, final int count)
-    {
-        final List<ProcessHandle> ranks = new ArrayList<>();
-        final Pattern waiting = Pattern.compile("\\[\\d] rank \\d pid (\\d+) waiting");
-        final BufferedReader lines = new BufferedReader(new InputStreamReader(launcher.getInputStream(), StandardCharsets.UTF_8));
-        try
-        {
-            while (ranks.size() < count)
-            {
-                final String line = lines.readLine();
-                if (line == null)
-                {
-                    break;
-                }
-                final Matcher matcher = waiting.matcher(line);
-                if (matcher.matches())
-                {
-                    ranks.add(ProcessHandle.of(Long.parseLong(matcher.group(1))).orElseThrow());
-                }
-            }
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException(ex);
-        }
-        return ranks;
-    }
 
     @Test
     @Timeout(120)

@@ -6,20 +6,15 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -32,7 +27,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class KillMatrixTest
 {
-    private static final Pattern WAITING = Pattern.compile("\\[\\d] rank \\d pid (\\d+) waiting");
 
     enum Kill
     {
@@ -72,7 +66,7 @@ class KillMatrixTest
                 }
                 else
                 {
-                    ranks.addAll(CompletableFuture.supplyAsync(() -> waitingRanks(launcher)).get(90, TimeUnit.SECONDS));
+                    ranks.addAll(CompletableFuture.supplyAsync(() -> WaitingRanks.read(launcher, 4)).get(90, TimeUnit.SECONDS));
                     assertEquals(4, ranks.size(), "all ranks attached");
                     assertEquals("would remove 0 stale segments", lastLine(clean(dir.path, "--dry-run")), "a live job is kept");
                     kill(kill, launcher, ranks);
@@ -183,37 +177,4 @@ class KillMatrixTest
         return lines.get(lines.size() - 1).replaceAll(" in .*", "").replaceAll(" \\(.*", "");
     }
 
-    /**
-     * @return the processes of the 4 ranks, from their "rank R pid P waiting" lines.
-     */
-    private static List<ProcessHandle> waitingRanks(final Process launcher)
-    {
-        final List<ProcessHandle> ranks = new ArrayList<>();
-        final BufferedReader lines = new BufferedReader(new InputStreamReader(launcher.getInputStream(), StandardCharsets.UTF_8));
-        try
-        {
-            while (ranks.size() < 4)
-            {
-                final String line = lines.readLine();
-                if (line == null)
-                {
-                    break;
-                }
-                final Matcher matcher = WAITING.matcher(line);
-                if (matcher.matches())
-                {
-                    ranks.add(ProcessHandle.of(Long.parseLong(matcher.group(1))).orElseThrow());
-                }
-            }
-        }
-        catch (final IOException ex)
-        {
-            throw new java.io.UncheckedIOException(ex);
-        }
-        // keep draining so that the launcher never blocks on a full pipe
-        final Thread drain = new Thread(() -> lines.lines().forEach(line -> { }));
-        drain.setDaemon(true);
-        drain.start();
-        return ranks;
-    }
 }
