@@ -1,8 +1,6 @@
 package io.sm4j.segment;
 
-import io.sm4j.layout.CbIndexDescriptor;
 import io.sm4j.layout.CbWrapperDescriptor;
-import io.sm4j.layout.FastBoxDescriptor;
 import io.sm4j.layout.ControlBlockDescriptor;
 import io.sm4j.layout.FifoDescriptor;
 import io.sm4j.layout.LayoutParams;
@@ -45,6 +43,7 @@ public final class Segment implements AutoCloseable
     private final MappedSections sections;
     private final SegmentHeader header;
     private final RankRegistry ranks;
+    private final SegmentViews views = new SegmentViews(this);
     private final boolean creator;
     private boolean closed;
 
@@ -317,72 +316,20 @@ public final class Segment implements AutoCloseable
     }
 
     /**
-     * @return a direct view of {@code [offset, offset + length)} of the segment; the transport uses the typed
-     *         views below, each exactly one component of the layout.
+     * @return a direct view of {@code [offset, offset + length)} of the segment; the transport uses
+     *         {@link #views()}, each exactly one component of the layout.
      */
     UnsafeBuffer view(final long offset, final int length)
     {
         return sections.view(offset, length);
     }
 
-    /** @return the queue of CB {@code sender -> receiver}: its entries' words. */
-    public UnsafeBuffer queue(final int sender, final int receiver)
+    /**
+     * @return typed views of the layout's components (queues, indexes, boxes, pools).
+     */
+    public SegmentViews views()
     {
-        return view(layout.queueOffset(sender, receiver), (int)layout.queueLength());
-    }
-
-    /** @return the head index of CB {@code sender -> receiver}, written by the receiver. */
-    public UnsafeBuffer head(final int sender, final int receiver)
-    {
-        return view(layout.headOffset(sender, receiver), CbIndexDescriptor.HEAD_LENGTH);
-    }
-
-    /** @return the tail index of CB {@code sender -> receiver}, written by the sender. */
-    public UnsafeBuffer tail(final int sender, final int receiver)
-    {
-        return view(layout.tailOffset(sender, receiver), CbIndexDescriptor.TAIL_LENGTH);
-    }
-
-    /** @return the CB wrapper of {@code sender -> receiver} ({@link CbWrapperDescriptor}). */
-    public UnsafeBuffer wrapper(final int sender, final int receiver)
-    {
-        return view(layout.wrapperOffset(sender, receiver), CbWrapperDescriptor.LENGTH);
-    }
-
-    /** @return the activity bitmap of {@code rank}'s control block: one bit per sender with news for it. */
-    public UnsafeBuffer activity(final int rank)
-    {
-        return view(layout.activityOffset(rank), ControlBlockDescriptor.activityLength(layout.params().peers()));
-    }
-
-    /** @return the eager credit word of the pair {@code sender -> receiver}. */
-    public UnsafeBuffer credit(final int sender, final int receiver)
-    {
-        return view(layout.creditOffset(sender, receiver), Long.BYTES);
-    }
-
-    /** @return the owner words of every fast box of {@code receiver} ({@link FastBoxDescriptor#OWNER_LENGTH} each). */
-    public UnsafeBuffer fastBoxOwners(final int receiver)
-    {
-        return view(layout.fastBoxOwnerOffset(receiver, 0), layout.fastBoxCount() * FastBoxDescriptor.OWNER_LENGTH);
-    }
-
-    /** @return the ring of fast box {@code box} of {@code receiver}. */
-    public UnsafeBuffer fastBoxRing(final int receiver, final int box)
-    {
-        return view(layout.fastBoxRingOffset(receiver, box), layout.params().fastBoxSize());
-    }
-
-    /** @return the consumed position of fast box {@code box} of {@code receiver}, written by the receiver. */
-    public UnsafeBuffer fastBoxPosition(final int receiver, final int box)
-    {
-        return view(layout.fastBoxOffset(receiver, box), Long.BYTES);
-    }
-
-    /** @return the fragment pool of {@code owner}: its eager fragments, then its max-size fragments. */
-    public UnsafeBuffer pool(final int owner)
-    {
-        return view(layout.poolRegionOffset(owner), (int)layout.poolRegionLength());
+        return views;
     }
 
     int mappingCount()

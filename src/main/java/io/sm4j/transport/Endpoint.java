@@ -484,7 +484,7 @@ public final class Endpoint implements AutoCloseable
 
     private void checkWrapper(final int sender, final int receiver)
     {
-        final UnsafeBuffer wrapper = segment.wrapper(sender, receiver);
+        final UnsafeBuffer wrapper = segment.views().wrapper(sender, receiver);
         if (wrapper.getLong(CbWrapperDescriptor.QUEUE_OFFSET) != layout.queueOffset(sender, receiver) ||
             wrapper.getInt(CbWrapperDescriptor.SENDER_OFFSET) != sender ||
             wrapper.getInt(CbWrapperDescriptor.RECEIVER_OFFSET) != receiver)

@@ -66,7 +66,7 @@ final class FastBoxSender
             return null;
         }
         final int boxes = layout.fastBoxCount();
-        final UnsafeBuffer owners = segment.fastBoxOwners(dest);
+        final UnsafeBuffer owners = segment.views().fastBoxOwners(dest);
         for (int box = 0; box < boxes; box++)
         {
             final int owner = box * FastBoxDescriptor.OWNER_LENGTH;
@@ -76,7 +76,7 @@ final class FastBoxSender
                 owners.compareAndSetInt(owner, FastBoxDescriptor.FREE, rank + 1))
             {
                 outbound.enqueue(dest, ((long)box << CbIndexDescriptor.FAST_BOX_SHIFT) | CbIndexDescriptor.FAST_BOX_FLAG);
-                producers[dest] = new FastBoxProducer(segment.fastBoxRing(dest, box), segment.fastBoxPosition(dest, box));
+                producers[dest] = new FastBoxProducer(segment.views().fastBoxRing(dest, box), segment.views().fastBoxPosition(dest, box));
                 return producers[dest];
             }
         }

@@ -52,11 +52,11 @@ final class FragmentAccess
         for (int peer = 0; peer < size; peer++)
         {
             regionBase[peer] = layout.poolRegionOffset(peer);
-            regions[peer] = segment.pool(peer);
+            regions[peer] = segment.views().pool(peer);
             if (peer != rank)
             {
-                outWords[peer] = segment.credit(rank, peer);
-                consumedWords[peer] = segment.credit(peer, rank);
+                outWords[peer] = segment.views().credit(rank, peer);
+                consumedWords[peer] = segment.views().credit(peer, rank);
             }
         }
         credits = new EagerCredits(layout, rank, outWords);

@@ -42,11 +42,11 @@ final class Inbound
         {
             if (peer != rank)
             {
-                consumers[peer] = new FifoConsumer(segment.queue(peer, rank), entries, segment.tail(peer, rank), lazyFreeBatch);
+                consumers[peer] = new FifoConsumer(segment.views().queue(peer, rank), entries, segment.views().tail(peer, rank), lazyFreeBatch);
             }
         }
         final int activityLength = ControlBlockDescriptor.activityLength(size);
-        activity = segment.activity(rank);
+        activity = segment.views().activity(rank);
         activityWords = new long[activityLength / Long.BYTES];
         active = new int[size];
     }
@@ -120,12 +120,12 @@ final class Inbound
         }
         final int index = (int)box;
         // NOTE: acquire pairs with the sender's CAS of the owner word, which came before its announcement.
-        final int owner = segment.fastBoxOwners(rank).getIntVolatile(index * FastBoxDescriptor.OWNER_LENGTH);
+        final int owner = segment.views().fastBoxOwners(rank).getIntVolatile(index * FastBoxDescriptor.OWNER_LENGTH);
         if (owner != source + 1)
         {
             return "fast box " + box + " announced but owned by " + (owner - 1);
         }
-        boxes[source] = new FastBoxConsumer(segment.fastBoxRing(rank, index), segment.fastBoxPosition(rank, index));
+        boxes[source] = new FastBoxConsumer(segment.views().fastBoxRing(rank, index), segment.views().fastBoxPosition(rank, index));
         return null;
     }
 }

@@ -42,9 +42,9 @@ final class Outbound
             {
                 continue;
             }
-            producers[peer] = new FifoProducer(segment.queue(rank, peer), entries, segment.head(rank, peer));
+            producers[peer] = new FifoProducer(segment.views().queue(rank, peer), entries, segment.views().head(rank, peer));
             pending[peer] = new LongArrayQueue(Math.max(LongArrayQueue.MIN_CAPACITY, entries), 0);
-            peerActivity[peer] = segment.activity(peer);
+            peerActivity[peer] = segment.views().activity(peer);
             locks[peer] = OptionalLock.create(locked);
         }
     }

@@ -317,7 +317,7 @@ class EndpointTest
             assertEquals(null, error[0]);
             if (fastBoxes > 0)
             {
-                assertEquals(1, two.segment.fastBoxOwners(1).getIntVolatile(0),
+                assertEquals(1, two.segment.views().fastBoxOwners(1).getIntVolatile(0),
                     "rank 0 + 1 owns rank 1's first fast box");
             }
         }

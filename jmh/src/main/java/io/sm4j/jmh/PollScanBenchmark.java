@@ -61,7 +61,7 @@ public class PollScanBenchmark
         if (allActive)
         {
             final int length = ControlBlockDescriptor.activityLength(peers);
-            final UnsafeBuffer bitmap = segment.activity(0);
+            final UnsafeBuffer bitmap = segment.views().activity(0);
             for (int i = 0; i < length; i += Long.BYTES)
             {
                 bitmap.putLongVolatile(i, -1L);
