@@ -33,12 +33,14 @@ public final class FastBoxStress
     }
 
     /**
-     * Publication: a receiver that sees a record's commit word also sees what was written before it.
+     * Publication: a receiver that sees a record's commit word (its code, the inline length + 1, with its
+     * sequence) also sees what was written before it: the sender word, which {@code Receiver.drainBox} checks,
+     * and the payload. r1 = the code (0 if none yet), r2 = the payload, -2 if the sender word was stale.
      */
     @JCStressTest
     @Outcome(id = "0, -1", expect = ACCEPTABLE, desc = "Receiver looked before the commit.")
     @Outcome(id = "9, 42", expect = ACCEPTABLE, desc = "Receiver saw the commit word and the record.")
-    @Outcome(expect = FORBIDDEN, desc = "Commit word seen without the record's contents.")
+    @Outcome(expect = FORBIDDEN, desc = "Commit word seen without the record's sender word or payload.")
     @State
     public static class RecordVisibleWithCommitWord
     {
@@ -52,6 +54,7 @@ public final class FastBoxStress
         public void sender()
         {
             final int index = producer.claim(RECORD);
+            producer.ring().putInt(index + FragmentDescriptor.SENDER_OFFSET, 5);
             producer.ring().putLong(index + 8, 42);
             producer.commitInline(index, COMMIT - 1);
         }
@@ -61,7 +64,14 @@ public final class FastBoxStress
         {
             final int word = consumer.peek();
             r.r1 = word;
-            r.r2 = word == 0 ? -1 : consumer.ring().getLong(consumer.index() + 8);
+            if (word == 0)
+            {
+                r.r2 = -1;
+                return;
+            }
+            final int index = consumer.index();
+            r.r2 = consumer.ring().getInt(index + FragmentDescriptor.SENDER_OFFSET) == 5 ?
+                consumer.ring().getLong(index + 8) : -2;
         }
     }
 
