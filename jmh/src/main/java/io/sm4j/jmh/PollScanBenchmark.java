@@ -55,7 +55,7 @@ public class PollScanBenchmark
         segment = Segment.create(params, Path.of("/dev/shm"), SegmentFiles.newJobId());
         for (int rank = 1; rank < peers; rank++)
         {
-            segment.register(rank);
+            segment.ranks().register(rank);
         }
         endpoint = Endpoint.open(segment, 0, TransportOptions.defaults(), false);
         if (allActive)
