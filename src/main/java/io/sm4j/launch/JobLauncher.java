@@ -326,9 +326,10 @@ public final class JobLauncher
     {
         try
         {
+            segment.checkIntact();
             return segment.ranks().missing().isEmpty();
         }
-        catch (final InternalError error)
+        catch (final Sm4jException | InternalError error)
         {
             return false; // truncated: the ranks fail, and the launcher reports it when they exit
         }
@@ -361,6 +362,7 @@ public final class JobLauncher
     {
         try
         {
+            segment.checkIntact();
             segment.checkNotAborted();
             return null;
         }

@@ -358,9 +358,12 @@ public final class Segment implements AutoCloseable
     /**
      * Checks the file's length before an atomic read-modify-write of the mapping: HotSpot turns a fault of a
      * plain or volatile access into an {@link InternalError}, but a compare-and-set run by the interpreter
-     * faults inside the VM and kills the JVM (JDK 17). The rare ones (abort, detach) are guarded by this.
+     * faults inside the VM and kills the JVM (JDK 17). The rare ones (abort, detach) are guarded by this, and
+     * so are the launcher's occasional reads, so that a truncated file is reported instead of faulted on.
+     *
+     * @throws Sm4jException naming the file and its length if it is shorter than its layout.
      */
-    private void checkIntact()
+    public void checkIntact()
     {
         final long length = fileLength();
         if (length < layout.totalBytes())
