@@ -103,8 +103,8 @@ public final class JobLauncher
         final Thread cleanup = new Thread(() ->
         {
             ranks.forEach(Process::destroyForcibly);
-            deleteQuietly(SegmentFiles.creatingPath(job.dir(), jobId));
-            deleteQuietly(SegmentFiles.path(job.dir(), jobId));
+            SegmentFiles.deleteQuietly(SegmentFiles.creatingPath(job.dir(), jobId));
+            SegmentFiles.deleteQuietly(SegmentFiles.path(job.dir(), jobId));
         });
         Runtime.getRuntime().addShutdownHook(cleanup);
         try (Segment segment = Segment.create(job.params(), job.dir(), jobId))
@@ -183,18 +183,6 @@ public final class JobLauncher
         }
     }
 
-    private static void deleteQuietly(final Path path)
-    {
-        try
-        {
-            java.nio.file.Files.deleteIfExists(path);
-        }
-        catch (final IOException ignore)
-        {
-            // nothing more can be done while the JVM exits
-        }
-    }
-
     /**
      * @param classpath classpath (ignored when {@code command} starts with -jar).
      * @param jvmArgs   extra JVM options.
@@ -251,7 +239,7 @@ public final class JobLauncher
         final long started = System.nanoTime();
         long deadline = Long.MAX_VALUE;
         int firstFailure = 0;
-        // the rank that recorded the job's abort before the first failing exit: its own code is the job's
+        // the rank that recorded its own failure as the job's abort before the first failing exit: its code is the job's
         int rootRank = -1;
         long killAt = Long.MAX_VALUE;
         final boolean[] done = new boolean[ranks.size()];
@@ -281,9 +269,9 @@ public final class JobLauncher
                         // a rank exiting first is usually one that reacted to it
                         err.println("sm4j run: rank " + rank + " exited with code " + code + "; the job was aborted by rank " +
                             recorded.abortingRank() + ": " + recorded.reason());
-                        rootRank = recorded.abortingRank();
-                        firstFailure = rootRank != rank && done[rootRank] && ranks.get(rootRank).exitValue() != 0 ?
-                            ranks.get(rootRank).exitValue() : code;
+                        // a rank that threw is the cause: its exit, if later and non-zero, replaces this code (a rank
+                        // that found a peer dead is not: the dead one's code, usually this one, stays)
+                        rootRank = recorded.isOwnFailure() ? recorded.abortingRank() : -1;
                         killAt = System.nanoTime() + job.grace().toNanos();
                     }
                     else

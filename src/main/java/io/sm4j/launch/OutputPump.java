@@ -23,6 +23,10 @@ final class OutputPump implements Runnable
     private final int rank;
     private final String name;
     private final StringBuilder line = new StringBuilder();
+    /** The last character ended a line with '\r': a '\n' right after it ends nothing more. */
+    private boolean afterCarriageReturn;
+    /** The line so far was passed on at {@link #MAX_LINE}: its end adds no empty piece. */
+    private boolean split;
     private Thread thread;
     private volatile Throwable failure;
 
@@ -59,18 +63,7 @@ final class OutputPump implements Runnable
             {
                 for (int i = 0; i < read; i++)
                 {
-                    if (chunk[i] == '\n')
-                    {
-                        emit();
-                    }
-                    else
-                    {
-                        line.append(chunk[i]);
-                        if (line.length() == MAX_LINE)
-                        {
-                            emit();
-                        }
-                    }
+                    accept(chunk[i]);
                 }
             }
             if (line.length() > 0)
@@ -89,6 +82,31 @@ final class OutputPump implements Runnable
             {
                 sink.println("sm4j run: lost the rest of rank " + rank + "'s " + name + ": " + ex);
             }
+        }
+    }
+
+    /**
+     * Lines end as {@link java.io.BufferedReader#readLine} ends them: at '\n', '\r' or "\r\n"; a line reaching
+     * {@link #MAX_LINE} characters is passed on as it is.
+     */
+    private void accept(final char c)
+    {
+        final boolean lineFeedAfterReturn = afterCarriageReturn && c == '\n';
+        afterCarriageReturn = c == '\r';
+        if (c == '\n' || c == '\r')
+        {
+            if (!lineFeedAfterReturn && (line.length() > 0 || !split))
+            {
+                emit();
+            }
+            split = false;
+            return;
+        }
+        line.append(c);
+        if (line.length() == MAX_LINE)
+        {
+            emit();
+            split = true;
         }
     }
 

@@ -588,7 +588,7 @@ public final class Communicator implements AutoCloseable
         catch (final InternalError error)
         {
             // a fault of compiled code surfaces a little after the access that faulted: here, not in the endpoint
-            throw endpoint.fault(error);
+            throw fault(error);
         }
     }
 
@@ -654,7 +654,7 @@ public final class Communicator implements AutoCloseable
         }
         catch (final InternalError error)
         {
-            throw endpoint.fault(error); // surfaced on a return between the calls above
+            throw fault(error); // surfaced on a return between the calls above
         }
     }
 

@@ -27,6 +27,23 @@ public final class JobAbortedException extends Sm4jException
     }
 
     /**
+     * @return the reason a rank records when it fails itself ({@code rank 2 threw java.lang.OutOfMemoryError: ...}),
+     *         as opposed to one that reports another's failure ({@code rank 2 (pid 42) died}).
+     */
+    public static String ownFailure(final int rank, final Throwable failure)
+    {
+        return "rank " + rank + " threw " + failure;
+    }
+
+    /**
+     * @return true if the aborting rank recorded its own failure ({@link #ownFailure}): that rank is the cause.
+     */
+    public boolean isOwnFailure()
+    {
+        return abortingRank >= 0 && reason.startsWith("rank " + abortingRank + " threw ");
+    }
+
+    /**
      * @return the rank that aborted the job, or -1 for the launcher.
      */
     public int abortingRank()

@@ -118,9 +118,22 @@ public final class RankRegistry
     }
 
     /**
+     * @return how many ranks have claimed their control block (alive or not, detached or not).
+     */
+    int registeredCount()
+    {
+        int registered = 0;
+        for (final UnsafeBuffer control : controls)
+        {
+            registered += control.getLongAcquire(PID_OFFSET) != 0 ? 1 : 0;
+        }
+        return registered;
+    }
+
+    /**
      * @return how many registered ranks have a live process and have not detached.
      */
-    public int liveCount()
+    int liveCount()
     {
         int live = 0;
         for (int r = 0; r < controls.length; r++)

@@ -36,6 +36,8 @@ import java.util.List;
 public final class Segment implements AutoCloseable
 {
     private static final long ATTACH_POLL_NANOS = 1_000_000L;
+    /** Attach polls between two liveness checks (each reads /proc): every 100 ms, as the health check does. */
+    private static final int POLLS_PER_LIVENESS_CHECK = 100;
 
     private final Path path;
     private final SegmentLayout layout;
@@ -131,10 +133,10 @@ public final class Segment implements AutoCloseable
             {
                 // only a file this call created is removed, never one that was already there
                 closeQuietly(channel);
-                deleteQuietly(creating);
+                SegmentFiles.deleteQuietly(creating);
                 if (linked)
                 {
-                    deleteQuietly(path);
+                    SegmentFiles.deleteQuietly(path);
                 }
             }
             if (ex instanceof Sm4jException sm4j)
@@ -435,7 +437,9 @@ public final class Segment implements AutoCloseable
     {
         final long deadline = System.nanoTime() + timeout.toNanos();
         final int n = layout.params().peers();
-        while (true)
+        // written before READY and never again: read once
+        final ProcessIdentity creator = header.owner() == SegmentHeaderDescriptor.OWNER_CREATOR ? header.creator() : null;
+        for (int poll = 0; ; poll++)
         {
             checkNotAborted();
             final List<Integer> missing = ranks.missing();
@@ -443,17 +447,9 @@ public final class Segment implements AutoCloseable
             {
                 return;
             }
-            final int dead = ranks.findDeadPeer(rank);
-            if (dead >= 0)
+            if (poll % POLLS_PER_LIVENESS_CHECK == 0)
             {
-                abort(rank, "rank " + dead + " (pid " + ranks.pidOf(dead) + ") died while the ranks were attaching");
-                checkNotAborted();
-            }
-            final ProcessIdentity creator = header.owner() == SegmentHeaderDescriptor.OWNER_CREATOR ? header.creator() : null;
-            if (creator != null && !creator.isAlive())
-            {
-                abort(rank, "the creator of the segment (" + creator + ") died while the ranks were attaching");
-                checkNotAborted();
+                checkAttachingAlive(rank, creator);
             }
             if (System.nanoTime() - deadline > 0)
             {
@@ -467,6 +463,23 @@ public final class Segment implements AutoCloseable
     }
 
     /**
+     * Aborts the job if a rank that {@code rank} watches, or the creator, has died while the ranks attach.
+     */
+    private void checkAttachingAlive(final int rank, final ProcessIdentity creator)
+    {
+        final int dead = ranks.findDeadPeer(rank);
+        if (dead >= 0)
+        {
+            abort(rank, "rank " + dead + " (pid " + ranks.pidOf(dead) + ") died while the ranks were attaching");
+        }
+        else if (creator != null && !creator.isAlive())
+        {
+            abort(rank, "the creator of the segment (" + creator + ") died while the ranks were attaching");
+        }
+        checkNotAborted();
+    }
+
+    /**
      * Marks {@code rank} detached; the last rank out removes the file.
      */
     public void detach(final int rank)
@@ -475,7 +488,7 @@ public final class Segment implements AutoCloseable
         ranks.detach(rank);
         if (header.incrementDetached() == layout.params().peers())
         {
-            deleteQuietly(path);
+            SegmentFiles.deleteQuietly(path);
         }
     }
 
@@ -494,7 +507,7 @@ public final class Segment implements AutoCloseable
         closeQuietly(channel);
         if (creator)
         {
-            deleteQuietly(path);
+            SegmentFiles.deleteQuietly(path);
         }
     }
 
@@ -513,15 +526,4 @@ public final class Segment implements AutoCloseable
         }
     }
 
-    private static void deleteQuietly(final Path path)
-    {
-        try
-        {
-            Files.deleteIfExists(path);
-        }
-        catch (final IOException ignore)
-        {
-            // best effort: the launcher also removes it
-        }
-    }
 }

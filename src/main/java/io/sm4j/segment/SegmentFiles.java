@@ -90,6 +90,22 @@ public final class SegmentFiles
     /**
      * @return where the segment of {@code jobId} lives in {@code dir}.
      */
+    /**
+     * Removes {@code path} if it exists, ignoring failures: for cleanup paths (a failed create, the last rank
+     * out, a shutdown hook), where someone else may remove it too and nothing more can be done.
+     */
+    public static void deleteQuietly(final Path path)
+    {
+        try
+        {
+            Files.deleteIfExists(path);
+        }
+        catch (final IOException ignore)
+        {
+            // best effort
+        }
+    }
+
     public static Path path(final Path dir, final long jobId)
     {
         return dir.resolve(fileName(jobId));

@@ -205,7 +205,7 @@ final class SegmentHeader
         buffer.getBytes(ABORT_REASON_OFFSET, bytes);
         final int rank = buffer.getInt(ABORT_RANK_OFFSET);
         final String reason = printable(new String(bytes, StandardCharsets.UTF_8));
-        return new JobAbortedException(rank >= -1 && rank <= LayoutParams.MAX_PEERS ? rank : -1,
+        return new JobAbortedException(rank >= -1 && rank < LayoutParams.MAX_PEERS ? rank : -1,
             reason.isEmpty() ? "(no readable reason)" : reason);
     }
 

@@ -21,8 +21,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 
-import static io.sm4j.layout.ControlBlockDescriptor.*;
-
 /**
  * Finds the segment files of a directory and tells live jobs from dead ones, reading each file (never
  * mapping it: a file truncated under us must not fault). A segment is stale when no process it records is
@@ -163,22 +161,16 @@ public final class StaleSegments
                     "another sm4j version or a damaged file; left alone");
             }
             final int n = layout.params().peers();
-            int registered = 0;
-            int alive = 0;
+            final UnsafeBuffer[] controls = new UnsafeBuffer[n];
             for (int r = 0; r < n; r++)
             {
                 final UnsafeBuffer control = read(channel, layout.controlBlockOffset(r), ControlBlockDescriptor.OWNER_LENGTH);
-                final long pid = control == null ? 0 : control.getLong(PID_OFFSET);
-                if (pid != 0)
-                {
-                    registered++;
-                    if (control.getInt(STATE_OFFSET) != STATE_DETACHED &&
-                        new ProcessIdentity(pid, control.getLong(START_OFFSET)).isAlive())
-                    {
-                        alive++;
-                    }
-                }
+                controls[r] = control == null ? new UnsafeBuffer(new byte[ControlBlockDescriptor.OWNER_LENGTH]) : control;
             }
+            // the same reading of the owner lines as the ranks' own (a copy of them: nothing here is mapped)
+            final RankRegistry registry = new RankRegistry(path.toString(), controls);
+            final int registered = registry.registeredCount();
+            final int alive = registry.liveCount();
             final ProcessIdentity creator = header.creator();
             final boolean launcherOwned = header.owner() == SegmentHeaderDescriptor.OWNER_CREATOR;
             if (alive > 0)

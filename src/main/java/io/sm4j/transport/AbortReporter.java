@@ -51,7 +51,7 @@ final class AbortReporter implements Thread.UncaughtExceptionHandler
         }
         try
         {
-            Segment.recordFailure(segment, rank, "rank " + rank + " threw " + ex);
+            Segment.recordFailure(segment, rank, JobAbortedException.ownFailure(rank, ex));
         }
         finally
         {

@@ -51,11 +51,6 @@ final class CallGate
         }
     }
 
-    boolean isClosed()
-    {
-        return closed;
-    }
-
     /**
      * Closes the gate and waits until the calls inside have left (each sees the gate closed at its next wait).
      *

@@ -506,20 +506,15 @@ public final class Endpoint implements AutoCloseable
         {
             return;
         }
-        if (faulted)
-        {
-            // the file was truncated: nothing left to deliver or to mark detached, only the mapping to release
-            if (ownsSegment)
-            {
-                segment.close();
-            }
-            return;
-        }
-        // every call that entered has left; a claim still held keeps its destination's lock until committed
-        outbound.lockAll();
         try
         {
-            deliverPendingAndDetach();
+            // a truncated file leaves nothing to deliver or to mark detached, only the mapping to release
+            if (!faulted)
+            {
+                // every call that entered has left; a claim still held keeps its destination's lock until committed
+                outbound.lockAll();
+                deliverPendingAndDetach();
+            }
         }
         catch (final InternalError error)
         {

@@ -65,7 +65,8 @@ public final class CloseRaceApp
             {
                 users[t] = CompletableFuture.runAsync(() -> useUntilClosed(closing, calls));
             }
-            while (calls.get() < 2_000)
+            // until both threads are busy inside the endpoint (or one has already failed: join reports it)
+            while (calls.get() < 2_000 && !users[0].isDone() && !users[1].isDone())
             {
                 Thread.onSpinWait();
             }
