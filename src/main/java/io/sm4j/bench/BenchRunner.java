@@ -34,20 +34,21 @@ public final class BenchRunner
      *
      * @param exitCode the job's exit code (0: every rank succeeded).
      * @param results  the measurements.
-     * @param idle     the idle strategy every rank used (spin or backoff).
+     * @param idle     how every rank waited, e.g. "auto (spin first)".
      */
     public record Outcome(int exitCode, BenchResults results, String idle)
     {
     }
 
     /**
+     * @param idle     how the ranks wait ({@code SM4J_IDLE}).
      * @param binding  where the rank JVMs run.
      * @param jvmArgs  extra options for the rank JVMs.
      * @param progress told {@code transport size} before each measurement.
      */
     public static Outcome run(
-        final BenchSpec spec, final LayoutParams params, final int processes, final Binding binding, final Path segmentDir,
-        final Duration limit, final List<String> jvmArgs, final Consumer<String> progress, final PrintWriter err)
+        final BenchSpec spec, final LayoutParams params, final int processes, final TransportOptions.Idle idle,
+        final Binding binding, final Path segmentDir, final Duration limit, final List<String> jvmArgs, final Consumer<String> progress, final PrintWriter err)
         throws IOException
     {
         final BenchResults results = new BenchResults(spec.test());
@@ -61,12 +62,13 @@ public final class BenchRunner
             command.add(BenchRank.class.getName());
             command.addAll(spec.toArgs());
             final List<String> jvm = rankJvmArgs(jvmArgs);
-            // AUTO's own rule, applied to the ranks that run: the segment's rank count includes the idle ones
-            final String idle = TransportOptions.defaults().idleStrategy(processes).alias();
             final int code = JobLauncher.run(new JobLauncher.Job(params, segmentDir, System.getProperty("java.class.path"),
-                command, jvm, Map.of(BenchRank.SCRATCH_ENV, scratch.toString(), TransportOptions.IDLE_ENV, idle),
+                command, jvm, Map.of(BenchRank.SCRATCH_ENV, scratch.toString(), TransportOptions.IDLE_ENV, idle.name()),
                 Duration.ofSeconds(5), limit, processes, binding), out, err);
-            return new Outcome(code, results, idle);
+            // as the ranks that run see it: the segment's rank count includes the idle ones
+            final TransportOptions options = TransportOptions.defaults();
+            return new Outcome(code, results, new TransportOptions(options.attachTimeout(), options.lazyFreeBatch(), idle,
+                0, options.unexpectedBytes()).describeIdle(processes));
         }
         finally
         {

@@ -18,8 +18,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Open MPI's shared-memory transport (vader) as a baseline, when {@code mpicc} and an Open MPI
  * {@code mpirun} are installed: compiles {@code osu_mpi.c} (this package's resource: the same loops in C)
- * and runs it on two ranks with {@code --mca btl self,vader}. Never required: without Open MPI the
- * column is left out and the reason printed.
+ * and runs it with {@code --mca btl self,vader --oversubscribe} on as many ranks as the sm4j run had (two
+ * for the pair tests). Never required: without Open MPI the column is left out and the reason printed.
  */
 public final class OmpiBaseline
 {
@@ -51,11 +51,12 @@ public final class OmpiBaseline
     }
 
     /**
-     * Runs the test; every result line goes to {@code results}.
+     * Runs the test on {@code ranks} ranks; every result line goes to {@code results}.
      *
      * @throws IOException if the build or the run fails (with their output).
      */
-    public static void run(final BenchSpec spec, final BenchResults results, final long timeoutSeconds) throws IOException
+    public static void run(final BenchSpec spec, final int ranks, final BenchResults results, final long timeoutSeconds)
+        throws IOException
     {
         final Path dir = Files.createTempDirectory("sm4j-ompi-");
         try
@@ -67,7 +68,7 @@ public final class OmpiBaseline
             }
             final Path binary = dir.resolve("osu_mpi");
             capture(List.of("mpicc", "-O2", "-o", binary.toString(), source.toString()), 120);
-            final List<String> command = new ArrayList<>(List.of("mpirun", "--oversubscribe", "-np", "2",
+            final List<String> command = new ArrayList<>(List.of("mpirun", "--oversubscribe", "-np", Integer.toString(ranks),
                 "--mca", "btl", "self,vader", binary.toString(), spec.test().id(), Integer.toString(spec.minSize()),
                 Integer.toString(spec.maxSize()), Integer.toString(spec.iterations()), Integer.toString(spec.skip()),
                 Integer.toString(spec.window())));

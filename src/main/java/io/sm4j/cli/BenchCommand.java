@@ -14,6 +14,7 @@ import io.sm4j.layout.Policy;
 import io.sm4j.layout.ThreadMode;
 import io.sm4j.segment.SegmentFiles;
 import io.sm4j.transport.CpuBudget;
+import io.sm4j.transport.TransportOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -46,11 +47,13 @@ import java.util.concurrent.Callable;
         "--compare adds, between the same two JVMs and in the same loops, size by size: Agrona's " +
             "OneToOneRingBuffer over a mapped file (agrona), Unix domain sockets (uds), two threads of one JVM " +
             "handing a message over through one buffer (threads, latency only: the physical limit), and Open MPI's " +
-            "vader transport (ompi) when mpicc and mpirun are installed; each with x = sm4j / baseline.",
+            "vader transport (ompi) when mpicc and mpirun are installed; each with x = sm4j / baseline. For mbw_mr " +
+            "and multi_lat, --compare runs Open MPI only, on as many ranks (mpirun --oversubscribe).",
         "" },
     footer = { "", "Examples:",
         "  sm4j bench latency --compare --chart target/latency.png",
         "  sm4j bench bw -m 64:65536 --compare",
+        "  sm4j bench multi_lat -n 4 -m 8:8 --compare     (2 pairs on the cores there are, next to Open MPI)",
         "  sm4j bench latency -m 0:64 --layout page4k      (the RFC's latency table: one run per layout)",
         "  sm4j bench latency -m 8:8 --peers 256          (a segment for 256 ranks, 2 of them running)",
         "  sm4j bench mbw_mr -n 4 --format csv" })
@@ -120,6 +123,9 @@ final class BenchCommand implements Callable<Integer>
     @Option(names = "--chart", paramLabel = "FILE.png", description = "Also write a log-log chart, one line per transport.")
     Path chart;
 
+    @Option(names = "--idle", paramLabel = "MODE", description = "How a waiting rank waits: auto (spin, yield, then sleep on its doorbell, as the waits show), spin, yield or block (default: ${DEFAULT-VALUE}; see sm4j run --help).")
+    TransportOptions.Idle idle = TransportOptions.Idle.AUTO;
+
     @Option(names = "--bind-to", paramLabel = "core|none", description = "Pin rank r to the r-th online core with taskset, as mpirun --bind-to core (default: ${DEFAULT-VALUE}).")
     Binding binding = Binding.NONE;
 
@@ -154,9 +160,9 @@ final class BenchCommand implements Callable<Integer>
             {
                 throw new IllegalArgumentException("-n " + ranks + ": " + benchTest.id() + " pairs ranks, expected an even count");
             }
-            if (compare || peers != null)
+            if (peers != null)
             {
-                throw new IllegalArgumentException((compare ? "--compare" : "--peers " + peers) + " applies to latency, bw and bibw only");
+                throw new IllegalArgumentException("--peers " + peers + " applies to latency, bw and bibw only");
             }
         }
         final int segmentRanks = peers == null ? processes : peers;
@@ -182,7 +188,7 @@ final class BenchCommand implements Callable<Integer>
         final BenchRunner.Outcome outcome;
         try
         {
-            outcome = BenchRunner.run(benchSpec, params, processes, binding, SegmentFiles.directory(dir, err::println),
+            outcome = BenchRunner.run(benchSpec, params, processes, idle, binding, SegmentFiles.directory(dir, err::println),
                 Duration.ofSeconds(timeoutSeconds), jvmArgs, progress::show, err);
         }
         finally
@@ -196,10 +202,11 @@ final class BenchCommand implements Callable<Integer>
         }
         if (compare && ompiMissing == null)
         {
-            err.println("# running the same loops over Open MPI (mpirun -np 2 --mca btl self,vader) ...");
+            err.println("# running the same loops over Open MPI (mpirun --oversubscribe -np " + processes +
+                " --mca btl self,vader) ...");
             try
             {
-                OmpiBaseline.run(benchSpec, outcome.results(), timeoutSeconds == 0 ? RunCommand.MAX_TIMEOUT_SECONDS : timeoutSeconds);
+                OmpiBaseline.run(benchSpec, processes, outcome.results(), timeoutSeconds == 0 ? RunCommand.MAX_TIMEOUT_SECONDS : timeoutSeconds);
             }
             catch (final IOException ex)
             {

@@ -4,6 +4,7 @@ import io.sm4j.launch.Binding;
 import io.sm4j.launch.JobLauncher;
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.segment.SegmentFiles;
+import io.sm4j.transport.TransportOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -78,6 +79,16 @@ final class RunCommand implements Callable<Integer>
         description = "Pin rank r to the r-th online core with taskset, as mpirun --bind-to core (default: ${DEFAULT-VALUE}).")
     Binding binding = Binding.NONE;
 
+    @Option(names = "--idle", paramLabel = "MODE",
+        description = {"How a rank waits for a message, room or a peer (SM4J_IDLE; default: $SM4J_IDLE, else auto):",
+            "  auto   spin, then yield, then sleep on the rank's doorbell once a wait lasts 1 ms, deciding from what " +
+                "the waits show whether the cores are contended (then yield at once, sleep after 200 us); more " +
+                "ranks than cores start contended, as mpirun does",
+            "  spin   only spin: lowest latency with a core per rank; a waiting rank burns its core",
+            "  yield  yield after every empty pass, never sleep (Open MPI's mpi_yield_when_idle)",
+            "  block  sleep after 20 us: services that wait long and must not burn a core"})
+    TransportOptions.Idle idle;
+
     @Parameters(paramLabel = "COMMAND", arity = "1..*",
         description = "Main class and its arguments, or -jar app.jar and its arguments.")
     List<String> command;
@@ -103,7 +114,8 @@ final class RunCommand implements Callable<Integer>
         final String self = selfClasspath();
         final String cp = classpath == null ? self : classpath + File.pathSeparator + self;
         final Path segmentDir = SegmentFiles.directory(dir, spec.commandLine().getErr()::println);
-        return JobLauncher.run(new JobLauncher.Job(params, segmentDir, cp, command, jvmArgs, Map.of(),
+        final Map<String, String> env = idle == null ? Map.of() : Map.of(TransportOptions.IDLE_ENV, idle.name());
+        return JobLauncher.run(new JobLauncher.Job(params, segmentDir, cp, command, jvmArgs, env,
             Duration.ofMillis(graceMillis), Duration.ofSeconds(timeoutSeconds), ranks, binding), spec.commandLine().getOut(),
             spec.commandLine().getErr());
     }

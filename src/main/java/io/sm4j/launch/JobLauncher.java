@@ -104,7 +104,7 @@ public final class JobLauncher
         {
             ranks.forEach(Process::destroyForcibly);
             SegmentFiles.deleteQuietly(SegmentFiles.creatingPath(job.dir(), jobId));
-            SegmentFiles.deleteQuietly(SegmentFiles.path(job.dir(), jobId));
+            SegmentFiles.deleteSegment(SegmentFiles.path(job.dir(), jobId));
         });
         Runtime.getRuntime().addShutdownHook(cleanup);
         try (Segment segment = Segment.create(job.params(), job.dir(), jobId))

@@ -13,7 +13,8 @@ public enum Category
     MAX_POOLS("max freelists"),
     EAGER_CREDITS("eager credits"),
     FAST_BOXES("fast boxes"),
-    HEADER_AND_CONTROL("header and control");
+    HEADER_AND_CONTROL("header and control"),
+    DOORBELLS("doorbells");
 
     private final String label;
 

@@ -44,8 +44,8 @@ public final class SegmentHeaderDescriptor
 {
     /** "SM4JSEG1" read as a little-endian long. */
     public static final long MAGIC = 0x3147455334534D53L;
-    /** 4: the creator's start time and the owner in the header, the rank's start time in its control block. */
-    public static final int VERSION = 4;
+    /** 5: a doorbell line per rank after the control blocks (4: the creator's and each rank's start time, the owner). */
+    public static final int VERSION = 5;
 
     public static final int STATE_CREATING = 0;
     public static final int STATE_READY = 1;

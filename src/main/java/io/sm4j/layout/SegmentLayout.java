@@ -11,6 +11,7 @@ import java.util.Map;
  *  +--------------------------------------------------------------+ 0
  *  | segment header (SegmentHeaderDescriptor)                     |
  *  | control block rank 0 .. n-1 (owner line | activity bitmap)   |
+ *  | doorbell rank 0 .. n-1 (DoorbellDescriptor, a line each)      |
  *  +--------------------------------------------------------------+ section 1 + r: CB region of receiver r
  *  | AGGREGATED (RFC section 2), for receiver r, each group on a   |
  *  | cacheline boundary:                                          |
@@ -45,6 +46,8 @@ public final class SegmentLayout
     private final int peers;
     private final long controlBlocksOffset;
     private final long controlBlockStride;
+    private final long doorbellsOffset;
+    private final long doorbellStride;
     private final long cbRegionsOffset;
     private final long cbRegionStride;
     private final long poolRegionsOffset;
@@ -77,6 +80,9 @@ public final class SegmentLayout
             Category.HEADER_AND_CONTROL, n, ControlBlockDescriptor.stride(params.cacheline(), n), cacheline);
         controlBlocksOffset = controlBlocks.start();
         controlBlockStride = controlBlocks.stride();
+        final Run bells = header.packed(Category.DOORBELLS, n, DoorbellDescriptor.stride(params.cacheline()), cacheline);
+        doorbellsOffset = bells.start();
+        doorbellStride = bells.stride();
         cbRegionsOffset = header.finish(Category.HEADER_AND_CONTROL, regionAlign);
 
         final RegionBuilder cb = new RegionBuilder();
@@ -187,6 +193,11 @@ public final class SegmentLayout
     public long controlBlockOffset(final int rank)
     {
         return controlBlocksOffset + checkRank("rank", rank) * controlBlockStride;
+    }
+
+    public long bellOffset(final int rank)
+    {
+        return doorbellsOffset + checkRank("rank", rank) * doorbellStride;
     }
 
     public long activityOffset(final int rank)

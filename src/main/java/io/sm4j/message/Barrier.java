@@ -26,32 +26,26 @@ final class Barrier
     }
 
     /**
-     * @param communicator drives the protocol while a round waits, and tells whether a peer has left.
+     * @param progress drives the protocol while a round waits, and tells whether a peer has left.
      */
-    void await(final Communicator communicator)
+    void await(final Progress progress)
     {
         for (int distance = 1; distance < size; distance <<= 1)
         {
             final int to = (rank + distance) % size;
             final int from = (rank - distance + size) % size;
-            while (!sender.trySendBarrier(to, epoch))
+            if (!sender.trySendBarrier(to, epoch))
             {
-                communicator.progressOrIdle();
+                progress.await(() -> sender.trySendBarrier(to, epoch));
             }
             expected[from]++;
-            while (received[from] < expected[from])
+            if (received[from] < expected[from])
             {
-                if (communicator.sourceGone(from))
+                progress.await(() -> received[from] >= expected[from] || progress.departed(from));
+                if (received[from] < expected[from])
                 {
-                    // detachment read first (acquire), then drained: a BARRIER sent before leaving is here now
-                    communicator.drainAll();
-                    if (received[from] < expected[from])
-                    {
-                        throw communicator.detached("barrier (epoch " + epoch + ", waiting for rank " + from + ")");
-                    }
-                    break;
+                    throw progress.detached("barrier (epoch " + epoch + ", waiting for rank " + from + ")");
                 }
-                communicator.progressOrIdle();
             }
         }
         epoch++;

@@ -27,7 +27,8 @@ import java.nio.file.Path;
  * the sender streams the rest in max-size fragments, pipelined, copied straight into the posted buffer.
  * <p>
  * Not thread-safe: one thread per communicator. {@link #close()} completes outstanding sends; receives still
- * posted are dropped.
+ * posted are dropped. Every call that waits, waits through the rank's one {@link ProgressEngine}: it spins,
+ * yields or sleeps on the rank's doorbell by the endpoint's wait policy ({@code SM4J_IDLE}).
  */
 public final class Communicator implements AutoCloseable
 {
@@ -36,37 +37,37 @@ public final class Communicator implements AutoCloseable
     /** Says so (System.Logger "io.sm4j", WARNING) when no /dev/shm makes a segment land on disk. */
     private static final java.util.function.Consumer<String> FALLBACK_WARNING =
         text -> System.getLogger("io.sm4j").log(System.Logger.Level.WARNING, text);
-    private static final int POLL_LIMIT = 64;
     private static final byte[] NO_BYTES = new byte[0];
 
-    private final Endpoint endpoint;
     private final int rank;
     private final int size;
     private final int eagerPayload;
-    private final Rendezvous rendezvous;
     private final Barrier barrier;
     private final Matcher matcher;
+    private final PendingSends sends;
+    private final ProgressEngine engine;
     private final UnsafeBuffer eagerScratch = new UnsafeBuffer(NO_BYTES);
+    private final EagerSend eagerWait = new EagerSend();
     /** Reused by every blocking receive and blocking large send (one at a time: one thread, no re-entry). */
-    private RecvRequest blockingRecv = new RecvRequest(this, false);
-    private SendRequest blockingSend = new SendRequest(this, false);
-    /** The endpoint's health tick at the last orphan check. */
-    private long orphanCheckTick;
-    private boolean closed;
+    private RecvRequest blockingRecv;
+    private SendRequest blockingSend;
 
     /**
      * @param endpoint the transport endpoint; closed with this communicator.
      */
     public Communicator(final Endpoint endpoint)
     {
-        this.endpoint = endpoint;
         this.rank = endpoint.rank();
         this.size = endpoint.size();
         final MessageSender sender = new MessageSender(endpoint);
         this.eagerPayload = sender.eagerPayload();
-        rendezvous = new Rendezvous(sender, size);
+        final Rendezvous rendezvous = new Rendezvous(sender, size);
+        sends = new PendingSends(endpoint, sender, rendezvous);
         barrier = new Barrier(sender, rank, size);
-        matcher = new Matcher(endpoint, sender, rendezvous, barrier);
+        matcher = new Matcher(endpoint, eagerPayload, sends, rendezvous, barrier);
+        engine = new ProgressEngine(endpoint, matcher, sends, rendezvous);
+        blockingRecv = new RecvRequest(engine, false);
+        blockingSend = new SendRequest(engine, false);
     }
 
     /**
@@ -216,9 +217,42 @@ public final class Communicator implements AutoCloseable
      */
     private void sendEager(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
     {
-        while (!matcher.trySendEager(dest, tag, buffer, offset, length))
+        if (!sends.trySendEager(dest, tag, buffer, offset, length))
         {
-            progressOrIdle();
+            try
+            {
+                engine.await(eagerWait.set(dest, tag, buffer, offset, length));
+            }
+            finally
+            {
+                eagerWait.set(0, 0, null, 0, 0); // do not keep the caller's buffer alive
+            }
+        }
+    }
+
+    /** An eager send that waits for room (earlier sends to its receiver, a credit, a fast box record). */
+    private final class EagerSend implements Awaitable
+    {
+        private int dest;
+        private int tag;
+        private DirectBuffer buffer;
+        private int offset;
+        private int length;
+
+        EagerSend set(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
+        {
+            this.dest = dest;
+            this.tag = tag;
+            this.buffer = buffer;
+            this.offset = offset;
+            this.length = length;
+            return this;
+        }
+
+        @Override
+        public boolean isDone()
+        {
+            return sends.trySendEager(dest, tag, buffer, offset, length);
         }
     }
 
@@ -234,22 +268,22 @@ public final class Communicator implements AutoCloseable
         }
         final SendRequest request = blockingSend.set(dest, tag, buffer, offset, length);
         request.reset();
-        start(request);
+        engine.start(request);
         try
         {
             request.await();
         }
         catch (final RuntimeException ex)
         {
-            if (!request.isComplete())
+            if (!request.isDone())
             {
-                blockingSend = new SendRequest(this, false); // the protocol may still hold the old one
+                blockingSend = new SendRequest(engine, false); // the protocol may still hold the old one
             }
             throw ex;
         }
         finally
         {
-            if (request.isComplete())
+            if (request.isDone())
             {
                 request.buffer = null; // do not keep the caller's buffer alive
             }
@@ -272,8 +306,8 @@ public final class Communicator implements AutoCloseable
     public Request isend(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
     {
         checkSend(dest, tag, Arguments.capacityOf(buffer), offset, length);
-        final SendRequest request = new SendRequest(this, false).set(dest, tag, buffer, offset, length);
-        start(request);
+        final SendRequest request = new SendRequest(engine, false).set(dest, tag, buffer, offset, length);
+        engine.start(request);
         return request;
     }
 
@@ -290,24 +324,15 @@ public final class Communicator implements AutoCloseable
     public Request sendInit(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
     {
         checkSend(dest, tag, Arguments.capacityOf(buffer), offset, length);
-        return new SendRequest(this, true).set(dest, tag, buffer, offset, length);
+        return new SendRequest(engine, true).set(dest, tag, buffer, offset, length);
     }
 
     private void checkSend(final int dest, final int tag, final int capacity, final int offset, final int length)
     {
-        checkUsable();
+        engine.checkUsable();
         Arguments.checkRank("dest", dest, size, false);
         Arguments.checkTag(tag, false);
         BufferChecks.checkBounds(offset, length, capacity);
-    }
-
-    /**
-     * Sends a request set up and reset: a new isend, a persistent send's start, or a blocking large send.
-     */
-    void start(final SendRequest request)
-    {
-        checkUsable();
-        matcher.send(request);
     }
 
     /**
@@ -388,17 +413,17 @@ public final class Communicator implements AutoCloseable
         }
         catch (final RuntimeException ex)
         {
-            if (!request.isComplete())
+            if (!request.isDone())
             {
                 matcher.queues().withdraw(request);
-                blockingRecv = new RecvRequest(this, false); // the protocol may still hold the old one
+                blockingRecv = new RecvRequest(engine, false); // the protocol may still hold the old one
             }
             throw ex;
         }
         finally
         {
             matcher.awaiting(null);
-            if (request.isComplete())
+            if (request.isDone())
             {
                 request.buffer = null; // do not keep the caller's buffer alive
             }
@@ -417,7 +442,7 @@ public final class Communicator implements AutoCloseable
         {
             throw new NullPointerException("handler");
         }
-        final RecvRequest request = new RecvRequest(this, false).set(source, tag, null, 0, 0, handler);
+        final RecvRequest request = new RecvRequest(engine, false).set(source, tag, null, 0, 0, handler);
         matcher.post(request);
         return request.await();
     }
@@ -443,7 +468,7 @@ public final class Communicator implements AutoCloseable
     {
         checkRecv(source, tag);
         BufferChecks.checkRange("buffer", buffer, offset, length);
-        final RecvRequest request = new RecvRequest(this, false).set(source, tag, buffer, offset, length, null);
+        final RecvRequest request = new RecvRequest(engine, false).set(source, tag, buffer, offset, length, null);
         matcher.post(request);
         return request;
     }
@@ -461,21 +486,12 @@ public final class Communicator implements AutoCloseable
     {
         checkRecv(source, tag);
         BufferChecks.checkRange("buffer", buffer, offset, length);
-        return new RecvRequest(this, true).set(source, tag, buffer, offset, length, null);
-    }
-
-    /**
-     * Posts a receive set up and reset: a persistent receive's start.
-     */
-    void post(final RecvRequest request)
-    {
-        checkUsable();
-        matcher.post(request);
+        return new RecvRequest(engine, true).set(source, tag, buffer, offset, length, null);
     }
 
     private void checkRecv(final int source, final int tag)
     {
-        checkUsable();
+        engine.checkUsable();
         Arguments.checkRank("source", source, size, true);
         Arguments.checkTag(tag, true);
     }
@@ -491,7 +507,7 @@ public final class Communicator implements AutoCloseable
         matcher.probing(source, tag);
         try
         {
-            progress();
+            engine.progress();
             return matcher.probed(source, tag);
         }
         finally
@@ -509,27 +525,23 @@ public final class Communicator implements AutoCloseable
         matcher.probing(source, tag);
         try
         {
-            Status status;
-            while ((status = matcher.probed(source, tag)) == null)
+            engine.await(() -> matcher.probed(source, tag) != null || engine.sourceGone(source));
+            Status status = matcher.probed(source, tag);
+            if (status == null)
             {
-                if (sourceGone(source))
-                {
-                    // detachment read first (acquire), then drained: what it sent before leaving is here now
-                    drainAll();
-                    status = matcher.probed(source, tag);
-                    if (status == null)
-                    {
-                        throw detached("probe for a message from " + (source == ANY_SOURCE ? "any rank" : "rank " + source));
-                    }
-                    return status;
-                }
-                progressOrIdle();
+                // detachment read first (acquire), then drained: what it sent before leaving is here now
+                engine.drainAll();
+                status = matcher.probed(source, tag);
+            }
+            if (status == null)
+            {
+                throw engine.detached("probe for a message from " + (source == ANY_SOURCE ? "any rank" : "rank " + source));
             }
             return status;
         }
         catch (final InternalError error)
         {
-            throw fault(error);
+            throw engine.fault(error);
         }
         finally
         {
@@ -543,14 +555,14 @@ public final class Communicator implements AutoCloseable
      */
     public void barrier()
     {
-        checkUsable();
+        engine.checkUsable();
         try
         {
-            barrier.await(this);
+            barrier.await(engine);
         }
         catch (final InternalError error)
         {
-            throw fault(error);
+            throw engine.fault(error);
         }
     }
 
@@ -561,101 +573,7 @@ public final class Communicator implements AutoCloseable
      */
     public int progress()
     {
-        checkUsable();
-        return doWork();
-    }
-
-    /**
-     * The one progress pass: starts the sends and ACKs that wait for room, polls the transport (fast boxes,
-     * FIFOs, returns, pending words, and its rate-limited health check, the loop's one clock read), streams
-     * acknowledged large sends, and on each health tick fails the requests of peers that have detached.
-     *
-     * @return messages sent, received and streamed.
-     */
-    private int doWork()
-    {
-        try
-        {
-            final int work = matcher.flushSends() + endpoint.poll(matcher, POLL_LIMIT) + rendezvous.advance();
-            final long tick = endpoint.ticks();
-            if (tick != orphanCheckTick)
-            {
-                orphanCheckTick = tick; // first: the drain in failOrphans runs this pass again
-                failOrphans();
-            }
-            return work;
-        }
-        catch (final InternalError error)
-        {
-            // a fault of compiled code surfaces a little after the access that faulted: here, not in the endpoint
-            throw fault(error);
-        }
-    }
-
-    /**
-     * @return System.nanoTime() as the progress loop last read it (see {@link Endpoint#clock()}).
-     */
-    long clock()
-    {
-        return endpoint.clock();
-    }
-
-    /**
-     * @return the error for a wait on a peer that has detached; the job's abort if it was aborted (ranks
-     *         detach when it is, so that is the cause to report).
-     */
-    Sm4jException detached(final String what)
-    {
-        endpoint.checkNotAbortedAfterDetach();
-        return new Sm4jException("the " + what + " cannot complete: the peer has detached");
-    }
-
-    /**
-     * A fault of an access to the mapping (the file was truncated) surfaces as an {@link InternalError} on a
-     * return shortly after the access, so each loop that waits catches it: this names the file instead.
-     */
-    Sm4jException fault(final InternalError error)
-    {
-        return endpoint.fault(error);
-    }
-
-    void drainAll()
-    {
-        while (doWork() > 0)
-        {
-            // until the in-bound FIFOs and fast boxes are empty (or hold only declined messages)
-        }
-    }
-
-    boolean sourceGone(final int source)
-    {
-        if (source != ANY_SOURCE)
-        {
-            return source != rank && !endpoint.isAttached(source);
-        }
-        for (int peer = 0; peer < size; peer++)
-        {
-            if (peer != rank && endpoint.isAttached(peer))
-            {
-                return false;
-            }
-        }
-        return size > 1;
-    }
-
-    void progressOrIdle()
-    {
-        try
-        {
-            if (progress() == 0)
-            {
-                endpoint.idle();
-            }
-        }
-        catch (final InternalError error)
-        {
-            throw fault(error); // surfaced on a return between the calls above
-        }
+        return engine.progress();
     }
 
     /**
@@ -670,63 +588,6 @@ public final class Communicator implements AutoCloseable
         {
             throw new IllegalStateException("a MessageHandler must not call the communicator");
         }
-        if (closed)
-        {
-            return;
-        }
-        try
-        {
-            while (rendezvous.hasSends() || matcher.hasWaiting())
-            {
-                progressOrIdle();
-            }
-        }
-        finally
-        {
-            closed = true;
-            endpoint.close();
-        }
-    }
-
-    /**
-     * At most every {@link #ORPHAN_CHECK_NANOS}, tried every {@link #ORPHAN_CHECK_CALLS} + 1 progress
-     * calls: fails the requests that wait for a rank that has
-     * detached (closed its endpoint) and so can never answer. Detachment is read first (acquire), then the
-     * in-bound FIFOs are drained, so everything such a rank published before detaching has been received.
-     */
-    private void failOrphans()
-    {
-        final boolean[] gone = new boolean[size];
-        int goneCount = 0;
-        for (int peer = 0; peer < size; peer++)
-        {
-            if (peer != rank && !endpoint.isAttached(peer))
-            {
-                gone[peer] = true;
-                goneCount++;
-            }
-        }
-        if (goneCount == 0)
-        {
-            return;
-        }
-        endpoint.checkNotAborted(); // they may have left because the job was aborted: that is the cause
-        drainAll(); // what the detached ranks sent before leaving
-        final boolean everyoneGone = goneCount == size - 1;
-        rendezvous.failOrphans(gone);
-        matcher.failOrphans(gone);
-        matcher.queues().failOrphans(gone, everyoneGone);
-    }
-
-    private void checkUsable()
-    {
-        if (matcher.inHandler())
-        {
-            throw new IllegalStateException("a MessageHandler must not call the communicator");
-        }
-        if (closed)
-        {
-            throw new IllegalStateException("communicator of rank " + rank + " is closed");
-        }
+        engine.close();
     }
 }

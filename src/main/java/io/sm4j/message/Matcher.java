@@ -5,24 +5,19 @@ import io.sm4j.transport.FragmentHandler;
 import io.sm4j.transport.FragmentView;
 import io.sm4j.segment.Sm4jException;
 import org.agrona.DirectBuffer;
-import org.agrona.collections.LongArrayQueue;
 import org.agrona.concurrent.UnsafeBuffer;
-
-import java.util.ArrayDeque;
 
 import static io.sm4j.message.MessageType.*;
 
 /**
- * Message matching at one rank (ob1's matching engine over the sm BTL): sends a checked request, takes
- * each arriving fragment from the transport and matches it against the posted receives, posts receives
- * against the queued messages, and delivers a match (eager: copy or zero-copy handler; large: first chunk,
- * then ACK, the rest through {@link Rendezvous}).
+ * Message matching at one rank (ob1's matching engine over the sm BTL): takes each arriving fragment from
+ * the transport and matches it against the posted receives, posts receives against the queued messages,
+ * and delivers a match (eager: copy or zero-copy handler; large: first chunk, then ACK through
+ * {@link PendingSends}, the rest through {@link Rendezvous}). Messages to this rank itself are matched here.
  * <p>
- * Nothing here waits: a send that finds no room at its receiver waits in that receiver's queue of waiting
- * sends (later sends to it queue behind, so order holds) and {@link #flushSends} starts it from the progress
- * loop; an ACK owed from inside a handler waits the same way. Arrived messages that no receive matches are
- * kept up to the rank's unexpected-message budget; beyond it {@link #accepts} declines them, and they wait
- * in shared memory, holding their senders back.
+ * Nothing here waits. Arrived messages that no receive matches are kept up to the rank's
+ * unexpected-message budget; beyond it {@link #accepts} declines them, and they wait in shared memory,
+ * holding their senders back.
  */
 final class Matcher implements FragmentHandler
 {
@@ -31,21 +26,14 @@ final class Matcher implements FragmentHandler
     private static final byte[] NO_BYTES = new byte[0];
 
     private final Endpoint endpoint;
-    private final MessageSender sender;
+    private final PendingSends sends;
     private final Incoming incoming;
     private final Rendezvous rendezvous;
     private final Barrier barrier;
     private final MatchQueues queues = new MatchQueues();
     private final int rank;
     private final int eagerPayload;
-    private final int rendezvousPayload;
     private final long unexpectedLimit;
-    private final ArrayDeque<SendRequest>[] waiting;
-    /** Per receiver: the number the next large send to it takes (its RNDV's sequence). */
-    private final long[] nextRendezvous;
-    private int waitingCount;
-    /** ACKs owed while their receiver had no room: (dest, sequence, aux) triples. */
-    private final LongArrayQueue deferredAcks = new LongArrayQueue();
     /** The posted receive {@link #accepts} found for the message about to be delivered, or null. */
     private RecvRequest accepted;
     /** What a probe waits for (tag {@link #NO_PROBE}: none), and the first declined message it would see. */
@@ -57,20 +45,18 @@ final class Matcher implements FragmentHandler
     private final UnsafeBuffer firstChunk = new UnsafeBuffer(NO_BYTES);
     private boolean inHandler;
 
-    @SuppressWarnings("unchecked")
-    Matcher(final Endpoint endpoint, final MessageSender sender, final Rendezvous rendezvous, final Barrier barrier)
+    Matcher(
+        final Endpoint endpoint, final int eagerPayload, final PendingSends sends, final Rendezvous rendezvous,
+        final Barrier barrier)
     {
         this.endpoint = endpoint;
-        this.sender = sender;
+        this.sends = sends;
         this.rendezvous = rendezvous;
         this.barrier = barrier;
         this.rank = endpoint.rank();
         this.incoming = new Incoming(rank);
-        this.eagerPayload = sender.eagerPayload();
-        this.rendezvousPayload = sender.rendezvousPayload();
+        this.eagerPayload = eagerPayload;
         this.unexpectedLimit = endpoint.unexpectedBytes();
-        this.waiting = new ArrayDeque[endpoint.size()];
-        this.nextRendezvous = new long[endpoint.size()];
     }
 
     MatchQueues queues()
@@ -84,131 +70,6 @@ final class Matcher implements FragmentHandler
     boolean inHandler()
     {
         return inHandler;
-    }
-
-    /**
-     * Tries to send a checked eager message to a peer; the bytes are copied when this returns true.
-     *
-     * @return false if earlier sends to {@code dest} still wait, or it has no room now: progress, then retry.
-     */
-    boolean trySendEager(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
-    {
-        return isEmpty(waiting[dest]) && sender.trySendEager(dest, tag, buffer, offset, length);
-    }
-
-    /**
-     * Sends a checked request: to this rank through the queues; to a peer, started now if nothing waits for
-     * that peer and it has room, else queued behind what waits.
-     */
-    void send(final SendRequest request)
-    {
-        if (request.dest == rank)
-        {
-            sendToSelf(request);
-        }
-        else if (!isEmpty(waiting[request.dest]) || !tryStart(request))
-        {
-            if (waiting[request.dest] == null)
-            {
-                waiting[request.dest] = new ArrayDeque<>(); // kept once made: a steady stream allocates nothing
-            }
-            waiting[request.dest].add(request);
-            waitingCount++;
-        }
-    }
-
-    /**
-     * An eager message in one fragment; a large one by its RNDV fragment, which then waits for the ACK.
-     *
-     * @return false if the receiver had no room (nothing was sent).
-     */
-    private boolean tryStart(final SendRequest request)
-    {
-        if (request.length <= eagerPayload)
-        {
-            if (!sender.trySendEager(request.dest, request.tag, request.buffer, request.offset, request.length))
-            {
-                return false;
-            }
-            request.complete();
-            return true;
-        }
-        final long sequence = nextRendezvous[request.dest];
-        if (!sender.trySendRendezvous(request.dest, request.tag, sequence, request.length, request.buffer,
-            request.offset, rendezvousPayload))
-        {
-            return false;
-        }
-        nextRendezvous[request.dest]++;
-        request.sequence = sequence;
-        request.sent = rendezvousPayload;
-        rendezvous.awaitAck(request);
-        return true;
-    }
-
-    /**
-     * Starts the sends and ACKs that wait for room, in order per receiver.
-     *
-     * @return messages sent.
-     */
-    int flushSends()
-    {
-        int sent = 0;
-        for (int i = deferredAcks.size() / 3; i > 0; i--)
-        {
-            final int dest = (int)deferredAcks.pollLong();
-            final long sequence = deferredAcks.pollLong();
-            final long aux = deferredAcks.pollLong();
-            // an ACK to a rank that has detached is dropped: nobody is left to read it
-            if (endpoint.isAttached(dest) && sendAck(dest, sequence, aux))
-            {
-                sent++;
-            }
-        }
-        for (int dest = 0; waitingCount > 0 && dest < waiting.length; dest++)
-        {
-            final ArrayDeque<SendRequest> queue = waiting[dest];
-            // sends to a rank that has detached stay until failOrphans fails them
-            while (queue != null && !queue.isEmpty() && endpoint.isAttached(dest) && tryStart(queue.peek()))
-            {
-                queue.poll();
-                waitingCount--;
-                sent++;
-            }
-        }
-        return sent;
-    }
-
-    private static boolean isEmpty(final ArrayDeque<SendRequest> queue)
-    {
-        return queue == null || queue.isEmpty();
-    }
-
-    /**
-     * @return true while sends or ACKs wait for room.
-     */
-    boolean hasWaiting()
-    {
-        return waitingCount > 0 || !deferredAcks.isEmpty();
-    }
-
-    /**
-     * Fails the waiting sends to ranks in {@code gone}.
-     */
-    void failOrphans(final boolean[] gone)
-    {
-        for (int dest = 0; dest < waiting.length; dest++)
-        {
-            if (gone[dest] && !isEmpty(waiting[dest]))
-            {
-                for (final SendRequest send : waiting[dest])
-                {
-                    Request.orphan(send, "send of " + send.length + " bytes to rank " + dest);
-                }
-                waitingCount -= waiting[dest].size();
-                waiting[dest].clear();
-            }
-        }
     }
 
     /**
@@ -237,7 +98,7 @@ final class Matcher implements FragmentHandler
         }
         accepted = queues.takePosted(f.source(), f.tag());
         if (accepted != null ||
-            (awaited == null || !awaited.isComplete()) && queues.unexpectedBytes() + f.length() <= unexpectedLimit)
+            (awaited == null || !awaited.isDone()) && queues.unexpectedBytes() + f.length() <= unexpectedLimit)
         {
             return true;
         }
@@ -319,7 +180,7 @@ final class Matcher implements FragmentHandler
      * A message to this rank: matched at once if a receive is posted; else queued, an eager one as a copy
      * and a large one by reference, the send completing only when a receive takes it.
      */
-    private void sendToSelf(final SendRequest request)
+    void sendToSelf(final SendRequest request)
     {
         if (request.length <= eagerPayload || queues.hasPosted(rank, request.tag))
         {
@@ -382,7 +243,7 @@ final class Matcher implements FragmentHandler
             request.fail(new TruncationException(source, tag, total, request.capacity));
             if (large)
             {
-                sendAck(source, sequence, DISCARD);
+                sends.sendAck(source, sequence, DISCARD);
             }
             return;
         }
@@ -393,24 +254,7 @@ final class Matcher implements FragmentHandler
             request.completeMatched();
             return;
         }
-        sendAck(source, sequence, rendezvous.accept(request));
-    }
-
-    /**
-     * Sends an ACK now, or defers it to {@link #flushSends} if its receiver has no room (a handler never waits).
-     *
-     * @return true if it was sent now.
-     */
-    private boolean sendAck(final int dest, final long sequence, final long aux)
-    {
-        if (sender.trySendAck(dest, sequence, aux))
-        {
-            return true;
-        }
-        deferredAcks.addLong(dest);
-        deferredAcks.addLong(sequence);
-        deferredAcks.addLong(aux);
-        return false;
+        sends.sendAck(source, sequence, rendezvous.accept(request));
     }
 
     /**

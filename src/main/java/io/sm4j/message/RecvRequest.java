@@ -21,9 +21,9 @@ final class RecvRequest extends Request
     /** Order of posting, which decides between a receive naming the source and tag and a wildcard one. */
     long postNumber;
 
-    RecvRequest(final Communicator communicator, final boolean persistent)
+    RecvRequest(final Progress progress, final boolean persistent)
     {
-        super(communicator, persistent);
+        super(progress, persistent);
     }
 
     RecvRequest set(
@@ -47,9 +47,9 @@ final class RecvRequest extends Request
     }
 
     @Override
-    void startIn(final Communicator communicator)
+    void startIn(final Progress progress)
     {
-        communicator.post(this);
+        progress.post(this);
     }
 
     boolean matches(final int messageSource, final int messageTag)

@@ -6,15 +6,15 @@ import java.time.Duration;
 
 /**
  * A nonblocking send or receive. Completion is driven by calls into the {@link Communicator} ({@link #test},
- * {@link #await}, or any other call that progresses).
+ * {@link #await}, or any other call that progresses), all through the rank's one progress engine.
  * <p>
  * A persistent request ({@link Communicator#sendInit}, {@link Communicator#recvInit}, as MPI_Send_init and
  * MPI_Recv_init) is created inactive and is run with {@link #start()} as often as needed: the same object,
  * its buffer and its {@link Status} serve every run, so a loop of them allocates nothing.
  */
-public abstract class Request
+public abstract class Request implements Awaitable
 {
-    private final Communicator communicator;
+    private final Progress progress;
     private final boolean persistent;
     private final Status status = new Status();
     private boolean complete;
@@ -23,9 +23,9 @@ public abstract class Request
     /**
      * @param persistent created inactive (complete, with an empty status) and restartable with {@link #start()}.
      */
-    Request(final Communicator communicator, final boolean persistent)
+    Request(final Progress progress, final boolean persistent)
     {
-        this.communicator = communicator;
+        this.progress = progress;
         this.persistent = persistent;
         this.complete = persistent;
     }
@@ -48,14 +48,14 @@ public abstract class Request
             throw new IllegalStateException("the request is still active: await or test it to completion first");
         }
         reset();
-        startIn(communicator);
+        startIn(progress);
         return this;
     }
 
     /**
-     * Hands this request, reset, to the communicator to run.
+     * Hands this request, reset, to the progress engine to run.
      */
-    abstract void startIn(Communicator communicator);
+    abstract void startIn(Progress progress);
 
     /**
      * Progresses once.
@@ -69,13 +69,13 @@ public abstract class Request
         {
             if (!complete)
             {
-                communicator.progress();
+                progress.progress();
             }
             return completed();
         }
         catch (final InternalError error)
         {
-            throw communicator.fault(error);
+            throw progress.fault(error);
         }
     }
 
@@ -86,18 +86,12 @@ public abstract class Request
      */
     public Status await()
     {
-        try
+        if (!complete)
         {
-            while (!completed())
-            {
-                communicator.progressOrIdle();
-            }
-            return status;
+            progress.await(this);
         }
-        catch (final InternalError error)
-        {
-            throw communicator.fault(error);
-        }
+        completed();
+        return status;
     }
 
     /**
@@ -106,23 +100,12 @@ public abstract class Request
      */
     public Status await(final Duration timeout)
     {
-        final long deadline = System.nanoTime() + timeout.toNanos();
-        try
+        if (!complete && !progress.await(this, System.nanoTime() + timeout.toNanos()))
         {
-            while (!completed())
-            {
-                if (communicator.clock() - deadline > 0)
-                {
-                    return null;
-                }
-                communicator.progressOrIdle();
-            }
-            return status;
+            return null;
         }
-        catch (final InternalError error)
-        {
-            throw communicator.fault(error);
-        }
+        completed();
+        return status;
     }
 
     /**
@@ -134,9 +117,11 @@ public abstract class Request
     }
 
     /**
-     * @return true once complete (with or without an error); no progress, no throw.
+     * @return true once complete (with or without an error): no progress, no throw ({@link #test()}
+     * progresses and reports an error).
      */
-    boolean isComplete()
+    @Override
+    public boolean isDone()
     {
         return complete;
     }
@@ -185,7 +170,7 @@ public abstract class Request
      */
     static boolean orphan(final Request request, final String what)
     {
-        request.fail(request.communicator.detached(what)); // throws instead if the job was aborted
+        request.fail(request.progress.detached(what)); // throws instead if the job was aborted
         return true;
     }
 

@@ -18,9 +18,9 @@ final class SendRequest extends Request
     long remoteId;
     int sent;
 
-    SendRequest(final Communicator communicator, final boolean persistent)
+    SendRequest(final Progress progress, final boolean persistent)
     {
-        super(communicator, persistent);
+        super(progress, persistent);
     }
 
     SendRequest set(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
@@ -42,9 +42,9 @@ final class SendRequest extends Request
     }
 
     @Override
-    void startIn(final Communicator communicator)
+    void startIn(final Progress progress)
     {
-        communicator.start(this);
+        progress.start(this);
     }
 
     void complete()

@@ -7,6 +7,11 @@ import java.util.Optional;
  * pids, so a rank that died and whose pid now belongs to another process would read as alive. The start
  * time (milliseconds since the epoch, as {@link ProcessHandle.Info#startInstant} reports it from
  * /proc/PID/stat) tells them apart.
+ * <p>
+ * Nor is a pid that exists alive: a process that died and that no parent has reaped (a container whose
+ * PID 1 is not an init, a process manager that forgets {@code waitpid}) is a zombie, and
+ * {@link ProcessHandle#isAlive()} is true for it. {@link #isRunning} reads the state in /proc/PID/stat:
+ * Z (zombie) and X (dead) are dead.
  *
  * @param pid         process id, 0 for none.
  * @param startMillis start time, 0 if unknown (then the pid alone decides).
@@ -41,12 +46,24 @@ public record ProcessIdentity(long pid, long startMillis)
             return false;
         }
         final Optional<ProcessHandle> process = ProcessHandle.of(pid);
-        if (process.isEmpty() || !process.get().isAlive())
+        if (process.isEmpty() || !isRunning(process.get()))
         {
             return false;
         }
         final long start = startMillis(process.get());
         return startMillis == 0 || start == 0 || start == startMillis;
+    }
+
+    /**
+     * @return true if {@code process} is alive and not a zombie ({@link WatchedProcess}). Opens /proc per call:
+     *         for cold paths.
+     */
+    public static boolean isRunning(final ProcessHandle process)
+    {
+        try (WatchedProcess watched = WatchedProcess.of(process))
+        {
+            return watched.isRunning();
+        }
     }
 
     private static long startMillis(final ProcessHandle process)

@@ -27,14 +27,14 @@ public final class RankRegistry
 
     private final String path;
     private final UnsafeBuffer[] controls;
-    /** Per rank, the handle of the process last seen registered: looked up once per pid, not per check. */
-    private final ProcessHandle[] processes;
+    /** Per rank, the process last seen registered: looked up once per pid, not per check. */
+    private final WatchedProcess[] processes;
 
     RankRegistry(final String path, final UnsafeBuffer[] controls)
     {
         this.path = path;
         this.controls = controls;
-        this.processes = new ProcessHandle[controls.length];
+        this.processes = new WatchedProcess[controls.length];
     }
 
     /**
@@ -150,27 +150,43 @@ public final class RankRegistry
     /**
      * Liveness through a handle kept per rank, so a check allocates nothing. The handle is taken only if
      * the process started when the rank recorded (a reused pid reads as dead), and it remembers that start
-     * time, so its own {@link ProcessHandle#isAlive} detects a later reuse. Racy in MULTIPLE mode on purpose:
+     * time, so its own {@link ProcessHandle#isAlive} detects a later reuse; a zombie is dead
+     * ({@link WatchedProcess}). Racy in MULTIPLE mode on purpose:
      * two threads may both look a handle up.
      */
     private boolean isAlive(final int rank, final long pid)
     {
-        ProcessHandle process = processes[rank];
+        WatchedProcess process = processes[rank];
         if (process == null || process.pid() != pid)
         {
             final ProcessIdentity recorded = new ProcessIdentity(pid, controls[rank].getLongVolatile(START_OFFSET));
-            if (!recorded.isAlive())
+            final ProcessHandle handle = recorded.isAlive() ? ProcessHandle.of(pid).orElse(null) : null;
+            if (handle == null)
             {
                 return false;
             }
-            process = ProcessHandle.of(pid).orElse(null);
-            if (process == null)
+            if (process != null)
             {
-                return false;
+                process.close();
             }
+            process = WatchedProcess.of(handle);
             processes[rank] = process;
         }
-        return process.isAlive();
+        return process.isRunning();
+    }
+
+    /**
+     * Stops watching: closes the processes' /proc files.
+     */
+    void close()
+    {
+        for (final WatchedProcess process : processes)
+        {
+            if (process != null)
+            {
+                process.close();
+            }
+        }
     }
 
     /**

@@ -488,7 +488,7 @@ public final class Segment implements AutoCloseable
         ranks.detach(rank);
         if (header.incrementDetached() == layout.params().peers())
         {
-            SegmentFiles.deleteQuietly(path);
+            SegmentFiles.deleteSegment(path);
         }
     }
 
@@ -503,11 +503,12 @@ public final class Segment implements AutoCloseable
             return;
         }
         closed = true;
+        ranks.close();
         sections.close();
         closeQuietly(channel);
         if (creator)
         {
-            SegmentFiles.deleteQuietly(path);
+            SegmentFiles.deleteSegment(path);
         }
     }
 

@@ -33,6 +33,8 @@ public final class SegmentFiles
     static final String PREFIX = "sm4j-";
     /** A complete segment's file name ends with this. */
     static final String SUFFIX = ".seg";
+    /** Between a segment's name and a rank in the name of that rank's doorbell socket. */
+    static final String BELL = ".bell-";
 
     private SegmentFiles()
     {
@@ -109,6 +111,32 @@ public final class SegmentFiles
     public static Path path(final Path dir, final long jobId)
     {
         return dir.resolve(fileName(jobId));
+    }
+
+    /**
+     * @return the doorbell socket of {@code rank} of the job whose segment is {@code segment}: beside it,
+     *         its name followed by {@value #BELL} and the rank, so whoever removes the segment finds it.
+     */
+    public static Path bellPath(final Path segment, final int rank)
+    {
+        return segment.resolveSibling(segment.getFileName() + BELL + rank);
+    }
+
+    /**
+     * Removes a job's segment and its ranks' doorbell sockets (left behind by ranks that died), quietly.
+     */
+    public static void deleteSegment(final Path segment)
+    {
+        deleteQuietly(segment);
+        final Path dir = segment.toAbsolutePath().getParent();
+        try (java.nio.file.DirectoryStream<Path> bells = Files.newDirectoryStream(dir, segment.getFileName() + BELL + "*"))
+        {
+            bells.forEach(SegmentFiles::deleteQuietly);
+        }
+        catch (final IOException | RuntimeException ignore)
+        {
+            // best effort, as deleteQuietly
+        }
     }
 
     /**

@@ -3,6 +3,7 @@ package io.sm4j.segment;
 import io.sm4j.layout.CbIndexDescriptor;
 import io.sm4j.layout.CbWrapperDescriptor;
 import io.sm4j.layout.ControlBlockDescriptor;
+import io.sm4j.layout.DoorbellDescriptor;
 import io.sm4j.layout.FastBoxDescriptor;
 import io.sm4j.layout.SegmentLayout;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -55,6 +56,12 @@ public final class SegmentViews
     public UnsafeBuffer activity(final int rank)
     {
         return segment.view(layout().activityOffset(rank), ControlBlockDescriptor.activityLength(layout().params().peers()));
+    }
+
+    /** @return the doorbell word of {@code rank} ({@link DoorbellDescriptor}). */
+    public UnsafeBuffer bell(final int rank)
+    {
+        return segment.view(layout().bellOffset(rank), DoorbellDescriptor.LENGTH);
     }
 
     /** @return the eager credit word of the pair {@code sender -> receiver}. */

@@ -72,13 +72,21 @@ public final class StaleSegments
             for (final Path path : files)
             {
                 final String name = path.getFileName().toString();
-                if (!Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS))
-                {
-                    continue;
-                }
                 try
                 {
-                    if (name.contains(SegmentFiles.CREATING))
+                    if (name.contains(SegmentFiles.BELL))
+                    {
+                        final Entry bell = orphanedBell(path, name);
+                        if (bell != null)
+                        {
+                            entries.add(bell);
+                        }
+                    }
+                    else if (!Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS))
+                    {
+                        continue;
+                    }
+                    else if (name.contains(SegmentFiles.CREATING))
                     {
                         entries.add(creating(path, name));
                     }
@@ -111,9 +119,27 @@ public final class StaleSegments
             if (entry.stale() && (dryRun || Files.deleteIfExists(entry.path())))
             {
                 removed.add(entry);
+                if (!dryRun)
+                {
+                    SegmentFiles.deleteSegment(entry.path()); // and its ranks' doorbells
+                }
             }
         }
         return removed;
+    }
+
+    /**
+     * @return a doorbell socket whose segment is gone (a rank died after its job's segment was removed), or
+     *         null if the segment is there: it goes with its segment.
+     */
+    private static Entry orphanedBell(final Path path, final String name) throws IOException
+    {
+        final String segment = name.substring(0, name.indexOf(SegmentFiles.BELL));
+        if (Files.exists(path.resolveSibling(segment), LinkOption.NOFOLLOW_LINKS))
+        {
+            return null;
+        }
+        return entry(path, segment, "DOORBELL", 0, 0, true, "a rank's doorbell socket; its segment is gone");
     }
 
     private static Entry creating(final Path path, final String name) throws IOException

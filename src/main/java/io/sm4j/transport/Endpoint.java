@@ -8,8 +8,8 @@ import io.sm4j.layout.ThreadMode;
 import io.sm4j.segment.JobAbortedException;
 import io.sm4j.segment.Segment;
 import io.sm4j.segment.Sm4jException;
+import io.sm4j.segment.SegmentFiles;
 import org.agrona.DirectBuffer;
-import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.ByteBuffer;
@@ -61,8 +61,10 @@ public final class Endpoint implements AutoCloseable
     private final FragmentAccess fragments;
     private final Sender sender;
     private final Receiver receiver;
-    private final IdleStrategy idle;
-    private final ThreadLocal<IdleStrategy> threadIdle;
+    private final Doorbell bell;
+    private final PeerBells peerBells;
+    private final WaitPolicy wait;
+    private final ThreadLocal<WaitPolicy> threadWait;
     private final SendClaim ownClaim;
     private final ThreadLocal<SendClaim> threadClaim;
     private final OptionalLock pollLock;
@@ -94,19 +96,22 @@ public final class Endpoint implements AutoCloseable
                 checkWrapper(peer, rank);
             }
         }
-        outbound = new Outbound(segment, rank, multiple);
+        peerBells = new PeerBells(segment, rank);
+        outbound = new Outbound(segment, rank, multiple, peerBells);
         inbound = new Inbound(segment, rank, options.lazyFreeBatch(params.queueEntries()));
         fragments = new FragmentAccess(segment, rank, multiple);
-        sender = new Sender(rank, outbound, fragments, new FastBoxSender(segment, rank, multiple));
-        receiver = new Receiver(inbound, outbound, fragments);
-        idle = options.idleStrategy(size);
-        threadIdle = multiple ? ThreadLocal.withInitial(() -> options.idleStrategy(size)) : null;
+        sender = new Sender(rank, outbound, fragments, new FastBoxSender(segment, rank, multiple), peerBells);
+        receiver = new Receiver(inbound, outbound, fragments, peerBells);
+        bell = Doorbell.open(segment.views().bell(rank), SegmentFiles.bellPath(segment.path(), rank), multiple);
+        final boolean contended = options.startsContended(size);
+        wait = multiple ? null : new WaitPolicy(options.idle(), bell, contended);
+        threadWait = multiple ? ThreadLocal.withInitial(() -> new WaitPolicy(options.idle(), bell, contended)) : null;
         ownClaim = multiple ? null : new SendClaim();
         threadClaim = multiple ? ThreadLocal.withInitial(SendClaim::new) : null;
         pollLock = OptionalLock.create(multiple);
         gate = new CallGate(multiple);
         supervised = options.launcherPid() != 0;
-        health = new HealthMonitor(segment, rank, options.launcherPid());
+        health = new HealthMonitor(segment, rank, options.launcherPid(), peerBells);
         unexpectedBytes = options.unexpectedBytes();
     }
 
@@ -125,14 +130,19 @@ public final class Endpoint implements AutoCloseable
         options.lazyFreeBatch(segment.layout().params().queueEntries()); // a bad setting fails before registering
         segment.checkNotAborted();
         segment.ranks().register(rank);
+        Endpoint endpoint = null;
         try
         {
-            final Endpoint endpoint = new Endpoint(segment, rank, options, ownsSegment);
+            endpoint = new Endpoint(segment, rank, options, ownsSegment);
             segment.awaitAll(rank, options.attachTimeout());
             return endpoint;
         }
         catch (final RuntimeException ex)
         {
+            if (endpoint != null)
+            {
+                endpoint.bell.close(); // its socket file goes too
+            }
             segment.abort(rank, "rank " + rank + " failed to attach: " + ex.getMessage());
             segment.detach(rank);
             throw ex;
@@ -285,23 +295,30 @@ public final class Endpoint implements AutoCloseable
      */
     public void send(final int dest, final DirectBuffer payload, final int offset, final int length)
     {
-        while (!trySend(dest, payload, offset, length)) // checks the arguments first
+        try
         {
-            try
+            while (!trySend(dest, payload, offset, length)) // checks the arguments first
             {
-                enter();
-                outbound.flushAll();
-                checkAttached(dest);
+                try
+                {
+                    enter();
+                    outbound.flushAll();
+                    checkAttached(dest);
+                }
+                catch (final InternalError error)
+                {
+                    throw fault(error);
+                }
+                finally
+                {
+                    gate.exit();
+                }
+                idle();
             }
-            catch (final InternalError error)
-            {
-                throw fault(error);
-            }
-            finally
-            {
-                gate.exit();
-            }
-            idle();
+        }
+        finally
+        {
+            endWait();
         }
     }
 
@@ -312,8 +329,9 @@ public final class Endpoint implements AutoCloseable
 
     /**
      * One pass of the transport's progress: delivers up to {@code limit} received messages to
-     * {@code handler}, returns consumed fragments to their owners, retries pending words, and ticks the
-     * health check (rate-limited: see {@link #clock()}).
+     * {@code handler}, returns consumed fragments to their owners (ringing those that sleep), retries pending
+     * words, and ticks the health check (rate-limited: see {@link #clock()}). A poll that delivers ends the
+     * calling thread's wait ({@link #endWait()}).
      *
      * @return messages delivered to {@code handler} (fragment returns taken back are not counted).
      * @throws JobAbortedException if the job was aborted or a peer died.
@@ -334,6 +352,10 @@ public final class Endpoint implements AutoCloseable
                 pollLock.unlock();
             }
             health.check();
+            if (delivered > 0)
+            {
+                policy().reset(); // the caller's wait, if any, got something: its next one starts spinning
+            }
             return delivered;
         }
         catch (final InternalError error)
@@ -365,15 +387,34 @@ public final class Endpoint implements AutoCloseable
     }
 
     /**
-     * Waits once with the calling thread's idle strategy, checking the job's health periodically.
+     * Waits once after a pass that found nothing, by the calling thread's wait policy (spin, yield, or sleep
+     * on this rank's doorbell until a peer publishes to it), checking the job's health periodically. A
+     * caller's next pass after an idle is a full look at its in-bound paths: the policy arms the doorbell
+     * on one idle and sleeps on the next only if the pass between found nothing. End every wait with
+     * {@link #endWait()}.
      */
     public void idle()
+    {
+        idle(HealthMonitor.INTERVAL_NANOS);
+    }
+
+    /**
+     * As {@link #idle()}, sleeping at most {@code timeoutNanos} (a caller's deadline; at most the health
+     * check's interval either way).
+     */
+    public void idle(final long timeoutNanos)
     {
         try
         {
             enter();
-            (threadIdle == null ? idle : threadIdle.get()).idle();
-            health.check();
+            if (policy().idle(Math.max(0, Math.min(timeoutNanos, HealthMonitor.INTERVAL_NANOS))))
+            {
+                health.checkNow(); // it slept: the job may have changed meanwhile
+            }
+            else
+            {
+                health.check();
+            }
         }
         catch (final InternalError error)
         {
@@ -383,6 +424,63 @@ public final class Endpoint implements AutoCloseable
         {
             gate.exit();
         }
+    }
+
+    /**
+     * Ends the calling thread's wait: its condition holds, or a pass did work. A thread that armed its
+     * doorbell disarms it, and its next wait starts with spinning again.
+     */
+    public void endWait()
+    {
+        if (!gate.enter())
+        {
+            return; // closed: close disarmed, and nothing waits any more
+        }
+        try
+        {
+            policy().reset();
+        }
+        catch (final InternalError error)
+        {
+            throw fault(error);
+        }
+        finally
+        {
+            gate.exit();
+        }
+    }
+
+    /**
+     * @return true while the calling thread's waits take the processors to be contended (they yield first).
+     */
+    public boolean isContended()
+    {
+        return policy().isContended();
+    }
+
+    /**
+     * @return how this rank's waits have gone so far: sleeps on the doorbell, and those that ended by their
+     *         timeout instead of a peer's ring.
+     */
+    public WaitCounters waitCounters()
+    {
+        return new WaitCounters(bell.sleeps(), bell.timedOut(), bell.isAvailable());
+    }
+
+    /**
+     * What {@link #waitCounters()} reports.
+     *
+     * @param sleeps   sleeps on the doorbell.
+     * @param timedOut sleeps that ended by their timeout (health checks of a quiet rank, or a ring lost).
+     * @param doorbell false if this rank has no doorbell socket (it then never sleeps, it yields and parks).
+     */
+    public record WaitCounters(long sleeps, long timedOut, boolean doorbell)
+    {
+    }
+
+    private WaitPolicy policy()
+    {
+        return threadWait == null ? wait : threadWait.get();
     }
 
     /**
@@ -522,6 +620,9 @@ public final class Endpoint implements AutoCloseable
         }
         finally
         {
+            bell.close();
+            peerBells.close();
+            health.close();
             if (ownsSegment)
             {
                 segment.close();
@@ -544,12 +645,14 @@ public final class Endpoint implements AutoCloseable
                 {
                     pollLock.unlock();
                 }
-                idle.idle();
+                policy().idle(HealthMonitor.INTERVAL_NANOS);
             }
         }
         finally
         {
+            policy().reset();
             segment.detach(rank);
+            peerBells.ringAll(); // a peer asleep waiting for this rank sees it gone now
         }
     }
 

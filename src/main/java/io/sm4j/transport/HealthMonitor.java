@@ -2,6 +2,7 @@ package io.sm4j.transport;
 
 import io.sm4j.segment.RankRegistry;
 import io.sm4j.segment.Segment;
+import io.sm4j.segment.WatchedProcess;
 
 import java.util.concurrent.TimeUnit;
 
@@ -20,8 +21,9 @@ final class HealthMonitor
     private final Segment segment;
     private final int rank;
     private final long launcherPid;
+    private final PeerBells bells;
     /** Looked up once: a check allocates nothing; null if the launcher was already gone. */
-    private final ProcessHandle launcher;
+    private final WatchedProcess launcher;
     private int calls;
     private long next;
     private long now = System.nanoTime();
@@ -29,13 +31,15 @@ final class HealthMonitor
 
     /**
      * @param launcherPid the supervising launcher's pid, 0 if none (then only peers are watched).
+     * @param bells       rung when this rank aborts the job, so sleeping ranks see the abort at once.
      */
-    HealthMonitor(final Segment segment, final int rank, final long launcherPid)
+    HealthMonitor(final Segment segment, final int rank, final long launcherPid, final PeerBells bells)
     {
         this.segment = segment;
+        this.bells = bells;
         this.rank = rank;
         this.launcherPid = launcherPid;
-        this.launcher = launcherPid == 0 ? null : ProcessHandle.of(launcherPid).orElse(null);
+        this.launcher = launcherPid == 0 ? null : ProcessHandle.of(launcherPid).map(WatchedProcess::of).orElse(null);
     }
 
     /**
@@ -51,6 +55,14 @@ final class HealthMonitor
         {
             return;
         }
+        checkNow();
+    }
+
+    /**
+     * As {@link #check()}, reading the clock now: after a sleep, which may have lasted a whole interval.
+     */
+    void checkNow()
+    {
         now = System.nanoTime();
         if (now - next < 0)
         {
@@ -64,12 +76,18 @@ final class HealthMonitor
         final int dead = ranks.findDeadPeer(rank);
         if (dead >= 0)
         {
-            segment.abort(rank, "rank " + dead + " (pid " + ranks.pidOf(dead) + ") died");
+            abort("rank " + dead + " (pid " + ranks.pidOf(dead) + ") died");
         }
-        else if (launcherPid != 0 && (launcher == null || !launcher.isAlive()))
+        else if (launcherPid != 0 && (launcher == null || !launcher.isRunning()))
         {
-            segment.abort(rank, "the launcher (pid " + launcherPid + ") died");
+            abort("the launcher (pid " + launcherPid + ") died");
         }
+    }
+
+    private void abort(final String reason)
+    {
+        segment.abort(rank, reason);
+        bells.ringAll();
         segment.checkNotAborted();
     }
 
@@ -79,6 +97,17 @@ final class HealthMonitor
     long now()
     {
         return now;
+    }
+
+    /**
+     * Stops watching the launcher (closes its /proc file).
+     */
+    void close()
+    {
+        if (launcher != null)
+        {
+            launcher.close();
+        }
     }
 
     /**

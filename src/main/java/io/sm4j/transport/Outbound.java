@@ -24,9 +24,14 @@ final class Outbound
     private final boolean[] announced;
     private final OptionalLock[] locks;
     private final AtomicInteger pendingWords = new AtomicInteger();
+    private final PeerBells bells;
 
-    Outbound(final Segment segment, final int rank, final boolean locked)
+    /**
+     * @param bells rung when a pending word reaches its FIFO ({@link #enqueue}'s callers ring for theirs).
+     */
+    Outbound(final Segment segment, final int rank, final boolean locked, final PeerBells bells)
     {
+        this.bells = bells;
         final SegmentLayout layout = segment.layout();
         final int entries = layout.params().queueEntries();
         this.rank = rank;
@@ -50,7 +55,8 @@ final class Outbound
     }
 
     /**
-     * Publishes {@code word} to {@code dest} after any words already pending for it, or parks it.
+     * Publishes {@code word} to {@code dest} after any words already pending for it, or parks it. The caller
+     * rings {@code dest}'s doorbell ({@link PeerBells}) once its publishing is done.
      */
     void enqueue(final int dest, final long word)
     {
@@ -115,7 +121,10 @@ final class Outbound
                 locks[dest].lock();
                 try
                 {
-                    flush(dest);
+                    if (flush(dest))
+                    {
+                        bells.afterPublish(dest);
+                    }
                 }
                 finally
                 {
@@ -140,14 +149,20 @@ final class Outbound
         return false;
     }
 
-    private void flush(final int dest)
+    /**
+     * @return true if a word reached the FIFO.
+     */
+    private boolean flush(final int dest)
     {
         final LongArrayQueue queue = pending[dest];
+        boolean moved = false;
         while (!queue.isEmpty() && producers[dest].offer(queue.peekLong()))
         {
             queue.pollLong();
             pendingWords.decrementAndGet();
+            moved = true;
         }
+        return moved;
     }
 
     /**

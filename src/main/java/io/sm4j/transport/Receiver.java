@@ -20,13 +20,17 @@ final class Receiver
     private final Inbound inbound;
     private final Outbound outbound;
     private final FragmentAccess fragments;
+    private final PeerBells bells;
     private final FragmentView view = new FragmentView();
+    /** Words and records consumed so far: a source whose scan moved it gets its doorbell checked. */
+    private long consumed;
 
-    Receiver(final Inbound inbound, final Outbound outbound, final FragmentAccess fragments)
+    Receiver(final Inbound inbound, final Outbound outbound, final FragmentAccess fragments, final PeerBells bells)
     {
         this.inbound = inbound;
         this.outbound = outbound;
         this.fragments = fragments;
+        this.bells = bells;
     }
 
     /**
@@ -39,6 +43,7 @@ final class Receiver
         for (int i = 0; i < count && delivered < limit; i++)
         {
             final int source = inbound.source(i);
+            final long before = consumed;
             delivered += drainFifo(source, handler, limit - delivered);
             final FastBoxConsumer box = inbound.box(source);
             if (box != null && delivered < limit)
@@ -46,8 +51,13 @@ final class Receiver
                 delivered += drainBox(source, box, handler, limit - delivered);
             }
             fragments.publishCredits(source);
+            if (consumed != before)
+            {
+                bells.touch(source); // credits, slots, box room or fragments back: the sender may wait for them
+            }
         }
         outbound.flushAll();
+        bells.ringTouched();
         return delivered;
     }
 
@@ -62,6 +72,7 @@ final class Receiver
             {
                 onControlWord(source, word);
                 fifo.advance();
+                consumed++;
                 continue;
             }
             final boolean eager = fragments.wrapReceived(view, source, word);
@@ -70,6 +81,7 @@ final class Receiver
                 break;
             }
             fifo.advance(); // frees the slot only: the fragment goes back after the handler
+            consumed++;
             try
             {
                 handler.onFragment(view);
@@ -144,6 +156,7 @@ final class Receiver
             }
             finally
             {
+                consumed++;
                 box.consume(recordLength);
                 if (fragment >= 0)
                 {

@@ -21,13 +21,17 @@ final class Sender
     private final Outbound outbound;
     private final FragmentAccess fragments;
     private final FastBoxSender fastBoxes;
+    private final PeerBells bells;
 
-    Sender(final int rank, final Outbound outbound, final FragmentAccess fragments, final FastBoxSender fastBoxes)
+    Sender(
+        final int rank, final Outbound outbound, final FragmentAccess fragments, final FastBoxSender fastBoxes,
+        final PeerBells bells)
     {
         this.rank = rank;
         this.outbound = outbound;
         this.fragments = fragments;
         this.fastBoxes = fastBoxes;
+        this.bells = bells;
     }
 
     /**
@@ -92,17 +96,20 @@ final class Sender
             if (claim.fragment < 0)
             {
                 claim.box.commitInline(claim.index, claim.length());
-                return;
-            }
-            if (claim.box == null)
-            {
-                outbound.enqueue(dest, claim.fragment);
             }
             else
             {
-                claim.box.commitReference(claim.index, claim.fragment);
+                if (claim.box == null)
+                {
+                    outbound.enqueue(dest, claim.fragment);
+                }
+                else
+                {
+                    claim.box.commitReference(claim.index, claim.fragment);
+                }
+                fragments.published(dest, claim.max);
             }
-            fragments.published(dest, claim.max);
+            bells.afterPublish(dest); // a receiver asleep waiting for this message wakes
         }
         finally
         {

@@ -1,19 +1,14 @@
 package io.sm4j.transport;
 
-import org.agrona.concurrent.BackoffIdleStrategy;
-import org.agrona.concurrent.BusySpinIdleStrategy;
-import org.agrona.concurrent.IdleStrategy;
-
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Per-rank runtime settings; unlike {@link io.sm4j.layout.LayoutParams} they need not agree across ranks.
  *
  * @param attachTimeout   how long to wait for the segment and for all ranks to attach.
  * @param lazyFreeBatch   consumed queue slots cleared together; 0 = half the queue.
- * @param idle            how to wait: AUTO spins while ranks {@code <=} processors and backs off otherwise.
+ * @param idle            how to wait after a progress pass that found nothing ({@link Idle}).
  * @param launcherPid     pid of the sm4j run that supervises this rank (0: none); if it dies, the rank aborts
  *                        the job instead of waiting for peers nobody will clean up.
  * @param unexpectedBytes bytes of arrived messages no receive has matched yet that a rank keeps on its
@@ -42,26 +37,40 @@ public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle i
     }
 
     /**
-     * Waiting strategies (Agrona idle strategies).
+     * How a rank waits after a progress pass that found nothing to do ({@link WaitPolicy}).
      */
     public enum Idle
     {
-        AUTO, SPIN, BACKOFF
+        /** Spin, yield, then sleep on the doorbell, deciding from what the waits show (the default). */
+        AUTO,
+        /** Spin only: the lowest latency while every rank has a core of its own; a waiting rank burns its core. */
+        SPIN,
+        /** Yield after every empty pass and never sleep: Open MPI's mpi_yield_when_idle. */
+        YIELD,
+        /** Spin 20 us, then sleep on the doorbell: a service that waits long and must not burn a core. */
+        BLOCK
     }
 
     /**
      * @param ranks ranks in the job.
-     * @return a fresh idle strategy (they hold per-thread state): busy spin for SPIN, or for AUTO while
-     * every rank can have a core of the node ({@link CpuBudget#cores()}: online cores, capped by a cgroup
-     * quota; not this process's affinity, which a rank bound to one core would see as 1); otherwise back
-     * off, spinning, then yielding, then parking up to 500 us, so oversubscribed ranks leave the
-     * processors to the ranks that have work.
+     * @return true if AUTO starts this job's waits yielding: more ranks than the node's cores
+     * ({@link CpuBudget#cores()}: online cores, capped by a cgroup quota; not this process's affinity, which a
+     * rank bound to one core would see as 1), as mpirun starts an oversubscribed job.
      */
-    public IdleStrategy idleStrategy(final int ranks)
+    public boolean startsContended(final int ranks)
     {
-        final boolean spin = idle == Idle.SPIN || idle == Idle.AUTO && ranks <= CpuBudget.cores();
-        return spin ? new BusySpinIdleStrategy() :
-            new BackoffIdleStrategy(10, 20, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MICROSECONDS.toNanos(500));
+        return idle == Idle.AUTO && ranks > CpuBudget.cores();
+    }
+
+    /**
+     * @param ranks ranks in the job.
+     * @return the idle setting as a job of {@code ranks} ranks uses it, e.g. "auto (spin first)".
+     */
+    public String describeIdle(final int ranks)
+    {
+        final String name = idle.name().toLowerCase(java.util.Locale.ROOT);
+        return idle != Idle.AUTO ? name : name + (startsContended(ranks) ? " (yield first: " + ranks + " ranks > " +
+            CpuBudget.cores() + " cores)" : " (spin first)");
     }
 
     /**

@@ -1,9 +1,10 @@
 /*
  * sm4j bench's Open MPI baseline: the same loops as io.sm4j.bench.OsuLoops, in C over MPI, printing the
- * same result lines ("R ompi <size> <values>"). Built with mpicc and run with mpirun -np 2 by sm4j bench
- * when Open MPI is installed.
+ * same result lines ("R ompi <size> <values>"). Built with mpicc and run with mpirun by sm4j bench when
+ * Open MPI is installed: 2 ranks for latency, bw and bibw; N for multi_lat and mbw_mr, where rank r < N/2
+ * pairs with r + N/2 and every pair's sender prints its line (sm4j bench averages them, as OSU does).
  *
- * usage: osu_mpi latency|bw|bibw MIN MAX ITERATIONS SKIP WINDOW
+ * usage: osu_mpi latency|bw|bibw|multi_lat|mbw_mr MIN MAX ITERATIONS SKIP WINDOW
  *        ITERATIONS 0 and SKIP -1 mean OSU's defaults (fewer above 8 KiB), as BenchTest.
  */
 #include <mpi.h>
@@ -29,21 +30,22 @@ static double pct(const double *sorted, int n, double p)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int me;
+    int me, n;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
     if (argc != 7) {
-        if (me == 0) fprintf(stderr, "usage: osu_mpi latency|bw|bibw MIN MAX ITERATIONS SKIP WINDOW\n");
+        if (me == 0) fprintf(stderr, "usage: osu_mpi latency|bw|bibw|multi_lat|mbw_mr MIN MAX ITERATIONS SKIP WINDOW\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     const char *test = argv[1];
     long min = atol(argv[2]), max = atol(argv[3]);
     int iters = atoi(argv[4]), skip = atoi(argv[5]), window = atoi(argv[6]);
-    int latency = strcmp(test, "latency") == 0, bibw = strcmp(test, "bibw") == 0;
+    int latency = strcmp(test, "latency") == 0 || strcmp(test, "multi_lat") == 0, bibw = strcmp(test, "bibw") == 0;
     if (window < 1 || window > MAX_WINDOW) window = 64;
     char *out = malloc(max > 0 ? max : 1), *in = malloc(max > 0 ? max : 1), ack[4];
     memset(out, 1, max > 0 ? max : 1);
     MPI_Request req[2 * MAX_WINDOW];
-    int peer = 1 - me;
+    int half = n / 2, sender = me < half, peer = sender ? me + half : me - half;
     long first = min == 0 ? 0 : 1;
     while (first != 0 && first < min) first *= 2;            /* 0, then powers of two >= MIN, as BenchSpec */
     for (long size = first; size <= max; size = size == 0 ? 1 : size * 2) {
@@ -55,7 +57,7 @@ int main(int argc, char **argv)
             if (i == sk) t0 = MPI_Wtime();
             if (latency) {
                 double s = MPI_Wtime();
-                if (me == 0) {
+                if (sender) {
                     MPI_Send(out, size, MPI_CHAR, peer, 1, MPI_COMM_WORLD);
                     MPI_Recv(in, size, MPI_CHAR, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
                     if (i >= sk) rt[i - sk] = MPI_Wtime() - s;
@@ -67,7 +69,7 @@ int main(int argc, char **argv)
                 for (int w = 0; w < window; w++) MPI_Irecv(in, size, MPI_CHAR, peer, 2, MPI_COMM_WORLD, &req[w]);
                 for (int w = 0; w < window; w++) MPI_Isend(out, size, MPI_CHAR, peer, 2, MPI_COMM_WORLD, &req[window + w]);
                 MPI_Waitall(2 * window, req, MPI_STATUSES_IGNORE);
-            } else if (me == 0) {
+            } else if (sender) {
                 for (int w = 0; w < window; w++) MPI_Isend(out, size, MPI_CHAR, peer, 2, MPI_COMM_WORLD, &req[w]);
                 MPI_Waitall(window, req, MPI_STATUSES_IGNORE);
                 MPI_Recv(ack, 4, MPI_CHAR, peer, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -78,7 +80,7 @@ int main(int argc, char **argv)
             }
         }
         double t = MPI_Wtime() - t0;
-        if (me == 0) {
+        if (sender) {
             if (latency) {
                 qsort(rt, n, sizeof(double), cmp);
                 printf("R ompi %ld %.4f %.4f %.4f %.4f %.4f\n", size, t * 1e6 / (2.0 * n), pct(rt, n, 50) * 5e5,

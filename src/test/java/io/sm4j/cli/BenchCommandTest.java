@@ -34,7 +34,7 @@ class BenchCommandTest
         assertEquals(0, run.exitCode(), run.err());
         final List<String> lines = run.out().lines().toList();
         assertTrue(lines.get(0).matches("# OSU MPI-style Latency Test \\(sm4j \\S+\\)"), lines.get(0));
-        assertTrue(lines.get(1).matches("# \\d+ cores, Java .*, idle strategy \\w+, thread mode SINGLE, layout AGGREGATED, " +
+        assertTrue(lines.get(1).matches("# \\d+ cores, Java .*, idle strategy auto \\((spin first|yield first: [^)]*)\\), thread mode SINGLE, layout AGGREGATED, " +
             "segment for 2 ranks, 2 running, bound to nothing, large-message pipeline 8 x 32768 B"), lines.get(1));
         final String header = lines.stream().filter(l -> l.startsWith("# Size")).findFirst().orElseThrow();
         assertTrue(header.matches("# Size\\s+Avg Latency\\(us\\)\\s+p50\\(us\\)\\s+p99\\(us\\)\\s+p99.9\\(us\\)\\s+max\\(us\\)\\s+" +
@@ -112,7 +112,8 @@ class BenchCommandTest
         "bench bw -W 0                   | sm4j bench: -W 0: expected 1..1024",
         "bench latency -n 4              | sm4j bench: -n 4: latency runs on 2 ranks (-n is for mbw_mr and multi_lat)",
         "bench mbw_mr -n 3               | sm4j bench: -n 3: mbw_mr pairs ranks, expected an even count",
-        "bench mbw_mr -n 4 --compare     | sm4j bench: --compare applies to latency, bw and bibw only",
+        "bench mbw_mr -n 4 --peers 8     | sm4j bench: --peers 8 applies to latency, bw and bibw only",
+        "bench latency --idle fast       | sm4j bench: Invalid value for option '--idle'",
         "bench latency --peers 1         | sm4j bench: --peers 1: expected 2..4096",
         "bench latency --chart x.jpg     | sm4j bench: --chart x.jpg: expected a .png file name",
         "bench latency --layout diagonal | sm4j bench: Invalid value for option '--layout'",

@@ -55,6 +55,6 @@ class CpuBudgetTest
         final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         final String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(process.waitFor(30, TimeUnit.SECONDS));
-        assertEquals("spin\n", out);
+        assertEquals("auto (spin first)\n", out);
     }
 }

@@ -1,0 +1,179 @@
+package io.sm4j.message;
+
+import io.sm4j.transport.Endpoint;
+import org.agrona.DirectBuffer;
+import org.agrona.collections.LongArrayQueue;
+
+import java.util.ArrayDeque;
+
+/**
+ * What this rank sends to its peers and that may have to wait for room: sends (an eager message in one
+ * fragment, a large one by its RNDV fragment, which then waits for the ACK in {@link Rendezvous}) and the
+ * ACKs the matcher owes. A send that finds no room at its receiver waits in that receiver's queue (later
+ * sends to it queue behind, so order holds) and {@link #flush} starts it from the progress loop; an ACK
+ * owed from inside a handler waits the same way. Nothing here waits itself.
+ */
+final class PendingSends
+{
+    private final Endpoint endpoint;
+    private final MessageSender sender;
+    private final Rendezvous rendezvous;
+    private final int eagerPayload;
+    private final int rendezvousPayload;
+    private final ArrayDeque<SendRequest>[] waiting;
+    /** Per receiver: the number the next large send to it takes (its RNDV's sequence). */
+    private final long[] nextRendezvous;
+    private int waitingCount;
+    /** ACKs owed while their receiver had no room: (dest, sequence, aux) triples. */
+    private final LongArrayQueue deferredAcks = new LongArrayQueue();
+
+    @SuppressWarnings("unchecked")
+    PendingSends(final Endpoint endpoint, final MessageSender sender, final Rendezvous rendezvous)
+    {
+        this.endpoint = endpoint;
+        this.sender = sender;
+        this.rendezvous = rendezvous;
+        this.eagerPayload = sender.eagerPayload();
+        this.rendezvousPayload = sender.rendezvousPayload();
+        this.waiting = new ArrayDeque[endpoint.size()];
+        this.nextRendezvous = new long[endpoint.size()];
+    }
+
+    /**
+     * Tries to send a checked eager message to a peer; the bytes are copied when this returns true.
+     *
+     * @return false if earlier sends to {@code dest} still wait, or it has no room now: progress, then retry.
+     */
+    boolean trySendEager(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
+    {
+        return isEmpty(waiting[dest]) && sender.trySendEager(dest, tag, buffer, offset, length);
+    }
+
+    /**
+     * Sends a checked request to a peer: started now if nothing waits for that peer and it has room, else
+     * queued behind what waits.
+     */
+    void send(final SendRequest request)
+    {
+        if (!isEmpty(waiting[request.dest]) || !tryStart(request))
+        {
+            if (waiting[request.dest] == null)
+            {
+                waiting[request.dest] = new ArrayDeque<>(); // kept once made: a steady stream allocates nothing
+            }
+            waiting[request.dest].add(request);
+            waitingCount++;
+        }
+    }
+
+    /**
+     * Sends an ACK now, or defers it to {@link #flush} if its receiver has no room (a handler never waits).
+     *
+     * @return true if it was sent now.
+     */
+    boolean sendAck(final int dest, final long sequence, final long aux)
+    {
+        if (sender.trySendAck(dest, sequence, aux))
+        {
+            return true;
+        }
+        deferredAcks.addLong(dest);
+        deferredAcks.addLong(sequence);
+        deferredAcks.addLong(aux);
+        return false;
+    }
+
+    /**
+     * An eager message in one fragment; a large one by its RNDV fragment, which then waits for the ACK.
+     *
+     * @return false if the receiver had no room (nothing was sent).
+     */
+    private boolean tryStart(final SendRequest request)
+    {
+        if (request.length <= eagerPayload)
+        {
+            if (!sender.trySendEager(request.dest, request.tag, request.buffer, request.offset, request.length))
+            {
+                return false;
+            }
+            request.complete();
+            return true;
+        }
+        final long sequence = nextRendezvous[request.dest];
+        if (!sender.trySendRendezvous(request.dest, request.tag, sequence, request.length, request.buffer,
+            request.offset, rendezvousPayload))
+        {
+            return false;
+        }
+        nextRendezvous[request.dest]++;
+        request.sequence = sequence;
+        request.sent = rendezvousPayload;
+        rendezvous.awaitAck(request);
+        return true;
+    }
+
+    /**
+     * Starts the ACKs and sends that wait for room, in order per receiver.
+     *
+     * @return messages sent.
+     */
+    int flush()
+    {
+        int sent = 0;
+        for (int i = deferredAcks.size() / 3; i > 0; i--)
+        {
+            final int dest = (int)deferredAcks.pollLong();
+            final long sequence = deferredAcks.pollLong();
+            final long aux = deferredAcks.pollLong();
+            // an ACK to a rank that has detached is dropped: nobody is left to read it
+            if (endpoint.isAttached(dest) && sendAck(dest, sequence, aux))
+            {
+                sent++;
+            }
+        }
+        for (int dest = 0; waitingCount > 0 && dest < waiting.length; dest++)
+        {
+            final ArrayDeque<SendRequest> queue = waiting[dest];
+            // sends to a rank that has detached stay until failOrphans fails them
+            while (queue != null && !queue.isEmpty() && endpoint.isAttached(dest) && tryStart(queue.peek()))
+            {
+                queue.poll();
+                waitingCount--;
+                sent++;
+            }
+        }
+        return sent;
+    }
+
+    private static boolean isEmpty(final ArrayDeque<SendRequest> queue)
+    {
+        return queue == null || queue.isEmpty();
+    }
+
+    /**
+     * @return true while sends or ACKs wait for room.
+     */
+    boolean hasWaiting()
+    {
+        return waitingCount > 0 || !deferredAcks.isEmpty();
+    }
+
+    /**
+     * Fails the waiting sends to ranks in {@code gone}.
+     */
+    void failOrphans(final boolean[] gone)
+    {
+        for (int dest = 0; dest < waiting.length; dest++)
+        {
+            if (gone[dest] && !isEmpty(waiting[dest]))
+            {
+                for (final SendRequest send : waiting[dest])
+                {
+                    Request.orphan(send, "send of " + send.length + " bytes to rank " + dest);
+                }
+                waitingCount -= waiting[dest].size();
+                waiting[dest].clear();
+            }
+        }
+    }
+}

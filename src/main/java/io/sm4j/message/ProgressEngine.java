@@ -1,0 +1,279 @@
+package io.sm4j.message;
+
+import io.sm4j.segment.Sm4jException;
+import io.sm4j.transport.Endpoint;
+
+/**
+ * The one place a rank makes progress: it alone polls the transport, idles, checks the job's health (through
+ * the endpoint's poll and idle) and fails requests orphaned by a peer that left. Requests and the barrier
+ * wait through it ({@link Progress}); the {@link Communicator} is only the API in front of it.
+ * <p>
+ * One pass ({@link #progress}) starts the sends and ACKs that wait for room, polls the transport (fast
+ * boxes, FIFOs, returns, pending words, and its rate-limited health check, the loop's one clock read),
+ * streams acknowledged large sends, and on each health tick fails the requests of peers that have
+ * detached. A wait ({@link #await}) runs passes until its condition holds and, after every pass that found
+ * nothing, idles by the endpoint's wait policy: spin, yield, or sleep on the rank's doorbell until a peer
+ * publishes to it. A pass after an idle is always a full look at every in-bound path, which is what makes
+ * the doorbell's arm-then-look protocol safe. The transport is polled through {@link Endpoint#poll}, the
+ * interface a second transport (ranks on other nodes) would also offer: its poll joins the same pass.
+ * Not thread-safe, as the communicator.
+ */
+final class ProgressEngine implements Progress
+{
+    private static final int POLL_LIMIT = 64;
+    /** A wait without a deadline of its own: the endpoint bounds a sleep by its health interval. */
+    private static final long NO_DEADLINE = Long.MAX_VALUE;
+
+    private final Endpoint endpoint;
+    private final Matcher matcher;
+    private final PendingSends sends;
+    private final Rendezvous rendezvous;
+    private final int rank;
+    private final int size;
+    /** The endpoint's health tick at the last orphan check. */
+    private long orphanCheckTick;
+    private boolean closed;
+
+    ProgressEngine(final Endpoint endpoint, final Matcher matcher, final PendingSends sends, final Rendezvous rendezvous)
+    {
+        this.endpoint = endpoint;
+        this.matcher = matcher;
+        this.sends = sends;
+        this.rendezvous = rendezvous;
+        this.rank = endpoint.rank();
+        this.size = endpoint.size();
+    }
+
+    @Override
+    public int progress()
+    {
+        checkUsable();
+        return pass();
+    }
+
+    @Override
+    public void await(final Awaitable condition)
+    {
+        try
+        {
+            while (!condition.isDone())
+            {
+                idleIfEmpty(pass(), NO_DEADLINE);
+            }
+        }
+        catch (final InternalError error)
+        {
+            throw fault(error); // a fault of compiled code surfaces on a return a little after the access
+        }
+        finally
+        {
+            endpoint.endWait();
+        }
+    }
+
+    @Override
+    public boolean await(final Awaitable condition, final long deadlineNanos)
+    {
+        try
+        {
+            while (!condition.isDone())
+            {
+                final long left = deadlineNanos - endpoint.clock();
+                if (left < 0)
+                {
+                    return false;
+                }
+                idleIfEmpty(pass(), left);
+            }
+            return true;
+        }
+        catch (final InternalError error)
+        {
+            throw fault(error);
+        }
+        finally
+        {
+            endpoint.endWait();
+        }
+    }
+
+    private void idleIfEmpty(final int work, final long timeoutNanos)
+    {
+        if (work > 0)
+        {
+            endpoint.endWait(); // waits are short while there is work: the next empty pass spins again
+        }
+        else
+        {
+            endpoint.idle(timeoutNanos);
+        }
+    }
+
+    @Override
+    public void start(final SendRequest request)
+    {
+        checkUsable();
+        if (request.dest == rank)
+        {
+            matcher.sendToSelf(request);
+        }
+        else
+        {
+            sends.send(request);
+        }
+    }
+
+    @Override
+    public void post(final RecvRequest request)
+    {
+        checkUsable();
+        matcher.post(request);
+    }
+
+    @Override
+    public boolean departed(final int source)
+    {
+        if (!sourceGone(source))
+        {
+            return false;
+        }
+        drainAll(); // detachment read first (acquire), then drained: what it sent before leaving is here now
+        return true;
+    }
+
+    /**
+     * @return the error for a wait on a peer that has detached; the job's abort if it was aborted (ranks
+     *         detach when it is, so that is the cause to report).
+     */
+    @Override
+    public Sm4jException detached(final String what)
+    {
+        endpoint.checkNotAbortedAfterDetach();
+        return new Sm4jException("the " + what + " cannot complete: the peer has detached");
+    }
+
+    /**
+     * A fault of an access to the mapping (the file was truncated) surfaces as an {@link InternalError} on a
+     * return shortly after the access, so each loop that waits catches it: this names the file instead.
+     */
+    @Override
+    public Sm4jException fault(final InternalError error)
+    {
+        return endpoint.fault(error);
+    }
+
+    /**
+     * @return true if {@code source} ({@link Communicator#ANY_SOURCE}: every peer) has detached.
+     */
+    boolean sourceGone(final int source)
+    {
+        if (source != Communicator.ANY_SOURCE)
+        {
+            return source != rank && !endpoint.isAttached(source);
+        }
+        for (int peer = 0; peer < size; peer++)
+        {
+            if (peer != rank && endpoint.isAttached(peer))
+            {
+                return false;
+            }
+        }
+        return size > 1;
+    }
+
+    /**
+     * Passes until one finds nothing: the in-bound FIFOs and fast boxes are empty (or hold only declined
+     * messages).
+     */
+    void drainAll()
+    {
+        while (pass() > 0)
+        {
+            // until nothing is left to receive
+        }
+    }
+
+    /**
+     * Completes outstanding sends (a send to a rank that has detached fails instead of waiting), then closes
+     * the endpoint. Idempotent.
+     */
+    void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        try
+        {
+            await(() -> !rendezvous.hasSends() && !sends.hasWaiting());
+        }
+        finally
+        {
+            closed = true;
+            endpoint.close();
+        }
+    }
+
+    /**
+     * @throws IllegalStateException if called from a message handler, or after {@link #close()}.
+     */
+    void checkUsable()
+    {
+        if (matcher.inHandler())
+        {
+            throw new IllegalStateException("a MessageHandler must not call the communicator");
+        }
+        if (closed)
+        {
+            throw new IllegalStateException("communicator of rank " + rank + " is closed");
+        }
+    }
+
+    private int pass()
+    {
+        try
+        {
+            final int work = sends.flush() + endpoint.poll(matcher, POLL_LIMIT) + rendezvous.advance();
+            final long tick = endpoint.ticks();
+            if (tick != orphanCheckTick)
+            {
+                orphanCheckTick = tick; // first: the drain in failOrphans runs this pass again
+                failOrphans();
+            }
+            return work;
+        }
+        catch (final InternalError error)
+        {
+            throw fault(error);
+        }
+    }
+
+    /**
+     * On each health tick: fails the requests that wait for a rank that has detached (closed its endpoint)
+     * and so can never answer. Detachment is read first (acquire), then the in-bound FIFOs are drained, so
+     * everything such a rank published before detaching has been received.
+     */
+    private void failOrphans()
+    {
+        final boolean[] gone = new boolean[size];
+        int goneCount = 0;
+        for (int peer = 0; peer < size; peer++)
+        {
+            if (peer != rank && !endpoint.isAttached(peer))
+            {
+                gone[peer] = true;
+                goneCount++;
+            }
+        }
+        if (goneCount == 0)
+        {
+            return;
+        }
+        endpoint.checkNotAborted(); // they may have left because the job was aborted: that is the cause
+        drainAll(); // what the detached ranks sent before leaving
+        final boolean everyoneGone = goneCount == size - 1;
+        rendezvous.failOrphans(gone);
+        sends.failOrphans(gone);
+        matcher.queues().failOrphans(gone, everyoneGone);
+    }
+}

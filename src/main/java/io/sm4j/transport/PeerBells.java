@@ -1,0 +1,172 @@
+package io.sm4j.transport;
+
+import io.sm4j.segment.Segment;
+import io.sm4j.segment.SegmentFiles;
+import org.agrona.concurrent.AtomicBuffer;
+
+import java.io.IOException;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+
+/**
+ * The peers' doorbells as a publisher sees them: after this rank publishes something a peer may be
+ * waiting for (a message, a credit, a fragment back, room in a FIFO or a fast box), it checks the peer's
+ * doorbell word and, if the peer sleeps armed, takes the ring (ARMED to RUNG, so one publisher rings) and
+ * writes one byte to the peer's socket ({@link Doorbell}). Connections are made on the first ring.
+ * <p>
+ * A poll publishes back to several senders: it {@link #touch}es each and {@link #ringTouched rings} once at
+ * the end, one fence for the whole pass. Touching is for the thread that holds the poll lock only; every
+ * other publisher calls {@link #afterPublish}.
+ */
+final class PeerBells implements AutoCloseable
+{
+    private final int rank;
+    private final AtomicBuffer[] words;
+    private final java.nio.file.Path[] paths;
+    private final SocketChannel[] channels;
+    private final ByteBuffer ringByte = ByteBuffer.allocateDirect(1);
+    private final boolean[] touched;
+    private final int[] touchedList;
+    private int touchedCount;
+
+    PeerBells(final Segment segment, final int rank)
+    {
+        final int size = segment.layout().params().peers();
+        this.rank = rank;
+        words = new AtomicBuffer[size];
+        paths = new java.nio.file.Path[size];
+        channels = new SocketChannel[size];
+        touched = new boolean[size];
+        touchedList = new int[size];
+        for (int peer = 0; peer < size; peer++)
+        {
+            words[peer] = segment.views().bell(peer);
+            paths[peer] = SegmentFiles.bellPath(segment.path(), peer);
+        }
+    }
+
+    /**
+     * Rings {@code peer} if it sleeps armed: for a publisher whose store to {@code peer}'s memory has just
+     * been made (a release store; this adds the full fence the protocol needs).
+     */
+    void afterPublish(final int peer)
+    {
+        BellWord.fence(); // NOTE: the publish above before the read of the peer's word (BellWord)
+        ringIfArmed(peer);
+    }
+
+    /**
+     * Notes that this pass published something to {@code peer}; {@link #ringTouched} rings it.
+     */
+    void touch(final int peer)
+    {
+        if (!touched[peer])
+        {
+            touched[peer] = true;
+            touchedList[touchedCount++] = peer;
+        }
+    }
+
+    /**
+     * {@link #afterPublish} for every peer {@link #touch}ed since the last call, with one fence.
+     */
+    void ringTouched()
+    {
+        if (touchedCount == 0)
+        {
+            return;
+        }
+        BellWord.fence(); // NOTE: as in afterPublish, once for every store of the pass
+        for (int i = 0; i < touchedCount; i++)
+        {
+            final int peer = touchedList[i];
+            touched[peer] = false;
+            ringIfArmed(peer);
+        }
+        touchedCount = 0;
+    }
+
+    /**
+     * Rings every armed peer: the job's state changed (this rank detached, or the job was aborted), which
+     * every waiting rank must see now rather than at its next timeout.
+     */
+    void ringAll()
+    {
+        BellWord.fence(); // NOTE: as in afterPublish: the state change before the reads
+        for (int peer = 0; peer < words.length; peer++)
+        {
+            if (peer != rank)
+            {
+                ringIfArmed(peer);
+            }
+        }
+    }
+
+    private void ringIfArmed(final int peer)
+    {
+        if (BellWord.takeRing(words[peer]))
+        {
+            ring(peer);
+        }
+    }
+
+    /**
+     * Writes one byte to {@code peer}'s socket. A peer without one never arms; one that has closed it is
+     * leaving: a failed ring is dropped, and the sleeper's timeout bounds the cost of any ring lost.
+     */
+    private void ring(final int peer)
+    {
+        synchronized (channels)
+        {
+            try
+            {
+                SocketChannel channel = channels[peer];
+                if (channel == null)
+                {
+                    channel = SocketChannel.open(UnixDomainSocketAddress.of(paths[peer]));
+                    channel.configureBlocking(false); // a full socket buffer already holds a ring: never wait
+                    channels[peer] = channel;
+                }
+                ringByte.clear();
+                if (channel.write(ringByte) < 0)
+                {
+                    drop(peer);
+                }
+            }
+            catch (final IOException | RuntimeException ex)
+            {
+                drop(peer);
+            }
+        }
+    }
+
+    private void drop(final int peer)
+    {
+        final SocketChannel channel = channels[peer];
+        channels[peer] = null;
+        if (channel != null)
+        {
+            try
+            {
+                channel.close();
+            }
+            catch (final IOException ignore)
+            {
+                // nothing to do: the next ring connects again
+            }
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        synchronized (channels)
+        {
+            for (int peer = 0; peer < channels.length; peer++)
+            {
+                drop(peer);
+            }
+        }
+    }
+}

@@ -1,0 +1,193 @@
+package io.sm4j.transport;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * How one thread waits after a progress pass that found nothing to do: spin while waits are short, yield
+ * the processor while others want it, and block on the rank's {@link Doorbell} once a wait lasts.
+ * <p>
+ * AUTO decides from what the waits show, not only from ranks against cores at start (JIT and GC threads,
+ * other processes and {@code taskset} change what a rank gets):
+ * <ul>
+ *   <li>uncontended, a wait spins for {@link #SPIN_NANOS}, then yields, and blocks after
+ *       {@link #BLOCK_AFTER_NANOS};</li>
+ *   <li>contended (Open MPI's {@code mpi_yield_when_idle}), a wait yields after every empty pass and blocks
+ *       after {@link #CONTENDED_BLOCK_AFTER_NANOS}.</li>
+ * </ul>
+ * A thread is contended from the first yield that gave the processor away (it took longer than
+ * {@link #SWITCHED_NANOS}: another thread ran) or the first spin that was preempted (a gap of
+ * {@link #PREEMPTED_NANOS} between two clock reads); it is uncontended again after {@link #CALM_YIELDS}
+ * yields in a row that nobody took. A job with more ranks than cores starts contended, as {@code mpirun}
+ * starts an oversubscribed job yielding.
+ * <p>
+ * Blocking takes two empty passes: the first arms the doorbell and returns, so that the caller's next pass
+ * is the last look at every in-bound path after arming; only if that pass finds nothing too does the next
+ * call sleep. A sleep ends when a peer rings, or after the timeout the caller gives (at most the health
+ * check's interval, so a sleeping rank still sees a dead peer or an aborted job in time).
+ * Not thread-safe: one per waiting thread.
+ */
+final class WaitPolicy
+{
+    /** Uncontended: spinning this long costs less than a yield or a wake-up would add to the wait. */
+    static final long SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
+    /** Uncontended: a wait this long is no longer short; a wake-up (about 10-20 us) is small beside it. */
+    static final long BLOCK_AFTER_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** Contended: the processor is wanted; a waiter that yields for this long gives it up altogether. */
+    static final long CONTENDED_BLOCK_AFTER_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
+    /** BLOCK: spin this long, then sleep. */
+    static final long BLOCK_MODE_AFTER_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
+    /** A yield that took longer ran another thread (a bare sched_yield takes about 0.2-0.4 us). */
+    static final long SWITCHED_NANOS = TimeUnit.MICROSECONDS.toNanos(3);
+    /** A spinning thread that sees this much time pass between two clock reads was preempted. */
+    static final long PREEMPTED_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
+    /** Yields in a row that returned at once before a contended thread spins again. */
+    static final int CALM_YIELDS = 2000;
+    /** Without a doorbell, a long wait parks this long at a time. */
+    static final long PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
+    /** Empty spinning passes between two clock reads. */
+    private static final int SPINS_PER_CLOCK_READ = 16;
+
+    private final TransportOptions.Idle mode;
+    private final Doorbell bell;
+    private boolean contended;
+    private int calmYields;
+    /** System.nanoTime() of this wait's first empty pass, 0 outside a wait. */
+    private long waitStart;
+    private long lastRead;
+    private int spins;
+    private boolean armed;
+
+    /**
+     * @param contended start contended (more ranks than cores).
+     */
+    WaitPolicy(final TransportOptions.Idle mode, final Doorbell bell, final boolean contended)
+    {
+        this.mode = mode;
+        this.bell = bell;
+        this.contended = contended;
+    }
+
+    /**
+     * Waits once after an empty pass.
+     *
+     * @param timeoutNanos the longest a sleep may last (a health interval, or less for a caller's deadline).
+     * @return true if the thread slept or followed a sleeper (the caller then checks the job's health now).
+     */
+    boolean idle(final long timeoutNanos)
+    {
+        if (armed)
+        {
+            armed = false; // the pass after arming found nothing: sleep until rung
+            bell.sleep(timeoutNanos);
+            return true;
+        }
+        switch (mode)
+        {
+            case SPIN ->
+            {
+                Thread.onSpinWait();
+                return false;
+            }
+            case YIELD ->
+            {
+                Thread.yield();
+                return false;
+            }
+            default ->
+            {
+                return waitAdaptively(timeoutNanos);
+            }
+        }
+    }
+
+    /**
+     * Ends the wait: a pass did work, or the caller's condition holds. A thread that armed and then found
+     * work disarms.
+     */
+    void reset()
+    {
+        if (armed)
+        {
+            armed = false;
+            bell.disarm();
+        }
+        waitStart = 0;
+    }
+
+    /**
+     * @return true while this thread takes the processors to be contended.
+     */
+    boolean isContended()
+    {
+        return contended;
+    }
+
+    private boolean waitAdaptively(final long timeoutNanos)
+    {
+        if (waitStart == 0)
+        {
+            waitStart = System.nanoTime();
+            lastRead = waitStart;
+            spins = 0;
+        }
+        final boolean block = mode == TransportOptions.Idle.BLOCK;
+        if (!contended || block)
+        {
+            if (++spins % SPINS_PER_CLOCK_READ != 0)
+            {
+                Thread.onSpinWait();
+                return false;
+            }
+            final long now = System.nanoTime();
+            final long gap = now - lastRead;
+            lastRead = now;
+            if (gap >= PREEMPTED_NANOS && !block)
+            {
+                contended = true; // the spin was preempted: somebody else wanted this processor
+                calmYields = 0;
+            }
+            else if (now - waitStart < (block ? BLOCK_MODE_AFTER_NANOS : SPIN_NANOS))
+            {
+                Thread.onSpinWait();
+                return false;
+            }
+        }
+        final long start = System.nanoTime();
+        if (start - waitStart >= (block ? BLOCK_MODE_AFTER_NANOS : contended ? CONTENDED_BLOCK_AFTER_NANOS : BLOCK_AFTER_NANOS))
+        {
+            return blockOrPark(timeoutNanos);
+        }
+        Thread.yield();
+        final long took = System.nanoTime() - start;
+        lastRead = start + took;
+        if (took >= SWITCHED_NANOS)
+        {
+            contended = true;
+            calmYields = 0;
+        }
+        else if (contended && ++calmYields >= CALM_YIELDS)
+        {
+            contended = false;
+        }
+        return false;
+    }
+
+    private boolean blockOrPark(final long timeoutNanos)
+    {
+        if (bell.tryArm())
+        {
+            armed = true; // the caller's next pass is the last look; the next empty pass sleeps
+            return false;
+        }
+        if (bell.isAvailable())
+        {
+            bell.follow(timeoutNanos); // MULTIPLE: another thread of this rank sleeps armed and wakes us
+        }
+        else
+        {
+            LockSupport.parkNanos(Math.min(PARK_NANOS, timeoutNanos));
+        }
+        return true;
+    }
+}

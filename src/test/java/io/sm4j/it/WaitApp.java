@@ -1,0 +1,273 @@
+package io.sm4j.it;
+
+import io.sm4j.layout.DoorbellDescriptor;
+import io.sm4j.message.Communicator;
+import io.sm4j.message.Request;
+import io.sm4j.segment.JobAbortedException;
+import io.sm4j.segment.Segment;
+import io.sm4j.segment.Sm4jException;
+import io.sm4j.transport.Endpoint;
+import io.sm4j.transport.Endpoints;
+import io.sm4j.transport.TransportOptions;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Rank programs for the waiting tests ({@link WaitTest}); the first argument picks one:
+ * <ul>
+ *   <li>{@code wake N}: rank 0 sends N messages to rank 1, each timed to land while rank 1 arms its doorbell
+ *       (rank 0 watches rank 1's doorbell word in the segment and sends once it reads ARMED, at once or a
+ *       moment later); rank 1 answers each. Rank 1 prints its sleeps and how many ended by timeout.</li>
+ *   <li>{@code quiet MILLIS}: rank 1 waits in recv while rank 0 sends nothing for MILLIS ms, then one
+ *       message; rank 1 prints the CPU its process used meanwhile and how soon it woke.</li>
+ *   <li>{@code allpairs ROUNDS FLOOD}: every rank sends to every other (8 B to 64 KiB, isend/irecv), a
+ *       barrier per round, then every rank floods rank 0 with FLOOD messages of 1 KiB while rank 0 sleeps 1 s
+ *       before it receives; every byte is checked.</li>
+ *   <li>{@code killpeer}: rank 1 waits in recv from rank 2, which kills itself with SIGKILL after 1 s; rank
+ *       1 prints the error it got and after how long.</li>
+ *   <li>{@code attach SEGMENT RANK SIZE}: joins a segment made by the test (no launcher), prints its pid,
+ *       then every rank but the last waits to receive from the last, which waits forever.</li>
+ * </ul>
+ */
+public final class WaitApp
+{
+    private static final int TAG = 3;
+
+    private WaitApp()
+    {
+    }
+
+    public static void main(final String[] args) throws Exception
+    {
+        switch (args[0])
+        {
+            case "wake" -> wake(Integer.parseInt(args[1]));
+            case "quiet" -> quiet(Long.parseLong(args[1]));
+            case "allpairs" -> allPairs(Integer.parseInt(args[1]), Integer.parseInt(args[2]));
+            case "killpeer" -> killPeer();
+            case "attach" -> attach(Path.of(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]));
+            default -> throw new IllegalArgumentException(args[0]);
+        }
+    }
+
+    private static void wake(final int messages)
+    {
+        final Endpoint endpoint = Endpoints.attachFromEnvironment();
+        try (Communicator comm = new Communicator(endpoint);
+            Segment view = Segment.attach(Path.of(System.getenv(Endpoints.SEGMENT_ENV)), Duration.ofSeconds(5)))
+        {
+            final byte[] buffer = new byte[8];
+            if (comm.rank() == 0)
+            {
+                final UnsafeBuffer bell = view.views().bell(1);
+                int armed = 0;
+                for (int i = 0; i < messages; i++)
+                {
+                    final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20);
+                    while (bell.getLongVolatile(0) != DoorbellDescriptor.ARMED && System.nanoTime() - deadline < 0)
+                    {
+                        Thread.onSpinWait();
+                    }
+                    armed += bell.getLongVolatile(0) == DoorbellDescriptor.ARMED ? 1 : 0;
+                    spinNanos(ThreadLocalRandom.current().nextInt(3) * 1_000L); // on the arm, or a little after it
+                    comm.send(1, TAG, buffer);
+                    comm.recv(1, TAG, buffer);
+                }
+                System.out.println("rank 0 sent " + messages + " messages, " + armed + " of them to an armed rank 1");
+            }
+            else
+            {
+                for (int i = 0; i < messages; i++)
+                {
+                    comm.recv(0, TAG, buffer);
+                    comm.send(0, TAG, buffer);
+                }
+                final Endpoint.WaitCounters counters = endpoint.waitCounters();
+                System.out.println("rank 1 received " + messages + " messages, slept " + counters.sleeps() +
+                    " times, " + counters.timedOut() + " sleeps timed out");
+            }
+        }
+    }
+
+    private static void quiet(final long millis) throws InterruptedException
+    {
+        try (Communicator comm = Communicator.attachFromEnvironment())
+        {
+            final UnsafeBuffer message = new UnsafeBuffer(new byte[8]);
+            comm.barrier();
+            if (comm.rank() == 0)
+            {
+                Thread.sleep(millis); // the scenario: nothing is sent for this long
+                message.putLong(0, System.nanoTime());
+                comm.send(1, TAG, message, 0, 8);
+            }
+            else
+            {
+                final com.sun.management.OperatingSystemMXBean os =
+                    (com.sun.management.OperatingSystemMXBean)ManagementFactory.getOperatingSystemMXBean();
+                final long cpuBefore = os.getProcessCpuTime();
+                final long before = System.nanoTime();
+                comm.recv(0, TAG, message, 0, 8);
+                final long arrived = System.nanoTime();
+                final long cpu = os.getProcessCpuTime() - cpuBefore;
+                System.out.println("rank 1 waited " + TimeUnit.NANOSECONDS.toMillis(arrived - before) + " ms using " +
+                    TimeUnit.NANOSECONDS.toMillis(cpu) + " ms of CPU, woken " +
+                    TimeUnit.NANOSECONDS.toMicros(arrived - message.getLong(0)) + " us after the send");
+            }
+        }
+    }
+
+    private static void allPairs(final int rounds, final int flood) throws InterruptedException
+    {
+        try (Communicator comm = Communicator.attachFromEnvironment())
+        {
+            final int rank = comm.rank();
+            final int size = comm.size();
+            for (int round = 0; round < rounds; round++)
+            {
+                final int length = 8 << (2 * (round % 7)); // 8 B .. 32 KiB: eager and rendezvous
+                final List<Request> requests = new ArrayList<>();
+                final byte[][] in = new byte[size][length];
+                final byte[] out = new byte[length];
+                java.util.Arrays.fill(out, (byte)(rank * 31 + round));
+                for (int peer = 0; peer < size; peer++)
+                {
+                    if (peer != rank)
+                    {
+                        requests.add(comm.irecv(peer, TAG, in[peer], 0, length));
+                    }
+                }
+                for (int peer = 0; peer < size; peer++)
+                {
+                    if (peer != rank)
+                    {
+                        requests.add(comm.isend(peer, TAG, out, 0, length));
+                    }
+                }
+                requests.forEach(Request::await);
+                for (int peer = 0; peer < size; peer++)
+                {
+                    for (int i = 0; peer != rank && i < length; i++)
+                    {
+                        if (in[peer][i] != (byte)(peer * 31 + round))
+                        {
+                            throw new IllegalStateException("round " + round + ": byte " + i + " from rank " + peer + " is wrong");
+                        }
+                    }
+                }
+                comm.barrier();
+            }
+            final byte[] message = new byte[1024];
+            if (rank == 0)
+            {
+                Thread.sleep(1000); // the scenario: the senders fill what rank 0 can hold and wait for room
+                final long[] next = new long[size];
+                for (int i = 0; i < flood * (size - 1); i++)
+                {
+                    final int source = comm.recv(Communicator.ANY_SOURCE, TAG, message).source();
+                    final long sequence = new UnsafeBuffer(message).getLong(0);
+                    if (sequence != next[source]++)
+                    {
+                        throw new IllegalStateException("from rank " + source + ": message " + sequence + " out of order");
+                    }
+                }
+            }
+            else
+            {
+                final UnsafeBuffer buffer = new UnsafeBuffer(message);
+                for (int i = 0; i < flood; i++)
+                {
+                    buffer.putLong(0, i);
+                    comm.send(0, TAG, message);
+                }
+            }
+            comm.barrier();
+            System.out.println("rank " + rank + ": " + rounds + " all-pairs rounds and the flood ok");
+        }
+    }
+
+    private static void killPeer() throws Exception
+    {
+        try (Communicator comm = Communicator.attachFromEnvironment())
+        {
+            comm.barrier();
+            if (comm.rank() == 2)
+            {
+                Thread.sleep(1000); // rank 1 is asleep in recv by now
+                new ProcessBuilder("kill", "-9", Long.toString(ProcessHandle.current().pid())).start().waitFor();
+                Thread.sleep(60_000); // never reached
+            }
+            else if (comm.rank() == 1)
+            {
+                final long start = System.nanoTime();
+                try
+                {
+                    comm.recv(2, TAG, new byte[8]);
+                    System.out.println("rank 1 received from a dead rank");
+                }
+                catch (final Sm4jException ex)
+                {
+                    System.out.println("rank 1 saw after " + (TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) - 1000) +
+                        " ms: " + ex.getMessage());
+                }
+            }
+            else
+            {
+                try
+                {
+                    comm.recv(2, TAG, new byte[8]);
+                }
+                catch (final JobAbortedException ex)
+                {
+                    // rank 0 only waits with the others
+                }
+            }
+        }
+        catch (final JobAbortedException ex)
+        {
+            // closing after the abort
+        }
+    }
+
+    private static void attach(final Path segment, final int rank, final int size)
+    {
+        try (Communicator comm = Communicator.attach(segment, rank, size, TransportOptions.defaults()))
+        {
+            System.out.println("rank " + rank + " attached, pid " + ProcessHandle.current().pid());
+            if (rank == size - 1)
+            {
+                comm.recv(0, TAG, new byte[8]); // never sent: this rank is killed while it waits
+            }
+            final long start = System.nanoTime();
+            try
+            {
+                comm.recv(size - 1, TAG, new byte[8]);
+            }
+            catch (final Sm4jException ex)
+            {
+                System.out.println("rank " + rank + " saw after " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) +
+                    " ms: " + ex.getMessage());
+            }
+        }
+        catch (final JobAbortedException ex)
+        {
+            // closing after the abort
+        }
+    }
+
+    private static void spinNanos(final long nanos)
+    {
+        final long end = System.nanoTime() + nanos;
+        while (System.nanoTime() - end < 0)
+        {
+            Thread.onSpinWait();
+        }
+    }
+}
