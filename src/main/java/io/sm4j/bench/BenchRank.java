@@ -80,7 +80,7 @@ public final class BenchRank
             for (final PairTransport transport : transports)
             {
                 sockets.sync();
-                warmUp(spec, transport, timer);
+                warmUp(spec, transport, timer, () -> { });
             }
             if (threads != null)
             {
@@ -120,7 +120,7 @@ public final class BenchRank
         final boolean sender = comm.rank() < half;
         final Sm4jPair pair = new Sm4jPair(comm, sender ? comm.rank() + half : comm.rank() - half, spec.persistent());
         comm.barrier();
-        warmUp(spec, pair, sender);
+        warmUp(spec, pair, sender, comm::barrier);
         awaitQuietCompiler();
         for (final int size : spec.sizes())
         {
@@ -140,15 +140,23 @@ public final class BenchRank
      * only an on-stack replacement of that call was compiled; each measured call started interpreted and was
      * compiled again while it ran, its compiler thread taking a core from a spinning rank for milliseconds
      * (2 ms stalls in the maximum, means 2-4x their medians at 8 bytes).
+     * <p>
+     * {@code between} runs after every short call, as the measurement runs it before each size (the
+     * multi-pair tests' barrier): a BARRIER message that C2 never saw in the warm-up made it throw away its
+     * code for the receive path at the first measured size, and the recompilations, on a compiler thread
+     * that does not yield, stalled ranks for 4 ms at a time (a scheduler tick) over the first 300 ms:
+     * multi_lat with 4 ranks on 2 cores measured a mean of 3-4 us instead of 1.2 us.
      */
-    private static void warmUp(final BenchSpec spec, final PairTransport transport, final boolean timer)
+    private static void warmUp(final BenchSpec measured, final PairTransport transport, final boolean timer, final Runnable between)
     {
+        final BenchSpec spec = measured.warmUp();
         final int rounds = spec.jitWarmup();
         final int divisor = spec.test().latency() ? 1 : 10;
         final int perCall = Math.max(2, rounds / divisor / WARM_UP_CALLS);
         for (int call = 0; call < WARM_UP_CALLS; call++)
         {
             measure(spec, transport, timer, 8, 1, perCall - 1);
+            between.run();
         }
         measure(spec, transport, timer, Math.min(4096, spec.maxSize()), 0, Math.max(1, rounds / 10 / divisor));
         measure(spec, transport, timer, Math.min(65536, spec.maxSize()), 0, Math.max(1, rounds / 10 / divisor));
@@ -189,6 +197,7 @@ public final class BenchRank
         return switch (spec.test())
         {
             case LATENCY, MULTI_LAT -> OsuLoops.latency(transport, timer, size, skip, iterations);
+            case WAKE -> OsuLoops.wake((Sm4jPair)transport, timer, size, skip, iterations, spec.pauseMicros() * 1_000);
             case BW, MBW_MR -> OsuLoops.bandwidth(transport, timer, size, spec.window(), skip, iterations);
             case BIBW -> OsuLoops.bidirectional((Sm4jPair)transport, timer, size, spec.window(), skip, iterations);
         };

@@ -21,10 +21,11 @@ import java.util.Map;
  *                   transport before the first size, so the JIT has compiled the paths being measured.
  * @param persistent sm4j's windows use persistent requests (sendInit/recvInit, then start), else a new
  *                   isend/irecv request per message.
+ * @param pauseMicros wake: the pause before every round trip, microseconds.
  */
 public record BenchSpec(
     BenchTest test, List<String> transports, int minSize, int maxSize, int iterations, int skip, int window, int jitWarmup,
-    boolean persistent)
+    boolean persistent, long pauseMicros)
 {
     /** Largest message size, bytes. */
     public static final int MAX_SIZE = PairTransport.MAX_MESSAGE;
@@ -66,13 +67,23 @@ public record BenchSpec(
     }
 
     /**
+     * @return the spec whose loop warms the JIT up: wake's own loop pauses before every round trip, so it
+     *         warms up with latency's.
+     */
+    BenchSpec warmUp()
+    {
+        return test != BenchTest.WAKE ? this :
+            new BenchSpec(BenchTest.LATENCY, transports, minSize, maxSize, iterations, skip, window, jitWarmup, persistent, 0);
+    }
+
+    /**
      * @return the arguments {@link #parse} reads back.
      */
     public List<String> toArgs()
     {
         return List.of("test=" + test.id(), "transports=" + String.join(",", transports), "min=" + minSize, "max=" + maxSize,
             "iterations=" + iterations, "skip=" + skip, "window=" + window, "jit=" + jitWarmup,
-            "persistent=" + persistent);
+            "persistent=" + persistent, "pause=" + pauseMicros);
     }
 
     static BenchSpec parse(final String[] args)
@@ -87,6 +98,6 @@ public record BenchSpec(
             Integer.parseInt(values.get("min")), Integer.parseInt(values.get("max")),
             Integer.parseInt(values.get("iterations")), Integer.parseInt(values.get("skip")),
             Integer.parseInt(values.get("window")), Integer.parseInt(values.get("jit")),
-            Boolean.parseBoolean(values.get("persistent")));
+            Boolean.parseBoolean(values.get("persistent")), Long.parseLong(values.get("pause")));
     }
 }

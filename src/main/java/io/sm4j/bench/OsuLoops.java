@@ -101,6 +101,65 @@ final class OsuLoops
     }
 
     /**
+     * The wake-up test: before every round trip the timer pauses {@code pauseNanos} (it sleeps), so the
+     * receiver's wait lasts and it sleeps too; the timer then sends its clock reading, and the receiver
+     * answers with how long after that reading it had the message (the node's monotonic clock is the same
+     * in every process). The receiver also reports, on stderr, the CPU its process used while it waited.
+     */
+    static ResultLine wake(
+        final Sm4jPair transport, final boolean timer, final int size, final int skip, final int iterations,
+        final long pauseNanos)
+    {
+        final Histogram wakes = new Histogram(3);
+        final com.sun.management.OperatingSystemMXBean os =
+            (com.sun.management.OperatingSystemMXBean)java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        long sum = 0;
+        long cpuStart = 0;
+        long wallStart = 0;
+        for (int i = 0; i < skip + iterations; i++)
+        {
+            if (!timer && i == skip)
+            {
+                cpuStart = os.getProcessCpuTime();
+                wallStart = System.nanoTime();
+            }
+            if (timer)
+            {
+                java.util.concurrent.locks.LockSupport.parkNanos(pauseNanos);
+                transport.out().putLong(0, System.nanoTime());
+                transport.send(size);
+                transport.receive(size);
+                final long wake = transport.in().getLong(0);
+                if (i >= skip)
+                {
+                    wakes.recordValue(Math.max(0, wake));
+                    sum += wake;
+                }
+            }
+            else
+            {
+                transport.receive(size);
+                transport.out().putLong(0, System.nanoTime() - transport.in().getLong(0));
+                transport.send(size);
+            }
+        }
+        if (!timer)
+        {
+            final long cpu = os.getProcessCpuTime() - cpuStart;
+            final long wall = System.nanoTime() - wallStart;
+            System.out.printf(java.util.Locale.ROOT, "# wake, %d B: the receiving rank used %.1f ms of CPU in %.1f ms of waiting " +
+                "(%.2f %% of a core)%n", size, cpu / 1e6, wall / 1e6, 100.0 * cpu / Math.max(1, wall));
+            return null;
+        }
+        return new ResultLine(transport.name(), size, new double[]{
+            sum / 1e3 / iterations,
+            wakes.getValueAtPercentile(50) / 1e3,
+            wakes.getValueAtPercentile(99) / 1e3,
+            wakes.getValueAtPercentile(99.9) / 1e3,
+            wakes.getMaxValue() / 1e3 });
+    }
+
+    /**
      * osu_bibw: both sides post a window of receives and of sends per iteration; counts both directions.
      */
     static ResultLine bidirectional(

@@ -53,6 +53,22 @@ final class Sm4jPair implements PairTransport
         communicator.recv(peer, TAG, in, 0, length);
     }
 
+    /**
+     * @return the buffer {@link #send} sends from.
+     */
+    UnsafeBuffer out()
+    {
+        return out;
+    }
+
+    /**
+     * @return the buffer {@link #receive} receives into.
+     */
+    UnsafeBuffer in()
+    {
+        return in;
+    }
+
     @Override
     public void sendWindow(final int length, final int count)
     {

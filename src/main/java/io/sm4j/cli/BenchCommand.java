@@ -9,6 +9,7 @@ import io.sm4j.bench.BenchTest;
 import io.sm4j.bench.BusyCores;
 import io.sm4j.bench.OmpiBaseline;
 import io.sm4j.launch.Binding;
+import io.sm4j.launch.Executables;
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.layout.Policy;
 import io.sm4j.layout.ThreadMode;
@@ -41,7 +42,8 @@ import java.util.concurrent.Callable;
         "",
         "Tests: latency (osu_latency: ping-pong, one-way = round trip / 2), bw (osu_bw: a window of isends, then an " +
             "ack), bibw (windows both ways), mbw_mr (n/2 pairs stream at once: aggregate bandwidth and message rate), " +
-            "multi_lat (n/2 pairs ping-pong at once). Output as OSU prints it (size, then average latency or MB/s, " +
+            "multi_lat (n/2 pairs ping-pong at once), wake (not OSU's: ping-pong after a pause in which the receiver " +
+            "falls asleep, timing send to receipt, and the sleeping rank's CPU). Output as OSU prints it (size, then average latency or MB/s, " +
             "10^6 bytes per second), then p50, p99, p99.9 and max (HdrHistogram) or the message rate.",
         "",
         "--compare adds, between the same two JVMs and in the same loops, size by size: Agrona's " +
@@ -54,6 +56,7 @@ import java.util.concurrent.Callable;
         "  sm4j bench latency --compare --chart target/latency.png",
         "  sm4j bench bw -m 64:65536 --compare",
         "  sm4j bench multi_lat -n 4 -m 8:8 --compare     (2 pairs on the cores there are, next to Open MPI)",
+        "  sm4j bench wake -i 200                         (how fast a sleeping rank wakes, and what it costs while asleep)",
         "  sm4j bench latency -m 0:64 --layout page4k      (the RFC's latency table: one run per layout)",
         "  sm4j bench latency -m 8:8 --peers 256          (a segment for 256 ranks, 2 of them running)",
         "  sm4j bench mbw_mr -n 4 --format csv" })
@@ -81,13 +84,14 @@ final class BenchCommand implements Callable<Integer>
     @Parameters(index = "0", paramLabel = "TEST", description = "latency, bw, bibw, mbw_mr or multi_lat.")
     String test;
 
-    @Option(names = "-m", paramLabel = "[MIN:]MAX", description = "Message sizes: 0 (if MIN is 0), then powers of two from MIN to MAX bytes (default: 0:4194304).")
-    String sizes = "0:4194304";
+    @Option(names = "-m", paramLabel = "[MIN:]MAX", description = "Message sizes: 0 (if MIN is 0), then powers of two from MIN to MAX bytes (default: 0:4194304; wake: 8:8).")
+    String sizes = DEFAULT_SIZES;
+    private static final String DEFAULT_SIZES = "0:4194304";
 
     @Option(names = "-i", paramLabel = "ITER", description = "Iterations per size (default: OSU's, 10000 round trips or 100 windows, a tenth as many above 8 KiB).")
     int iterations;
 
-    @Option(names = "-x", paramLabel = "WARMUP", description = "Warm-up iterations per size (default: OSU's, a tenth of the iterations).")
+    @Option(names = "-x", paramLabel = "WARMUP", description = "Warm-up iterations per size (default: OSU's, a tenth of the iterations; multi_lat: as many as the iterations, so that the scheduler has evened out ranks that waited unequally).")
     int skip = -1;
 
     @Option(names = "-W", paramLabel = "WINDOW", description = "Sends per window for bw, bibw and mbw_mr (default: ${DEFAULT-VALUE}).")
@@ -111,6 +115,9 @@ final class BenchCommand implements Callable<Integer>
     @Option(names = "--requests", paramLabel = "KIND", description = "How sm4j's windows (bw, bibw, mbw_mr) send and receive: persistent (sendInit/recvInit once, then start: allocation-free, as a Java application that cares writes it) or isend (a new isend/irecv request per message, as osu_bw) (default: ${DEFAULT-VALUE}).")
     Requests requests = Requests.persistent;
 
+    @Option(names = "--pause-us", paramLabel = "MICROS", description = "wake: the pause before every round trip, long enough that the receiver sleeps (default: ${DEFAULT-VALUE}).")
+    long pauseMicros = 5_000;
+
     @Option(names = "--compare", description = "Measure the baselines too (agrona, uds, threads, ompi), size by size.")
     boolean compare;
 
@@ -126,8 +133,8 @@ final class BenchCommand implements Callable<Integer>
     @Option(names = "--idle", paramLabel = "MODE", description = "How a waiting rank waits: auto (spin, yield, then sleep on its doorbell, as the waits show), spin, yield or block (default: ${DEFAULT-VALUE}; see sm4j run --help).")
     TransportOptions.Idle idle = TransportOptions.Idle.AUTO;
 
-    @Option(names = "--bind-to", paramLabel = "core|none", description = "Pin rank r to the r-th online core with taskset, as mpirun --bind-to core (default: ${DEFAULT-VALUE}).")
-    Binding binding = Binding.NONE;
+    @Option(names = "--bind-to", paramLabel = "core|none", description = "Pin rank r to the r-th online core with taskset, as mpirun --bind-to core (default: core while the ranks are no more than the cores and taskset is installed, as mpirun binds 2 ranks, except for wake; else none).")
+    Binding binding;
 
     @Option(names = "--jvm-arg", paramLabel = "OPTION", description = "Extra JVM option for the rank JVMs, e.g. -XX:StartFlightRecording=... (repeatable).")
     List<String> jvmArgs = new ArrayList<>();
@@ -142,6 +149,10 @@ final class BenchCommand implements Callable<Integer>
     public Integer call() throws IOException, InterruptedException
     {
         final BenchTest benchTest = BenchTest.of(test.toLowerCase(Locale.ROOT));
+        if (benchTest == BenchTest.WAKE)
+        {
+            checkWake();
+        }
         final int[] range = parseSizes();
         Arguments.requireRange("-W", window, 1, io.sm4j.bench.BenchRank.MAX_WINDOW, "");
         Arguments.requireRange("-i", iterations, 0, 100_000_000, " (0: OSU's default)");
@@ -165,6 +176,14 @@ final class BenchCommand implements Callable<Integer>
                 throw new IllegalArgumentException("--peers " + peers + " applies to latency, bw and bibw only");
             }
         }
+        if (binding == null)
+        {
+            // measured: two unbound ranks that yield may end up sharing one core for a whole run (1.0 us one-way
+            // instead of 0.28, docs/benchmarks.md); bound, AUTO matches pure spin's median. Not for wake: a bound
+            // rank must wake its own idle core (70-100 us here) where an unbound one runs where it was rung.
+            binding = benchTest != BenchTest.WAKE && processes <= CpuBudget.cores() && Executables.onPath("taskset") ?
+                Binding.CORE : Binding.NONE;
+        }
         final int segmentRanks = peers == null ? processes : peers;
         Arguments.requireRange("--peers", segmentRanks, processes, LayoutParams.MAX_PEERS, "");
         if (chart != null)
@@ -181,7 +200,7 @@ final class BenchCommand implements Callable<Integer>
             ompiMissing = OmpiBaseline.unavailable();
         }
         final BenchSpec benchSpec = new BenchSpec(benchTest, transports, range[0], range[1], iterations, skip, window, jitWarmup,
-            requests == Requests.persistent);
+            requests == Requests.persistent, pauseMicros);
         final LayoutParams params = layoutParams(segmentRanks);
         final double busy = BusyCores.measure(CpuBudget.cores(), 300);
         final Progress progress = new Progress(err, benchSpec.sizes().size() * transports.size());
@@ -233,6 +252,27 @@ final class BenchCommand implements Callable<Integer>
             err.println("# chart: " + chart);
         }
         return 0;
+    }
+
+    /**
+     * wake carries a clock reading in every message, measures sm4j alone (the baselines do not sleep: a
+     * waiting Open MPI rank spins), and needs a pause in which the receiver falls asleep.
+     */
+    private void checkWake()
+    {
+        if (sizes.equals(DEFAULT_SIZES))
+        {
+            sizes = "8:8";
+        }
+        if (parseSizes()[0] < Long.BYTES)
+        {
+            throw new IllegalArgumentException("-m " + sizes + ": wake sends a clock reading, expected sizes from 8 bytes");
+        }
+        if (compare)
+        {
+            throw new IllegalArgumentException("--compare: wake measures sm4j alone (a waiting Open MPI rank never sleeps)");
+        }
+        Arguments.requireRange("--pause-us", pauseMicros, 0, 60_000_000, " microseconds");
     }
 
     /**
@@ -304,7 +344,9 @@ final class BenchCommand implements Callable<Integer>
                 "share cores with each other or with other processes, figures will be noisy", processes, cores, Math.max(0, busy)));
         }
         facts.add("rank JVMs: " + String.join(" ", BenchRunner.rankJvmArgs(jvmArgs)));
-        facts.add(test.latency() ? "one-way latency: Avg = elapsed / (2 x iterations), as OSU; percentiles from every round trip / 2" +
+        facts.add(test == BenchTest.WAKE ? "wake-up: from the send to the sleeping receiver having the message, after a pause of " +
+            pauseMicros + " us before every round trip (the receiver's CPU while it waited is on stderr)" :
+            test.latency() ? "one-way latency: Avg = elapsed / (2 x iterations), as OSU; percentiles from every round trip / 2" +
             (test == BenchTest.MULTI_LAT ? "; every column is the mean over the pairs" : "") :
             "MB/s = 10^6 bytes per second" + (test == BenchTest.BIBW ? ", both directions counted" : "") +
                 (test == BenchTest.MBW_MR ? ", summed over the pairs" : "") + "; sm4j windows: " +

@@ -107,6 +107,14 @@ public final class FastBoxConsumer
         }
     }
 
+    /**
+     * @return the consumed position last published: a change means room for the sender, which may wait for it.
+     */
+    public long published()
+    {
+        return published;
+    }
+
     private void publish()
     {
         // NOTE: release: this reader's loads of every record before this position happen before the sender,

@@ -15,6 +15,12 @@ final class Barrier
     private final long[] received;
     private final long[] expected;
     private long epoch;
+    /** This round's peers and the engine it waits through (set per round: a barrier allocates nothing). */
+    private int to;
+    private int from;
+    private Progress progress;
+    private final Awaitable sent = this::trySend;
+    private final Awaitable heard = this::heard;
 
     Barrier(final MessageSender sender, final int rank, final int size)
     {
@@ -30,18 +36,19 @@ final class Barrier
      */
     void await(final Progress progress)
     {
+        this.progress = progress;
         for (int distance = 1; distance < size; distance <<= 1)
         {
-            final int to = (rank + distance) % size;
-            final int from = (rank - distance + size) % size;
+            to = (rank + distance) % size;
+            from = (rank - distance + size) % size;
             if (!sender.trySendBarrier(to, epoch))
             {
-                progress.await(() -> sender.trySendBarrier(to, epoch));
+                progress.await(sent);
             }
             expected[from]++;
             if (received[from] < expected[from])
             {
-                progress.await(() -> received[from] >= expected[from] || progress.departed(from));
+                progress.await(heard);
                 if (received[from] < expected[from])
                 {
                     throw progress.detached("barrier (epoch " + epoch + ", waiting for rank " + from + ")");
@@ -49,6 +56,23 @@ final class Barrier
             }
         }
         epoch++;
+    }
+
+    /**
+     * @return true once this round's BARRIER has left.
+     */
+    private boolean trySend()
+    {
+        return sender.trySendBarrier(to, epoch);
+    }
+
+    /**
+     * @return true once this round's BARRIER has come, or the rank it comes from has left (and what it sent
+     * before leaving is received).
+     */
+    private boolean heard()
+    {
+        return received[from] >= expected[from] || progress.departed(from);
     }
 
     void onMessage(final int source)

@@ -32,6 +32,8 @@ final class ProgressEngine implements Progress
     private final int size;
     /** The endpoint's health tick at the last orphan check. */
     private long orphanCheckTick;
+    /** Peers found detached by the orphan check, reused. */
+    private final boolean[] gone;
     private boolean closed;
 
     ProgressEngine(final Endpoint endpoint, final Matcher matcher, final PendingSends sends, final Rendezvous rendezvous)
@@ -42,6 +44,7 @@ final class ProgressEngine implements Progress
         this.rendezvous = rendezvous;
         this.rank = endpoint.rank();
         this.size = endpoint.size();
+        this.gone = new boolean[size];
     }
 
     @Override
@@ -56,9 +59,16 @@ final class ProgressEngine implements Progress
     {
         try
         {
-            while (!condition.isDone())
+            // isDone once per pass, and never again once true: a condition may act (an eager send that finds room)
+            boolean done = condition.isDone();
+            while (!done)
             {
-                idleIfEmpty(pass(), NO_DEADLINE);
+                final int work = pass();
+                done = condition.isDone(); // before idling: the pass may have completed it without work (an orphan)
+                if (!done)
+                {
+                    idleIfEmpty(work, NO_DEADLINE);
+                }
             }
         }
         catch (final InternalError error)
@@ -76,14 +86,20 @@ final class ProgressEngine implements Progress
     {
         try
         {
-            while (!condition.isDone())
+            boolean done = condition.isDone();
+            while (!done)
             {
                 final long left = deadlineNanos - endpoint.clock();
                 if (left < 0)
                 {
                     return false;
                 }
-                idleIfEmpty(pass(), left);
+                final int work = pass();
+                done = condition.isDone();
+                if (!done)
+                {
+                    idleIfEmpty(work, left);
+                }
             }
             return true;
         }
@@ -255,15 +271,11 @@ final class ProgressEngine implements Progress
      */
     private void failOrphans()
     {
-        final boolean[] gone = new boolean[size];
         int goneCount = 0;
         for (int peer = 0; peer < size; peer++)
         {
-            if (peer != rank && !endpoint.isAttached(peer))
-            {
-                gone[peer] = true;
-                goneCount++;
-            }
+            gone[peer] = peer != rank && !endpoint.isAttached(peer);
+            goneCount += gone[peer] ? 1 : 0;
         }
         if (goneCount == 0)
         {

@@ -151,10 +151,10 @@ public final class RankRegistry
      * Liveness through a handle kept per rank, so a check allocates nothing. The handle is taken only if
      * the process started when the rank recorded (a reused pid reads as dead), and it remembers that start
      * time, so its own {@link ProcessHandle#isAlive} detects a later reuse; a zombie is dead
-     * ({@link WatchedProcess}). Racy in MULTIPLE mode on purpose:
-     * two threads may both look a handle up.
+     * ({@link WatchedProcess}). Synchronized: in MULTIPLE mode two threads' health checks may look a rank
+     * up at once, and one must not close the file the other reads (a closed file reads as dead).
      */
-    private boolean isAlive(final int rank, final long pid)
+    private synchronized boolean isAlive(final int rank, final long pid)
     {
         WatchedProcess process = processes[rank];
         if (process == null || process.pid() != pid)
@@ -178,7 +178,7 @@ public final class RankRegistry
     /**
      * Stops watching: closes the processes' /proc files.
      */
-    void close()
+    synchronized void close()
     {
         for (final WatchedProcess process : processes)
         {

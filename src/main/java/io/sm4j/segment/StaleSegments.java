@@ -197,6 +197,7 @@ public final class StaleSegments
             final RankRegistry registry = new RankRegistry(path.toString(), controls);
             final int registered = registry.registeredCount();
             final int alive = registry.liveCount();
+            registry.close(); // the /proc files it opened to read the ranks' states
             final ProcessIdentity creator = header.creator();
             final boolean launcherOwned = header.owner() == SegmentHeaderDescriptor.OWNER_CREATOR;
             if (alive > 0)

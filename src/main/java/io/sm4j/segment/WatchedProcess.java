@@ -23,14 +23,18 @@ public final class WatchedProcess implements AutoCloseable
     private static final int HEAD_LENGTH = 64;
 
     private final ProcessHandle process;
-    /** Null if it could not be opened: the process was gone already, or there is no /proc. */
+    /** Null if it could not be opened: see {@link #gone}. */
     private final FileChannel channel;
+    /** The stat file did not exist when it was opened (the process was reaped); else it could not be opened
+     *  for another reason (no /proc, no file descriptor left), and ProcessHandle's answer stands. */
+    private final boolean gone;
     private final ByteBuffer head = ByteBuffer.allocateDirect(HEAD_LENGTH);
 
-    private WatchedProcess(final ProcessHandle process, final FileChannel channel)
+    private WatchedProcess(final ProcessHandle process, final FileChannel channel, final boolean gone)
     {
         this.process = process;
         this.channel = channel;
+        this.gone = gone;
     }
 
     /**
@@ -38,16 +42,19 @@ public final class WatchedProcess implements AutoCloseable
      */
     public static WatchedProcess of(final ProcessHandle process)
     {
-        FileChannel channel = null;
         try
         {
-            channel = FileChannel.open(Path.of("/proc", Long.toString(process.pid()), "stat"), StandardOpenOption.READ);
+            return new WatchedProcess(process,
+                FileChannel.open(Path.of("/proc", Long.toString(process.pid()), "stat"), StandardOpenOption.READ), false);
+        }
+        catch (final java.nio.file.NoSuchFileException ex)
+        {
+            return new WatchedProcess(process, null, !NO_PROC); // reaped already, unless there is no /proc at all
         }
         catch (final IOException | RuntimeException ex)
         {
-            // gone already, or no /proc: isRunning tells which
+            return new WatchedProcess(process, null, false); // unreadable, not dead: a live rank is never aborted for it
         }
-        return new WatchedProcess(process, channel);
     }
 
     public long pid()
@@ -56,8 +63,8 @@ public final class WatchedProcess implements AutoCloseable
     }
 
     /**
-     * @return true if the process is alive and not a zombie; where there is no /proc (not Linux), as
-     *         {@link ProcessHandle#isAlive()} says.
+     * @return true if the process is alive and not a zombie; where its stat file cannot be read (not Linux,
+     *         no file descriptor left), as {@link ProcessHandle#isAlive()} says.
      */
     public boolean isRunning()
     {
@@ -65,7 +72,7 @@ public final class WatchedProcess implements AutoCloseable
         {
             return false;
         }
-        return channel == null ? NO_PROC : readRunning();
+        return channel == null ? !gone : readRunning();
     }
 
     private synchronized boolean readRunning()

@@ -17,8 +17,8 @@ import static io.sm4j.layout.DoorbellDescriptor.RUNG;
  * Implementation notes: this is Dekker's pattern (store mine, load theirs, on both sides), which needs a
  * full fence between the store and the load on BOTH sides: a release store may be reordered with a later
  * load of another location (x86's store buffer does it), and then the sleeper misses the message while the
- * publisher misses ARMED. The arm is a volatile store (a full fence after it); the publisher's fence is
- * explicit, once per pass that published. jcstress {@code DoorbellStress} shows the pattern holding, and
+ * publisher misses ARMED. Each side fences explicitly: the sleeper after arming, the publisher once per
+ * pass that published. jcstress {@code DoorbellStress} shows the pattern holding, and
  * the variant without the publisher's fence losing wake-ups.
  */
 final class BellWord
@@ -32,8 +32,11 @@ final class BellWord
      */
     static void arm(final AtomicBuffer word)
     {
-        // NOTE: volatile store = store + full fence: ordered before the loads of the last look.
         word.putLongVolatile(0, ARMED);
+        // NOTE: full fence: the store above before the loads of the last look. A volatile store alone orders
+        // only later volatile loads in the JMM; the last look reads with acquire loads, which a weaker
+        // acquire (ARM's LDAPR) may let pass the store.
+        VarHandle.fullFence();
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.sm4j.transport;
 
 import io.sm4j.layout.DoorbellDescriptor;
+import io.sm4j.segment.SegmentFiles;
 import org.agrona.concurrent.AtomicBuffer;
 
 import java.io.IOException;
@@ -14,7 +15,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * This rank's doorbell: its word in shared memory ({@link DoorbellDescriptor}) and the kernel
@@ -31,7 +32,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>
  * In {@link io.sm4j.layout.ThreadMode#MULTIPLE} mode one thread at a time is the sleeper: it arms, blocks on
  * the socket and, once woken, wakes the other waiting threads, which wait on a process-local monitor
- * ({@link #follow}) instead of arming. Without a socket (the directory does not take one, or its path is too
+ * ({@link #follow}, at most {@link #FOLLOW_NANOS} at a time) instead of arming. A poll on another thread
+ * that delivers something wakes the sleeper ({@link #wakeSleeper}): it may be what it waits for. A thread
+ * that armed and then left the endpoint without sleeping or disarming (raw API loops that never call
+ * {@code endWait}) loses the role to the next thread that wants it after {@link #STALE_ARM_NANOS}. Without a socket (the directory does not take one, or its path is too
  * long), {@link #isAvailable()} is false and the rank never arms: it waits by yielding.
  */
 final class Doorbell implements AutoCloseable
@@ -42,7 +46,14 @@ final class Doorbell implements AutoCloseable
     private final Selector selector;
     private final ByteBuffer sink = ByteBuffer.allocateDirect(256);
     private final boolean multiple;
-    private final AtomicBoolean sleeper = new AtomicBoolean();
+    /** MULTIPLE: longest a follower waits before it looks again (and may take a stale sleeper's role). */
+    static final long FOLLOW_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** MULTIPLE: an armed thread that has not gone to sleep for this long has left: its role may be taken. */
+    static final long STALE_ARM_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+    private final AtomicReference<Thread> sleeper = new AtomicReference<>();
+    private volatile boolean selecting;
+    private volatile long armedAt;
     private final Object followers = new Object();
     private long generation;
     /** Sleeps so far, and those that ended by their timeout rather than a ring (racy reads: statistics). */
@@ -84,6 +95,7 @@ final class Doorbell implements AutoCloseable
         {
             closeQuietly(server);
             closeQuietly(selector);
+            SegmentFiles.deleteQuietly(path); // bound before the failure, perhaps
             System.getLogger("io.sm4j").log(System.Logger.Level.WARNING, "no doorbell at " + path + " (" + ex +
                 "): this rank waits by yielding instead of sleeping");
             return new Doorbell(word, path, null, null, multiple);
@@ -103,7 +115,7 @@ final class Doorbell implements AutoCloseable
      */
     boolean tryArm()
     {
-        if (server == null || multiple && !sleeper.compareAndSet(false, true))
+        if (server == null || multiple && !takeRole())
         {
             return false;
         }
@@ -112,13 +124,36 @@ final class Doorbell implements AutoCloseable
     }
 
     /**
+     * MULTIPLE: makes the calling thread the sleeper, if nobody is, or if the sleeper armed long ago and
+     * never went to sleep (it left).
+     */
+    private boolean takeRole()
+    {
+        final Thread me = Thread.currentThread();
+        final Thread holder = sleeper.get();
+        final boolean free = holder == null ||
+            holder != me && !selecting && System.nanoTime() - armedAt > STALE_ARM_NANOS;
+        if (holder != me && !(free && sleeper.compareAndSet(holder, me)))
+        {
+            return false;
+        }
+        armedAt = System.nanoTime();
+        return true;
+    }
+
+    /**
      * Blocks the armed thread until a peer rings or {@code timeoutNanos} pass, then disarms.
      */
     void sleep(final long timeoutNanos)
     {
+        if (multiple && sleeper.get() != Thread.currentThread())
+        {
+            return; // its role was taken while it was away: the taker sleeps for the rank
+        }
         try
         {
             sleeps++; // one sleeper at a time: no lost update
+            selecting = true;
             if (selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNanos))) == 0)
             {
                 timedOut++;
@@ -135,25 +170,41 @@ final class Doorbell implements AutoCloseable
         }
         finally
         {
+            selecting = false;
             disarm();
         }
     }
 
     /**
-     * Ends this thread's turn as the armed sleeper without sleeping (it found work after arming): senders
+     * Ends the calling thread's turn as the armed sleeper (it woke, or found work after arming): publishers
      * stop ringing, and in MULTIPLE mode the waiting threads look again.
      */
     void disarm()
     {
+        if (multiple && !sleeper.compareAndSet(Thread.currentThread(), null))
+        {
+            return; // not the sleeper (its role was taken): the word is the taker's
+        }
         BellWord.disarm(word);
         if (multiple)
         {
-            sleeper.set(false);
             synchronized (followers)
             {
                 generation++;
                 followers.notifyAll();
             }
+        }
+    }
+
+    /**
+     * MULTIPLE: a poll on another thread delivered something; the sleeper may wait for it, so it wakes and
+     * looks again.
+     */
+    void wakeSleeper()
+    {
+        if (selecting && sleeper.get() != Thread.currentThread())
+        {
+            selector.wakeup();
         }
     }
 
@@ -166,9 +217,10 @@ final class Doorbell implements AutoCloseable
         synchronized (followers)
         {
             final long seen = generation;
-            final long deadline = System.nanoTime() + timeoutNanos;
-            long left = timeoutNanos;
-            while (sleeper.get() && generation == seen && left > 0)
+            final long wait = Math.min(timeoutNanos, FOLLOW_NANOS);
+            final long deadline = System.nanoTime() + wait;
+            long left = wait;
+            while (sleeper.get() != null && generation == seen && left > 0)
             {
                 try
                 {
@@ -246,7 +298,7 @@ final class Doorbell implements AutoCloseable
                 closeQuietly(key.channel());
             }
             closeQuietly(selector);
-            io.sm4j.segment.SegmentFiles.deleteQuietly(path);
+            SegmentFiles.deleteQuietly(path);
         }
     }
 

@@ -102,10 +102,6 @@ public final class Endpoint implements AutoCloseable
         fragments = new FragmentAccess(segment, rank, multiple);
         sender = new Sender(rank, outbound, fragments, new FastBoxSender(segment, rank, multiple), peerBells);
         receiver = new Receiver(inbound, outbound, fragments, peerBells);
-        bell = Doorbell.open(segment.views().bell(rank), SegmentFiles.bellPath(segment.path(), rank), multiple);
-        final boolean contended = options.startsContended(size);
-        wait = multiple ? null : new WaitPolicy(options.idle(), bell, contended);
-        threadWait = multiple ? ThreadLocal.withInitial(() -> new WaitPolicy(options.idle(), bell, contended)) : null;
         ownClaim = multiple ? null : new SendClaim();
         threadClaim = multiple ? ThreadLocal.withInitial(SendClaim::new) : null;
         pollLock = OptionalLock.create(multiple);
@@ -113,6 +109,10 @@ public final class Endpoint implements AutoCloseable
         supervised = options.launcherPid() != 0;
         health = new HealthMonitor(segment, rank, options.launcherPid(), peerBells);
         unexpectedBytes = options.unexpectedBytes();
+        bell = Doorbell.open(segment.views().bell(rank), SegmentFiles.bellPath(segment.path(), rank), multiple); // a file: late
+        final boolean contended = options.startsContended(size);
+        wait = multiple ? null : new WaitPolicy(options.idle(), bell, contended);
+        threadWait = multiple ? ThreadLocal.withInitial(() -> new WaitPolicy(options.idle(), bell, contended)) : null;
     }
 
     /**
@@ -141,7 +141,7 @@ public final class Endpoint implements AutoCloseable
         {
             if (endpoint != null)
             {
-                endpoint.bell.close(); // its socket file goes too
+                endpoint.closeResources(); // the doorbell's socket file goes too
             }
             segment.abort(rank, "rank " + rank + " failed to attach: " + ex.getMessage());
             segment.detach(rank);
@@ -355,6 +355,10 @@ public final class Endpoint implements AutoCloseable
             if (delivered > 0)
             {
                 policy().reset(); // the caller's wait, if any, got something: its next one starts spinning
+                if (threadWait != null)
+                {
+                    bell.wakeSleeper(); // MULTIPLE: another thread may sleep waiting for what was delivered
+                }
             }
             return delivered;
         }
@@ -620,14 +624,23 @@ public final class Endpoint implements AutoCloseable
         }
         finally
         {
-            bell.close();
-            peerBells.close();
-            health.close();
+            closeResources();
             if (ownsSegment)
             {
                 segment.close();
             }
         }
+    }
+
+    /**
+     * Closes what the endpoint holds besides the mapping: its doorbell (and the socket's file), the
+     * connections to the peers' doorbells, and the /proc files of the processes it watches.
+     */
+    private void closeResources()
+    {
+        bell.close();
+        peerBells.close();
+        health.close();
     }
 
     private void deliverPendingAndDetach()

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
+import java.nio.file.Path;
 
 /**
  * The peers' doorbells as a publisher sees them: after this rank publishes something a peer may be
@@ -23,7 +24,7 @@ final class PeerBells implements AutoCloseable
 {
     private final int rank;
     private final AtomicBuffer[] words;
-    private final java.nio.file.Path[] paths;
+    private final Path[] paths;
     private final SocketChannel[] channels;
     private final ByteBuffer ringByte = ByteBuffer.allocateDirect(1);
     private final boolean[] touched;
@@ -35,7 +36,7 @@ final class PeerBells implements AutoCloseable
         final int size = segment.layout().params().peers();
         this.rank = rank;
         words = new AtomicBuffer[size];
-        paths = new java.nio.file.Path[size];
+        paths = new Path[size];
         channels = new SocketChannel[size];
         touched = new boolean[size];
         touchedList = new int[size];
@@ -124,15 +125,13 @@ final class PeerBells implements AutoCloseable
                 SocketChannel channel = channels[peer];
                 if (channel == null)
                 {
+                    // a blocking connect: to a listening Unix socket it completes at once (the kernel queues it)
                     channel = SocketChannel.open(UnixDomainSocketAddress.of(paths[peer]));
                     channel.configureBlocking(false); // a full socket buffer already holds a ring: never wait
                     channels[peer] = channel;
                 }
                 ringByte.clear();
-                if (channel.write(ringByte) < 0)
-                {
-                    drop(peer);
-                }
+                channel.write(ringByte); // 0 written: the socket is full of rings the peer has yet to read
             }
             catch (final IOException | RuntimeException ex)
             {

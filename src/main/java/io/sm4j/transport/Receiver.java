@@ -46,14 +46,17 @@ final class Receiver
             final long before = consumed;
             delivered += drainFifo(source, handler, limit - delivered);
             final FastBoxConsumer box = inbound.box(source);
+            final long room = box == null ? 0 : box.published();
             if (box != null && delivered < limit)
             {
                 delivered += drainBox(source, box, handler, limit - delivered);
             }
             fragments.publishCredits(source);
-            if (consumed != before)
+            if (consumed != before || box != null && box.published() != room)
             {
-                bells.touch(source); // credits, slots, box room or fragments back: the sender may wait for them
+                // credits, slots, box room or fragments back: the sender may wait for them. The box's room is
+                // also published by a pass that finds it empty after an earlier pass consumed its records.
+                bells.touch(source);
             }
         }
         outbound.flushAll();

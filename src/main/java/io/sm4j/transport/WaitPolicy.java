@@ -10,15 +10,17 @@ import java.util.concurrent.locks.LockSupport;
  * AUTO decides from what the waits show, not only from ranks against cores at start (JIT and GC threads,
  * other processes and {@code taskset} change what a rank gets):
  * <ul>
- *   <li>uncontended, a wait spins for {@link #SPIN_NANOS}, then yields, and blocks after
- *       {@link #BLOCK_AFTER_NANOS};</li>
+ *   <li>uncontended, a wait spins for {@link #SPIN_NANOS}, then yields after every empty pass, and blocks
+ *       after {@link #BLOCK_AFTER_NANOS};</li>
  *   <li>contended (Open MPI's {@code mpi_yield_when_idle}), a wait yields after every empty pass and blocks
  *       after {@link #CONTENDED_BLOCK_AFTER_NANOS}.</li>
  * </ul>
- * A thread is contended from the first yield that gave the processor away (it took longer than
- * {@link #SWITCHED_NANOS}: another thread ran) or the first spin that was preempted (a gap of
- * {@link #PREEMPTED_NANOS} between two clock reads); it is uncontended again after {@link #CALM_YIELDS}
- * yields in a row that nobody took. A job with more ranks than cores starts contended, as {@code mpirun}
+ * A thread judges contention over windows of {@link #WINDOW} yields: it is contended while at least an eighth
+ * of them gave the processor away (took longer than {@link #SWITCHED_NANOS}: another thread ran), and from
+ * the first spin that was preempted (a gap of {@link #PREEMPTED_NANOS} between two clock reads), until a
+ * window says otherwise. Single events do not decide: a VM's interrupts and the JIT's threads make a yield
+ * or a spin slow now and then, and a 2-rank job that took them for contention yielded on every empty pass
+ * (1.0 us one-way instead of 0.3). A job with more ranks than cores starts contended, as {@code mpirun}
  * starts an oversubscribed job yielding.
  * <p>
  * Blocking takes two empty passes: the first arms the doorbell and returns, so that the caller's next pass
@@ -29,20 +31,27 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class WaitPolicy
 {
-    /** Uncontended: spinning this long costs less than a yield or a wake-up would add to the wait. */
-    static final long SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
+    /**
+     * Uncontended: spin this long, then yield on every empty pass. A ping-pong's wait ends well within it;
+     * a thread that spins longer holds its processor until the scheduler's tick from a peer that became
+     * runnable on it (docs/benchmarks.md).
+     */
+    static final long SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(2);
     /** Uncontended: a wait this long is no longer short; a wake-up (about 10-20 us) is small beside it. */
     static final long BLOCK_AFTER_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     /** Contended: the processor is wanted; a waiter that yields for this long gives it up altogether. */
     static final long CONTENDED_BLOCK_AFTER_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
     /** BLOCK: spin this long, then sleep. */
     static final long BLOCK_MODE_AFTER_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
-    /** A yield that took longer ran another thread (a bare sched_yield takes about 0.2-0.4 us). */
-    static final long SWITCHED_NANOS = TimeUnit.MICROSECONDS.toNanos(3);
+    /**
+     * A yield that took longer ran another thread: a bare sched_yield takes 0.2-0.4 us here, a switch to a
+     * rank that makes one pass and yields back 1-3 us.
+     */
+    static final long SWITCHED_NANOS = TimeUnit.MICROSECONDS.toNanos(1);
     /** A spinning thread that sees this much time pass between two clock reads was preempted. */
     static final long PREEMPTED_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
-    /** Yields in a row that returned at once before a contended thread spins again. */
-    static final int CALM_YIELDS = 2000;
+    /** Yields per contention judgement. */
+    static final int WINDOW = 128;
     /** Without a doorbell, a long wait parks this long at a time. */
     static final long PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
     /** Empty spinning passes between two clock reads. */
@@ -51,11 +60,14 @@ final class WaitPolicy
     private final TransportOptions.Idle mode;
     private final Doorbell bell;
     private boolean contended;
-    private int calmYields;
+    private int yields;
+    private int switched;
     /** System.nanoTime() of this wait's first empty pass, 0 outside a wait. */
     private long waitStart;
     private long lastRead;
     private int spins;
+    /** True in this wait's spin phase (uncontended, or BLOCK mode). */
+    private boolean spinning;
     private boolean armed;
 
     /**
@@ -80,6 +92,7 @@ final class WaitPolicy
         {
             armed = false; // the pass after arming found nothing: sleep until rung
             bell.sleep(timeoutNanos);
+            lastRead = System.nanoTime(); // a sleep is no preemption
             return true;
         }
         switch (mode)
@@ -125,14 +138,15 @@ final class WaitPolicy
 
     private boolean waitAdaptively(final long timeoutNanos)
     {
+        final boolean block = mode == TransportOptions.Idle.BLOCK;
         if (waitStart == 0)
         {
             waitStart = System.nanoTime();
             lastRead = waitStart;
             spins = 0;
+            spinning = block || !contended;
         }
-        final boolean block = mode == TransportOptions.Idle.BLOCK;
-        if (!contended || block)
+        if (spinning)
         {
             if (++spins % SPINS_PER_CLOCK_READ != 0)
             {
@@ -144,14 +158,15 @@ final class WaitPolicy
             lastRead = now;
             if (gap >= PREEMPTED_NANOS && !block)
             {
-                contended = true; // the spin was preempted: somebody else wanted this processor
-                calmYields = 0;
+                contended = true; // the spin was preempted: somebody else wanted this processor; a window decides on
+                spinning = false;
             }
             else if (now - waitStart < (block ? BLOCK_MODE_AFTER_NANOS : SPIN_NANOS))
             {
                 Thread.onSpinWait();
                 return false;
             }
+            spinning = false; // the spin phase is over: from here on every empty pass yields
         }
         final long start = System.nanoTime();
         if (start - waitStart >= (block ? BLOCK_MODE_AFTER_NANOS : contended ? CONTENDED_BLOCK_AFTER_NANOS : BLOCK_AFTER_NANOS))
@@ -161,14 +176,12 @@ final class WaitPolicy
         Thread.yield();
         final long took = System.nanoTime() - start;
         lastRead = start + took;
-        if (took >= SWITCHED_NANOS)
+        switched += took >= SWITCHED_NANOS ? 1 : 0;
+        if (++yields == WINDOW)
         {
-            contended = true;
-            calmYields = 0;
-        }
-        else if (contended && ++calmYields >= CALM_YIELDS)
-        {
-            contended = false;
+            contended = switched * 8 >= WINDOW;
+            yields = 0;
+            switched = 0;
         }
         return false;
     }
@@ -188,6 +201,7 @@ final class WaitPolicy
         {
             LockSupport.parkNanos(Math.min(PARK_NANOS, timeoutNanos));
         }
+        lastRead = System.nanoTime(); // a wait in the kernel is no preemption
         return true;
     }
 }

@@ -35,7 +35,7 @@ class BenchCommandTest
         final List<String> lines = run.out().lines().toList();
         assertTrue(lines.get(0).matches("# OSU MPI-style Latency Test \\(sm4j \\S+\\)"), lines.get(0));
         assertTrue(lines.get(1).matches("# \\d+ cores, Java .*, idle strategy auto \\((spin first|yield first: [^)]*)\\), thread mode SINGLE, layout AGGREGATED, " +
-            "segment for 2 ranks, 2 running, bound to nothing, large-message pipeline 8 x 32768 B"), lines.get(1));
+            "segment for 2 ranks, 2 running, bound to (nothing|cores), large-message pipeline 8 x 32768 B"), lines.get(1));
         final String header = lines.stream().filter(l -> l.startsWith("# Size")).findFirst().orElseThrow();
         assertTrue(header.matches("# Size\\s+Avg Latency\\(us\\)\\s+p50\\(us\\)\\s+p99\\(us\\)\\s+p99.9\\(us\\)\\s+max\\(us\\)\\s+" +
             "agrona\\(us\\)\\s+x\\s+uds\\(us\\)\\s+x\\s+threads\\(us\\)\\s+x.*"), header);
@@ -85,6 +85,22 @@ class BenchCommandTest
         }
     }
 
+    /**
+     * The receiver sleeps through each 2 ms pause and reports its CPU; the sender reports send-to-receipt
+     * times, which cannot be negative or zero (one clock for both processes).
+     */
+    @Test
+    void wakeShouldReportTheWakeUpTimeAndTheSleepersCpu()
+    {
+        final CliRun run = CliRun.of("bench", "wake", "-i", "30", "-x", "2", "--pause-us", "2000", "--jit-warmup", "200");
+        assertEquals(0, run.exitCode(), run.err());
+        assertTrue(run.out().contains("bound to nothing"), run.out());
+        assertTrue(run.out().contains("# wake-up: from the send to the sleeping receiver having the message"), run.out());
+        final String row = run.out().lines().filter(l -> l.startsWith("8 ")).findFirst().orElseThrow();
+        assertTrue(Double.parseDouble(row.trim().split("\\s+")[2]) > 0, row);
+        assertTrue(run.err().matches("(?s).*# wake, 8 B: the receiving rank used [0-9.]+ ms of CPU in [0-9.]+ ms of waiting.*"), run.err());
+    }
+
     @Test
     void peersShouldSizeTheSegmentForMoreRanksThanRun()
     {
@@ -106,7 +122,10 @@ class BenchCommandTest
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-        "bench foo                       | sm4j bench: unknown test 'foo' (expected: latency, bw, bibw, mbw_mr or multi_lat)",
+        "bench foo                       | sm4j bench: unknown test 'foo' (expected: latency, bw, bibw, mbw_mr, multi_lat or wake)",
+        "bench wake -m 4:8               | sm4j bench: -m 4:8: wake sends a clock reading, expected sizes from 8 bytes",
+        "bench wake --compare            | sm4j bench: --compare: wake measures sm4j alone (a waiting Open MPI rank never sleeps)",
+        "bench wake --pause-us -1        | sm4j bench: --pause-us -1: expected 0..60000000 microseconds",
         "bench latency -m 10:5           | sm4j bench: -m 10:5: expected [MIN:]MAX with 0 <= MIN <= MAX <= 4194304 bytes",
         "bench latency -m x              | sm4j bench: -m x: expected [MIN:]MAX",
         "bench bw -W 0                   | sm4j bench: -W 0: expected 1..1024",

