@@ -47,7 +47,6 @@ public final class Communicator implements AutoCloseable
     private final PendingSends sends;
     private final ProgressEngine engine;
     private final UnsafeBuffer eagerScratch = new UnsafeBuffer(NO_BYTES);
-    private final EagerSend eagerWait = new EagerSend();
     /** Reused by every blocking receive and blocking large send (one at a time: one thread, no re-entry). */
     private RecvRequest blockingRecv;
     private SendRequest blockingSend;
@@ -213,51 +212,19 @@ public final class Communicator implements AutoCloseable
     }
 
     /**
-     * A checked eager send to a peer, progressing while earlier sends to it wait or it has no room.
+     * A checked eager send to a peer: sent now if nothing waits for that peer and it has room; else as a
+     * blocking send, queued behind what waits and started by the progress passes it waits through.
      */
     private void sendEager(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
     {
         if (!sends.trySendEager(dest, tag, buffer, offset, length))
         {
-            try
-            {
-                engine.await(eagerWait.set(dest, tag, buffer, offset, length));
-            }
-            finally
-            {
-                eagerWait.set(0, 0, null, 0, 0); // do not keep the caller's buffer alive
-            }
-        }
-    }
-
-    /** An eager send that waits for room (earlier sends to its receiver, a credit, a fast box record). */
-    private final class EagerSend implements Awaitable
-    {
-        private int dest;
-        private int tag;
-        private DirectBuffer buffer;
-        private int offset;
-        private int length;
-
-        EagerSend set(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
-        {
-            this.dest = dest;
-            this.tag = tag;
-            this.buffer = buffer;
-            this.offset = offset;
-            this.length = length;
-            return this;
-        }
-
-        @Override
-        public boolean isDone()
-        {
-            return sends.trySendEager(dest, tag, buffer, offset, length);
+            sendBlocking(dest, tag, buffer, offset, length);
         }
     }
 
     /**
-     * A checked send that needs a request: to this rank, or large.
+     * A checked send that needs a request: to this rank, large, or eager to a peer without room now.
      */
     private void sendBlocking(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
     {
