@@ -9,7 +9,6 @@ import io.sm4j.bench.BenchTest;
 import io.sm4j.bench.BusyCores;
 import io.sm4j.bench.OmpiBaseline;
 import io.sm4j.launch.Binding;
-import io.sm4j.launch.Executables;
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.layout.Policy;
 import io.sm4j.layout.ThreadMode;
@@ -133,8 +132,8 @@ final class BenchCommand implements Callable<Integer>
     @Option(names = "--idle", paramLabel = "MODE", description = "How a waiting rank waits: auto (spin, yield, then sleep on its doorbell, as the waits show), spin, yield or block (default: ${DEFAULT-VALUE}; see sm4j run --help).")
     TransportOptions.Idle idle = TransportOptions.Idle.AUTO;
 
-    @Option(names = "--bind-to", paramLabel = "core|none", description = "Pin rank r to the r-th online core with taskset, as mpirun --bind-to core (default: core while the ranks are no more than the cores and taskset is installed, as mpirun binds 2 ranks, except for wake; else none).")
-    Binding binding;
+    @Option(names = "--bind-to", paramLabel = "core|none", description = "Pin rank r to the r-th online core with taskset, as mpirun --bind-to core (default: ${DEFAULT-VALUE}).")
+    Binding binding = Binding.NONE;
 
     @Option(names = "--jvm-arg", paramLabel = "OPTION", description = "Extra JVM option for the rank JVMs, e.g. -XX:StartFlightRecording=... (repeatable).")
     List<String> jvmArgs = new ArrayList<>();
@@ -175,14 +174,6 @@ final class BenchCommand implements Callable<Integer>
             {
                 throw new IllegalArgumentException("--peers " + peers + " applies to latency, bw and bibw only");
             }
-        }
-        if (binding == null)
-        {
-            // measured: two unbound ranks that yield may end up sharing one core for a whole run (1.0 us one-way
-            // instead of 0.28, docs/benchmarks.md); bound, AUTO matches pure spin's median. Not for wake: a bound
-            // rank must wake its own idle core (70-100 us here) where an unbound one runs where it was rung.
-            binding = benchTest != BenchTest.WAKE && processes <= CpuBudget.cores() && Executables.onPath("taskset") ?
-                Binding.CORE : Binding.NONE;
         }
         final int segmentRanks = peers == null ? processes : peers;
         Arguments.requireRange("--peers", segmentRanks, processes, LayoutParams.MAX_PEERS, "");

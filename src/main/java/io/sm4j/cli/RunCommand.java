@@ -81,9 +81,10 @@ final class RunCommand implements Callable<Integer>
 
     @Option(names = "--idle", paramLabel = "MODE",
         description = {"How a rank waits for a message, room or a peer (SM4J_IDLE; default: $SM4J_IDLE, else auto):",
-            "  auto   spin, then yield, then sleep on the rank's doorbell once a wait lasts 1 ms, deciding from what " +
-                "the waits show whether the cores are contended (then yield at once, sleep after 200 us); more " +
-                "ranks than cores start contended, as mpirun does",
+            "  auto   while every rank can have a core (ranks <= cores, and not confined to fewer): spin, then " +
+                "sleep on the rank's doorbell once a wait lasts 1 ms; else decide from what the waits show: " +
+                "contended, yield at once and sleep after 200 us; uncontended, spin 2 us, yield, sleep after 1 ms " +
+                "(more ranks than cores start contended, as mpirun does)",
             "  spin   only spin: lowest latency with a core per rank; a waiting rank burns its core",
             "  yield  yield after every empty pass, never sleep (Open MPI's mpi_yield_when_idle)",
             "  block  sleep after 20 us: services that wait long and must not burn a core"})

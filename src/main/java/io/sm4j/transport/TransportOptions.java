@@ -53,24 +53,34 @@ public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle i
 
     /**
      * @param ranks ranks in the job.
-     * @return true if AUTO starts this job's waits yielding: more ranks than the node's cores
-     * ({@link CpuBudget#cores()}: online cores, capped by a cgroup quota; not this process's affinity, which a
-     * rank bound to one core would see as 1), as mpirun starts an oversubscribed job.
+     * @return true if AUTO judges contention as this job's waits go, starting contended (yielding): more
+     * ranks than the node's cores ({@link CpuBudget#cores()}: online cores, capped by a cgroup quota), as
+     * mpirun starts an oversubscribed job, or fewer cores allowed to this process than ranks ({@code taskset},
+     * {@code --bind-to core}): its ranks may have to share. Else AUTO spins, then sleeps ({@link WaitPolicy}).
      */
     public boolean startsContended(final int ranks)
     {
-        return idle == Idle.AUTO && ranks > CpuBudget.cores();
+        return idle == Idle.AUTO && (ranks > CpuBudget.cores() || Runtime.getRuntime().availableProcessors() < ranks);
     }
 
     /**
      * @param ranks ranks in the job.
-     * @return the idle setting as a job of {@code ranks} ranks uses it, e.g. "auto (spin first)".
+     * @return the idle setting as a job of {@code ranks} ranks uses it, e.g. "auto (spin, then sleep)".
      */
     public String describeIdle(final int ranks)
     {
         final String name = idle.name().toLowerCase(java.util.Locale.ROOT);
-        return idle != Idle.AUTO ? name : name + (startsContended(ranks) ? " (yield first: " + ranks + " ranks > " +
-            CpuBudget.cores() + " cores)" : " (spin first)");
+        if (idle != Idle.AUTO)
+        {
+            return name;
+        }
+        if (ranks > CpuBudget.cores())
+        {
+            return name + " (yield first: " + ranks + " ranks > " + CpuBudget.cores() + " cores)";
+        }
+        final int allowed = Runtime.getRuntime().availableProcessors();
+        return name + (allowed < ranks ? " (yield first: this process may run on " + allowed + " of " + CpuBudget.cores() +
+            " cores)" : " (spin, then sleep)");
     }
 
     /**

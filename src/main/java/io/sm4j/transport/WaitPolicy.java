@@ -7,21 +7,25 @@ import java.util.concurrent.locks.LockSupport;
  * How one thread waits after a progress pass that found nothing to do: spin while waits are short, yield
  * the processor while others want it, and block on the rank's {@link Doorbell} once a wait lasts.
  * <p>
- * AUTO decides from what the waits show, not only from ranks against cores at start (JIT and GC threads,
- * other processes and {@code taskset} change what a rank gets):
+ * AUTO first asks whether every rank can have a core of its own: ranks no more than the node's cores, and
+ * this process allowed on at least as many cores as there are ranks. Then it spins, for up to
+ * {@link #BLOCK_AFTER_NANOS}, and sleeps: a rank that waits a whole scheduler tick goes cold and the
+ * scheduler moves it to an idle core, so two ranks that start on one core end up on two (ranks that yield
+ * to each other both run every microsecond and are never moved: measured, 1.0 us one-way instead of 0.28).
+ * Otherwise (more ranks than cores, or {@code taskset} and binding leave this process fewer cores than
+ * ranks, as mpirun starts an oversubscribed job yielding) it decides from what the waits show:
  * <ul>
  *   <li>uncontended, a wait spins for {@link #SPIN_NANOS}, then yields after every empty pass, and blocks
  *       after {@link #BLOCK_AFTER_NANOS};</li>
  *   <li>contended (Open MPI's {@code mpi_yield_when_idle}), a wait yields after every empty pass and blocks
  *       after {@link #CONTENDED_BLOCK_AFTER_NANOS}.</li>
  * </ul>
- * A thread judges contention over windows of {@link #WINDOW} yields: it is contended while at least an eighth
+ * It starts contended and judges over windows of {@link #WINDOW} yields: contended while at least an eighth
  * of them gave the processor away (took longer than {@link #SWITCHED_NANOS}: another thread ran), and from
  * the first spin that was preempted (a gap of {@link #PREEMPTED_NANOS} between two clock reads), until a
  * window says otherwise. Single events do not decide: a VM's interrupts and the JIT's threads make a yield
- * or a spin slow now and then, and a 2-rank job that took them for contention yielded on every empty pass
- * (1.0 us one-way instead of 0.3). A job with more ranks than cores starts contended, as {@code mpirun}
- * starts an oversubscribed job yielding.
+ * or a spin slow now and then. A rank bound to a core of its own thus finds itself uncontended within 128
+ * yields.
  * <p>
  * Blocking takes two empty passes: the first arms the doorbell and returns, so that the caller's next pass
  * is the last look at every in-bound path after arming; only if that pass finds nothing too does the next
@@ -59,6 +63,8 @@ final class WaitPolicy
 
     private final TransportOptions.Idle mode;
     private final Doorbell bell;
+    /** AUTO judges contention (yields) only when ranks may have to share cores; else it spins, then sleeps. */
+    private final boolean adaptive;
     private boolean contended;
     private int yields;
     private int switched;
@@ -71,13 +77,15 @@ final class WaitPolicy
     private boolean armed;
 
     /**
-     * @param contended start contended (more ranks than cores).
+     * @param contended the ranks may have to share cores ({@link TransportOptions#startsContended}): AUTO
+     *                  starts contended and judges contention as its waits go; else it spins, then sleeps.
      */
     WaitPolicy(final TransportOptions.Idle mode, final Doorbell bell, final boolean contended)
     {
         this.mode = mode;
         this.bell = bell;
         this.contended = contended;
+        this.adaptive = contended;
     }
 
     /**
@@ -138,7 +146,8 @@ final class WaitPolicy
 
     private boolean waitAdaptively(final long timeoutNanos)
     {
-        final boolean block = mode == TransportOptions.Idle.BLOCK;
+        // spin, then sleep: BLOCK, and AUTO while the scheduler can give every rank a core of its own
+        final boolean block = mode == TransportOptions.Idle.BLOCK || !adaptive;
         if (waitStart == 0)
         {
             waitStart = System.nanoTime();
@@ -161,7 +170,7 @@ final class WaitPolicy
                 contended = true; // the spin was preempted: somebody else wanted this processor; a window decides on
                 spinning = false;
             }
-            else if (now - waitStart < (block ? BLOCK_MODE_AFTER_NANOS : SPIN_NANOS))
+            else if (now - waitStart < (block ? blockAfter() : SPIN_NANOS))
             {
                 Thread.onSpinWait();
                 return false;
@@ -169,7 +178,7 @@ final class WaitPolicy
             spinning = false; // the spin phase is over: from here on every empty pass yields
         }
         final long start = System.nanoTime();
-        if (start - waitStart >= (block ? BLOCK_MODE_AFTER_NANOS : contended ? CONTENDED_BLOCK_AFTER_NANOS : BLOCK_AFTER_NANOS))
+        if (start - waitStart >= (block ? blockAfter() : contended ? CONTENDED_BLOCK_AFTER_NANOS : BLOCK_AFTER_NANOS))
         {
             return blockOrPark(timeoutNanos);
         }
@@ -184,6 +193,14 @@ final class WaitPolicy
             switched = 0;
         }
         return false;
+    }
+
+    /**
+     * @return how long a spin-then-sleep wait spins: 20 us in BLOCK mode, 1 ms in AUTO.
+     */
+    private long blockAfter()
+    {
+        return mode == TransportOptions.Idle.BLOCK ? BLOCK_MODE_AFTER_NANOS : BLOCK_AFTER_NANOS;
     }
 
     private boolean blockOrPark(final long timeoutNanos)
