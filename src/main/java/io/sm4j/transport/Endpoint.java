@@ -111,8 +111,8 @@ public final class Endpoint implements AutoCloseable
         unexpectedBytes = options.unexpectedBytes();
         bell = Doorbell.open(segment.views().bell(rank), SegmentFiles.bellPath(segment.path(), rank), multiple); // a file: late
         final boolean contended = options.startsContended(size);
-        wait = multiple ? null : new WaitPolicy(options.idle(), bell, contended);
-        threadWait = multiple ? ThreadLocal.withInitial(() -> new WaitPolicy(options.idle(), bell, contended)) : null;
+        wait = multiple ? null : new WaitPolicy(options.idle(), bell, peerBells, contended);
+        threadWait = multiple ? ThreadLocal.withInitial(() -> new WaitPolicy(options.idle(), bell, peerBells, contended)) : null;
     }
 
     /**

@@ -27,6 +27,8 @@ final class PeerBells implements AutoCloseable
     private final Path[] paths;
     private final SocketChannel[] channels;
     private final ByteBuffer ringByte = ByteBuffer.allocateDirect(1);
+    /** System.nanoTime() of this rank's last ring: the woken peer may be queued on this rank's core. */
+    private volatile long lastRing;
     private final boolean[] touched;
     private final int[] touchedList;
     private int touchedCount;
@@ -118,6 +120,7 @@ final class PeerBells implements AutoCloseable
      */
     private void ring(final int peer)
     {
+        lastRing = System.nanoTime();
         synchronized (channels)
         {
             try
@@ -138,6 +141,14 @@ final class PeerBells implements AutoCloseable
                 drop(peer);
             }
         }
+    }
+
+    /**
+     * @return System.nanoTime() of this rank's last ring (0 if none).
+     */
+    long lastRing()
+    {
+        return lastRing;
     }
 
     private void drop(final int peer)
