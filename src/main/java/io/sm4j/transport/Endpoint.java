@@ -455,14 +455,6 @@ public final class Endpoint implements AutoCloseable
     }
 
     /**
-     * @return true while the calling thread's waits take the processors to be contended (they yield first).
-     */
-    public boolean isContended()
-    {
-        return policy().isContended();
-    }
-
-    /**
      * @return how this rank's waits have gone so far: sleeps on the doorbell, and those that ended by their
      *         timeout instead of a peer's ring.
      */

@@ -145,14 +145,6 @@ final class WaitPolicy
         waitStart = 0;
     }
 
-    /**
-     * @return true while this thread takes the processors to be contended.
-     */
-    boolean isContended()
-    {
-        return contended;
-    }
-
     private boolean waitAdaptively(final long timeoutNanos)
     {
         // spin, then sleep: BLOCK, and AUTO while the scheduler can give every rank a core of its own
