@@ -1,5 +1,7 @@
 package io.sm4j.segment;
 
+import org.agrona.CloseHelper;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -112,16 +114,6 @@ public final class WatchedProcess implements AutoCloseable
     @Override
     public void close()
     {
-        try
-        {
-            if (channel != null)
-            {
-                channel.close();
-            }
-        }
-        catch (final IOException ignore)
-        {
-            // read-only: nothing lost
-        }
+        CloseHelper.quietClose(channel); // read-only: nothing lost
     }
 }

@@ -2,6 +2,7 @@ package io.sm4j.transport;
 
 import io.sm4j.layout.DoorbellDescriptor;
 import io.sm4j.segment.SegmentFiles;
+import org.agrona.CloseHelper;
 import org.agrona.concurrent.AtomicBuffer;
 
 import java.io.IOException;
@@ -93,8 +94,8 @@ final class Doorbell implements AutoCloseable
         }
         catch (final IOException | RuntimeException ex)
         {
-            closeQuietly(server);
-            closeQuietly(selector);
+            CloseHelper.quietClose(server);
+            CloseHelper.quietClose(selector);
             SegmentFiles.deleteQuietly(path); // bound before the failure, perhaps
             System.getLogger("io.sm4j").log(System.Logger.Level.WARNING, "no doorbell at " + path + " (" + ex +
                 "): this rank waits by yielding instead of sleeping");
@@ -295,25 +296,10 @@ final class Doorbell implements AutoCloseable
         {
             for (final SelectionKey key : selector.keys())
             {
-                closeQuietly(key.channel());
+                CloseHelper.quietClose(key.channel());
             }
-            closeQuietly(selector);
+            CloseHelper.quietClose(selector);
             SegmentFiles.deleteQuietly(path);
-        }
-    }
-
-    private static void closeQuietly(final AutoCloseable closeable)
-    {
-        try
-        {
-            if (closeable != null)
-            {
-                closeable.close();
-            }
-        }
-        catch (final Exception ignore)
-        {
-            // closing: nothing more to do
         }
     }
 }

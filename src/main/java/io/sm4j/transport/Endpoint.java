@@ -460,7 +460,7 @@ public final class Endpoint implements AutoCloseable
      */
     public WaitCounters waitCounters()
     {
-        return new WaitCounters(bell.sleeps(), bell.timedOut(), bell.isAvailable());
+        return new WaitCounters(bell.sleeps(), bell.timedOut());
     }
 
     /**
@@ -468,9 +468,8 @@ public final class Endpoint implements AutoCloseable
      *
      * @param sleeps   sleeps on the doorbell.
      * @param timedOut sleeps that ended by their timeout (health checks of a quiet rank, or a ring lost).
-     * @param doorbell false if this rank has no doorbell socket (it then never sleeps, it yields and parks).
      */
-    public record WaitCounters(long sleeps, long timedOut, boolean doorbell)
+    public record WaitCounters(long sleeps, long timedOut)
     {
     }
 

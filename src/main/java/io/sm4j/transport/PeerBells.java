@@ -2,6 +2,7 @@ package io.sm4j.transport;
 
 import io.sm4j.segment.Segment;
 import io.sm4j.segment.SegmentFiles;
+import org.agrona.CloseHelper;
 import org.agrona.concurrent.AtomicBuffer;
 
 import java.io.IOException;
@@ -153,19 +154,8 @@ final class PeerBells implements AutoCloseable
 
     private void drop(final int peer)
     {
-        final SocketChannel channel = channels[peer];
+        CloseHelper.quietClose(channels[peer]); // the next ring connects again
         channels[peer] = null;
-        if (channel != null)
-        {
-            try
-            {
-                channel.close();
-            }
-            catch (final IOException ignore)
-            {
-                // nothing to do: the next ring connects again
-            }
-        }
     }
 
     @Override

@@ -60,7 +60,7 @@ public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle i
      */
     public boolean startsContended(final int ranks)
     {
-        return idle == Idle.AUTO && (ranks > CpuBudget.cores() || Runtime.getRuntime().availableProcessors() < ranks);
+        return sharingReason(ranks) != null;
     }
 
     /**
@@ -74,13 +74,25 @@ public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle i
         {
             return name;
         }
+        final String sharing = sharingReason(ranks);
+        return name + (sharing == null ? " (spin, then sleep)" : " (yield first: " + sharing + ")");
+    }
+
+    /**
+     * @return why AUTO's ranks may have to share cores, or null if every rank can have one.
+     */
+    private String sharingReason(final int ranks)
+    {
+        if (idle != Idle.AUTO)
+        {
+            return null;
+        }
         if (ranks > CpuBudget.cores())
         {
-            return name + " (yield first: " + ranks + " ranks > " + CpuBudget.cores() + " cores)";
+            return ranks + " ranks > " + CpuBudget.cores() + " cores";
         }
         final int allowed = Runtime.getRuntime().availableProcessors();
-        return name + (allowed < ranks ? " (yield first: this process may run on " + allowed + " of " + CpuBudget.cores() +
-            " cores)" : " (spin, then sleep)");
+        return allowed < ranks ? "this process may run on " + allowed + " of " + CpuBudget.cores() + " cores" : null;
     }
 
     /**
