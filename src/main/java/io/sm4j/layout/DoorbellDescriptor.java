@@ -2,9 +2,10 @@ package io.sm4j.layout;
 
 /**
  * One rank's doorbell: a word that says whether the rank sleeps, on a cacheline of its own, one per rank,
- * after the control blocks. The rank stores ARMED (a full fence) before its last look at its in-bound paths
- * and blocks in the kernel; a publisher that reads ARMED after its own store and a full fence swaps it to
- * RUNG (one publisher wins) and wakes the rank through its socket; the rank stores AWAKE once it runs again.
+ * after the control blocks. The rank stores ARMED (a full fence) before its looks at its in-bound paths
+ * (one, a nap, another) and blocks in the kernel; a publisher that reads ARMED after its own store swaps it
+ * to RUNG (one publisher wins) and wakes the rank through its socket; the rank stores AWAKE once it runs
+ * again.
  * The rank writes the word only when it falls asleep or wakes, and publishers only read it until they find
  * it ARMED, so the line stays shared while the rank is busy.
  * <pre>

@@ -11,15 +11,21 @@ import static io.sm4j.layout.DoorbellDescriptor.RUNG;
 
 /**
  * The doorbell word's protocol ({@link DoorbellDescriptor}), every access in one place: a
- * rank that is about to sleep {@link #arm}s, then looks at every in-bound path once more; a publisher stores
- * its message, then {@link #fence}s and {@link #takeRing takes the ring} if the rank is armed.
+ * rank that is about to sleep {@link #arm}s, then looks at every in-bound path once more, naps, looks a
+ * second time, and only then sleeps; a publisher stores its message, then {@link #takeRing takes the ring}
+ * if the rank is armed.
  * <p>
- * Implementation notes: this is Dekker's pattern (store mine, load theirs, on both sides), which needs a
- * full fence between the store and the load on BOTH sides: a release store may be reordered with a later
- * load of another location (x86's store buffer does it), and then the sleeper misses the message while the
- * publisher misses ARMED. Each side fences explicitly: the sleeper after arming, the publisher once per
- * pass that published. jcstress {@code DoorbellStress} shows the pattern holding, and
- * the variant without the publisher's fence losing wake-ups.
+ * Implementation notes: this is Dekker's pattern (store mine, load theirs, on both sides), which is exact
+ * only with a full fence between the store and the load on BOTH sides: a publisher's read of the word may
+ * pass its own release store (x86's store buffer does it), and then the rank's first look misses the
+ * message while the publisher misses ARMED. The rank fences after arming; the publisher does not, because
+ * that fence waits for the message's cacheline to return from the reader, once per message (it halved the
+ * small-message rate). Instead the rank looks a second time after a nap ({@link WaitPolicy}): the store the
+ * first look missed was executed before the publisher's read, and a store leaves the store buffer within
+ * nanoseconds (an interrupt, a context switch or a VM exit drains it), so the second look, a millisecond
+ * later, finds it. A lost wake-up thus costs at most the nap, never a sleep. jcstress {@code DoorbellStress}
+ * shows the first look missing without the publisher's fence, and never missing with it ({@link #fence},
+ * which a rank that detaches or aborts the job still uses: every rank must see that at once).
  */
 final class BellWord
 {
@@ -33,8 +39,8 @@ final class BellWord
     static void arm(final AtomicBuffer word)
     {
         word.putLongVolatile(0, ARMED);
-        // NOTE: full fence: the store above before the loads of the last look. A volatile store alone orders
-        // only later volatile loads in the JMM; the last look reads with acquire loads, which a weaker
+        // NOTE: full fence: the store above before the loads of the first look. A volatile store alone orders
+        // only later volatile loads in the JMM; the look reads with acquire loads, which a weaker
         // acquire (ARM's LDAPR) may let pass the store.
         VarHandle.fullFence();
     }
@@ -49,22 +55,32 @@ final class BellWord
     }
 
     /**
-     * The publisher's fence: its stores of a message (release) before its loads of doorbell words.
+     * A publisher's fence, for a change every rank must see at its first look (a detach, an abort): its
+     * stores before its loads of doorbell words.
      */
     static void fence()
     {
-        // NOTE: full fence, pairs with the volatile store in arm(); a release alone lets the load pass the store.
+        // NOTE: full fence, pairs with the one in arm(); a release alone lets the load pass the store.
         VarHandle.fullFence();
     }
 
     /**
-     * After {@link #fence}: if the rank is armed, takes the ring (ARMED to RUNG, so one publisher rings).
+     * @return true if the rank is still armed: no publisher has taken the ring since it armed.
+     */
+    static boolean isArmed(final AtomicBuffer word)
+    {
+        return word.getLongVolatile(0) == ARMED;
+    }
+
+    /**
+     * After a publish: if the rank is armed, takes the ring (ARMED to RUNG, so one publisher rings).
      *
      * @return true if the caller must wake the rank.
      */
     static boolean takeRing(final AtomicBuffer word)
     {
         // the word is on the rank's own line and changes only when it falls asleep or wakes: a cheap read
+        // (NOTE: volatile, but it may still pass the caller's earlier release store: see the class notes)
         return word.getLongVolatile(0) == ARMED && word.compareAndSetLong(0, ARMED, RUNG);
     }
 }

@@ -24,12 +24,11 @@ import java.util.concurrent.atomic.AtomicReference;
  * UCX shared-memory pattern: arm, look again, block; a publisher that finds the rank armed wakes it). JDK 17
  * has no futex; a socket is the cheapest object a peer process can wake a JVM thread through.
  * <p>
- * Implementation notes: arming comes before the caller's last pass over the in-bound paths, and a
- * publisher's store before its read of the word, each with a full fence between ({@link BellWord}).
- * Whichever of the two stores comes first in the total order, the other side's later load sees it, so
- * either the last pass finds the message or the publisher finds the rank armed and rings: no lost wake-up.
- * A ring that arrives after the rank woke by timeout stays in the socket and only makes the next sleep end
- * early.
+ * Implementation notes: arming (a full fence) comes before the caller's first look at its in-bound paths;
+ * then it {@link #nap}s, still armed, looks a second time and only then {@link #sleep}s. A publisher reads
+ * the word after its store without a fence ({@link BellWord}): either a look finds the message, or the
+ * publisher finds the rank armed and rings. A ring that arrives after the rank woke by timeout stays in the
+ * socket and only makes the next sleep end early.
  * <p>
  * In {@link io.sm4j.layout.ThreadMode#MULTIPLE} mode one thread at a time is the sleeper: it arms, blocks on
  * the socket and, once woken, wakes the other waiting threads, which wait on a process-local monitor
@@ -57,7 +56,7 @@ final class Doorbell implements AutoCloseable
     private volatile long armedAt;
     private final Object followers = new Object();
     private long generation;
-    /** Sleeps so far, and those that ended by their timeout rather than a ring (racy reads: statistics). */
+    /** Blocks so far (naps and sleeps), and sleeps that ended by their timeout (racy reads: statistics). */
     private volatile long sleeps;
     private volatile long timedOut;
 
@@ -109,7 +108,7 @@ final class Doorbell implements AutoCloseable
     }
 
     /**
-     * Arms the bell before the caller's last look at its in-bound paths. In MULTIPLE mode only one thread
+     * Arms the bell before the caller's looks at its in-bound paths. In MULTIPLE mode only one thread
      * arms: the others {@link #follow}.
      *
      * @return false if no socket, or another thread is the sleeper.
@@ -147,32 +146,82 @@ final class Doorbell implements AutoCloseable
      */
     void sleep(final long timeoutNanos)
     {
-        if (multiple && sleeper.get() != Thread.currentThread())
+        if (!isSleeper())
         {
             return; // its role was taken while it was away: the taker sleeps for the rank
         }
         try
         {
             sleeps++; // one sleeper at a time: no lost update
-            selecting = true;
-            if (selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNanos))) == 0)
+            if (!select(timeoutNanos))
             {
                 timedOut++;
             }
+        }
+        finally
+        {
+            disarm();
+        }
+    }
+
+    /**
+     * The nap between the armed thread's first and second look ({@link BellWord}): blocks until a peer rings
+     * or {@code timeoutNanos} pass, and stays armed unless it was rung.
+     *
+     * @return true if still armed (nobody rang): the caller looks again, then {@link #sleep}s; false if rung
+     *         (the thread is disarmed, and arms again before it sleeps).
+     */
+    boolean nap(final long timeoutNanos)
+    {
+        if (!isSleeper())
+        {
+            return false;
+        }
+        boolean armed = false;
+        try
+        {
+            sleeps++;
+            select(timeoutNanos);
+            armed = BellWord.isArmed(word); // a ring taken after this read wakes the sleep that follows at once
+        }
+        finally
+        {
+            if (!armed)
+            {
+                disarm(); // rung: a publisher took the ring; a sleep now would not be rung again
+            }
+        }
+        return armed;
+    }
+
+    private boolean isSleeper()
+    {
+        return !multiple || sleeper.get() == Thread.currentThread();
+    }
+
+    /**
+     * @return true if rung (or woken) before the timeout.
+     */
+    private boolean select(final long timeoutNanos)
+    {
+        try
+        {
+            selecting = true;
+            final boolean rung = selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNanos))) > 0;
             for (final SelectionKey key : selector.selectedKeys())
             {
                 drain(key);
             }
             selector.selectedKeys().clear();
+            return rung;
         }
         catch (final IOException ex)
         {
-            // a broken selector: the caller's loop goes on polling; the timeout bounded this wait
+            return false; // a broken selector: the caller's loop goes on polling; the timeout bounded this wait
         }
         finally
         {
             selecting = false;
-            disarm();
         }
     }
 
@@ -238,7 +287,7 @@ final class Doorbell implements AutoCloseable
     }
 
     /**
-     * @return sleeps so far.
+     * @return times this rank blocked on its doorbell so far, naps included.
      */
     long sleeps()
     {
@@ -246,8 +295,8 @@ final class Doorbell implements AutoCloseable
     }
 
     /**
-     * @return sleeps that ended by their timeout, not by a ring: with peers that publish, a wake-up lost
-     *         would show here (a quiet job's health checks too).
+     * @return sleeps (not naps, which end by their timeout unless rung) that ended by their timeout, not by a
+     *         ring: with peers that publish, a wake-up lost would show here (a quiet job's health checks too).
      */
     long timedOut()
     {

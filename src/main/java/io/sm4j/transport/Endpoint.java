@@ -394,7 +394,8 @@ public final class Endpoint implements AutoCloseable
      * Waits once after a pass that found nothing, by the calling thread's wait policy (spin, yield, or sleep
      * on this rank's doorbell until a peer publishes to it), checking the job's health periodically. A
      * caller's next pass after an idle is a full look at its in-bound paths: the policy arms the doorbell
-     * on one idle and sleeps on the next only if the pass between found nothing. End every wait with
+     * on one idle, naps on the next and sleeps on the third, each only if the pass between found nothing.
+     * End every wait with
      * {@link #endWait()}.
      */
     public void idle()
@@ -466,7 +467,7 @@ public final class Endpoint implements AutoCloseable
     /**
      * What {@link #waitCounters()} reports.
      *
-     * @param sleeps   sleeps on the doorbell.
+     * @param sleeps   blocks on the doorbell (naps and sleeps).
      * @param timedOut sleeps that ended by their timeout (health checks of a quiet rank, or a ring lost).
      */
     public record WaitCounters(long sleeps, long timedOut)

@@ -17,9 +17,14 @@ import java.nio.file.Path;
  * doorbell word and, if the peer sleeps armed, takes the ring (ARMED to RUNG, so one publisher rings) and
  * writes one byte to the peer's socket ({@link Doorbell}). Connections are made on the first ring.
  * <p>
- * A poll publishes back to several senders: it {@link #touch}es each and {@link #ringTouched rings} once at
- * the end, one fence for the whole pass. Touching is for the thread that holds the poll lock only; every
- * other publisher calls {@link #afterPublish}.
+ * A poll publishes back to several senders: it {@link #touch}es each and {@link #ringTouched rings} them at
+ * the end of the pass. Touching is for the thread that holds the poll lock only; every other publisher
+ * calls {@link #afterPublish}.
+ * <p>
+ * Implementation notes: a publisher does not fence between its store and its read of the word. A full
+ * fence there waits for the store's cacheline to come back from the reader, once per message: it halved
+ * the small-message rate (docs/benchmarks.md). The read may therefore pass the store and miss a rank that
+ * arms at that instant; the rank's second look after a nap ({@link WaitPolicy}) finds the message instead.
  */
 final class PeerBells implements AutoCloseable
 {
@@ -52,11 +57,11 @@ final class PeerBells implements AutoCloseable
 
     /**
      * Rings {@code peer} if it sleeps armed: for a publisher whose store to {@code peer}'s memory has just
-     * been made (a release store; this adds the full fence the protocol needs).
+     * been made (a release store).
      */
     void afterPublish(final int peer)
     {
-        BellWord.fence(); // NOTE: the publish above before the read of the peer's word (BellWord)
+        // NOTE: no fence: the read may pass the publish above; the sleeper's second look covers that (BellWord)
         ringIfArmed(peer);
     }
 
@@ -73,15 +78,10 @@ final class PeerBells implements AutoCloseable
     }
 
     /**
-     * {@link #afterPublish} for every peer {@link #touch}ed since the last call, with one fence.
+     * {@link #afterPublish} for every peer {@link #touch}ed since the last call.
      */
     void ringTouched()
     {
-        if (touchedCount == 0)
-        {
-            return;
-        }
-        BellWord.fence(); // NOTE: as in afterPublish, once for every store of the pass
         for (int i = 0; i < touchedCount; i++)
         {
             final int peer = touchedList[i];
@@ -97,7 +97,7 @@ final class PeerBells implements AutoCloseable
      */
     void ringAll()
     {
-        BellWord.fence(); // NOTE: as in afterPublish: the state change before the reads
+        BellWord.fence(); // NOTE: the state change before the reads: a rank arming now must see it at its first look
         for (int peer = 0; peer < words.length; peer++)
         {
             if (peer != rank)

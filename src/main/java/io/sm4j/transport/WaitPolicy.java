@@ -27,10 +27,13 @@ import java.util.concurrent.locks.LockSupport;
  * or a spin slow now and then. A rank bound to a core of its own thus finds itself uncontended within 128
  * yields.
  * <p>
- * Blocking takes two empty passes: the first arms the doorbell and returns, so that the caller's next pass
- * is the last look at every in-bound path after arming; only if that pass finds nothing too does the next
- * call sleep. A sleep ends when a peer rings, or after the timeout the caller gives (at most the health
- * check's interval, so a sleeping rank still sees a dead peer or an aborted job in time).
+ * Blocking takes three empty passes: the first arms the doorbell and returns, so that the caller's next
+ * pass is a look at every in-bound path after arming; if that pass finds nothing, the next call naps for
+ * {@link #NAP_NANOS}, still armed, and the pass after it is a second look (a publisher does not fence, so
+ * the first look may miss a message published as the rank armed: {@link BellWord}); only if that pass too
+ * finds nothing does the next call sleep. A nap or a sleep ends when a peer rings, or after the timeout the
+ * caller gives (at most the health check's interval, so a sleeping rank still sees a dead peer or an
+ * aborted job in time).
  * Not thread-safe: one per waiting thread.
  */
 final class WaitPolicy
@@ -62,6 +65,12 @@ final class WaitPolicy
      * spin phase, instead of 13-40 us).
      */
     static final long AFTER_RING_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /**
+     * Armed, the nap between the first and the second look: a store the first look missed was executed
+     * before its publisher read the word, and leaves the store buffer within nanoseconds. The selector's
+     * shortest timeout.
+     */
+    static final long NAP_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     /** Without a doorbell, a long wait parks this long at a time. */
     static final long PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
     /** Empty spinning passes between two clock reads. */
@@ -82,6 +91,8 @@ final class WaitPolicy
     /** True in this wait's spin phase (uncontended, or BLOCK mode). */
     private boolean spinning;
     private boolean armed;
+    /** Armed, and the nap is over: the next empty pass sleeps. */
+    private boolean napped;
 
     /**
      * @param rung      the peers' doorbells, which say when this rank last woke one.
@@ -107,10 +118,9 @@ final class WaitPolicy
     {
         if (armed)
         {
-            armed = false; // the pass after arming found nothing: sleep until rung
-            bell.sleep(timeoutNanos);
-            lastRead = System.nanoTime(); // a sleep is no preemption
-            return true;
+            final boolean slept = sleepArmed(timeoutNanos);
+            lastRead = System.nanoTime(); // a nap or a sleep is no preemption
+            return slept;
         }
         switch (mode)
         {
@@ -132,6 +142,25 @@ final class WaitPolicy
     }
 
     /**
+     * After an empty look: the first naps (the next pass looks a second time), the second sleeps until rung.
+     *
+     * @return true if it slept (a nap is short: the caller's rate-limited health check suffices).
+     */
+    private boolean sleepArmed(final long timeoutNanos)
+    {
+        if (!napped)
+        {
+            armed = bell.nap(Math.min(timeoutNanos, NAP_NANOS)); // rung: disarmed, and arms again before sleeping
+            napped = armed;
+            return false;
+        }
+        armed = false;
+        napped = false;
+        bell.sleep(timeoutNanos);
+        return true;
+    }
+
+    /**
      * Ends the wait: a pass did work, or the caller's condition holds. A thread that armed and then found
      * work disarms.
      */
@@ -142,6 +171,7 @@ final class WaitPolicy
             armed = false;
             bell.disarm();
         }
+        napped = false;
         waitStart = 0;
     }
 
@@ -214,7 +244,8 @@ final class WaitPolicy
     {
         if (bell.tryArm())
         {
-            armed = true; // the caller's next pass is the last look; the next empty pass sleeps
+            armed = true; // the caller's next pass is the first look; the next empty pass naps
+            napped = false;
             return false;
         }
         if (bell.isAvailable())
