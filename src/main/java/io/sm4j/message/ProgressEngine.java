@@ -35,6 +35,7 @@ final class ProgressEngine implements Progress
     /** Peers found detached by the orphan check, reused. */
     private final boolean[] gone;
     private boolean closed;
+    private final CallingThread thread;
 
     ProgressEngine(final Endpoint endpoint, final Matcher matcher, final PendingSends sends, final Rendezvous rendezvous)
     {
@@ -45,6 +46,7 @@ final class ProgressEngine implements Progress
         this.rank = endpoint.rank();
         this.size = endpoint.size();
         this.gone = new boolean[size];
+        this.thread = new CallingThread(rank);
     }
 
     @Override
@@ -57,71 +59,92 @@ final class ProgressEngine implements Progress
     @Override
     public void await(final Awaitable condition)
     {
-        try
-        {
-            // isDone once per pass, and never again once true: a condition may act (an eager send that finds room)
-            boolean done = condition.isDone();
-            while (!done)
-            {
-                final int work = pass();
-                done = condition.isDone(); // before idling: the pass may have completed it without work (an orphan)
-                if (!done)
-                {
-                    idleIfEmpty(work, NO_DEADLINE);
-                }
-            }
-        }
-        catch (final InternalError error)
-        {
-            throw fault(error); // a fault of compiled code surfaces on a return a little after the access
-        }
-        finally
-        {
-            endpoint.endWait();
-        }
+        waitFor(condition, NO_DEADLINE);
     }
 
     @Override
     public boolean await(final Awaitable condition, final long deadlineNanos)
     {
+        return waitFor(condition, deadlineNanos);
+    }
+
+    /**
+     * @param deadlineNanos {@link #NO_DEADLINE}: no clock read per pass.
+     * @return false if the deadline passed first.
+     */
+    private boolean waitFor(final Awaitable condition, final long deadlineNanos)
+    {
+        thread.check();
+        boolean waiting = false;
         try
         {
-            boolean done = condition.isDone();
-            while (!done)
+            try
             {
-                final long left = deadlineNanos - endpoint.clock();
-                if (left < 0)
+                // isDone once per pass, and never again once true: a condition may act (an eager send that finds room)
+                boolean done = condition.isDone();
+                while (!done)
                 {
-                    return false;
+                    final long left = deadlineNanos == NO_DEADLINE ? NO_DEADLINE : deadlineNanos - endpoint.clock();
+                    if (left < 0)
+                    {
+                        return false;
+                    }
+                    final int work = pass();
+                    done = condition.isDone(); // before idling: the pass may have completed it without work (an orphan)
+                    if (!done)
+                    {
+                        waiting = idleIfEmpty(work, left, waiting);
+                    }
                 }
-                final int work = pass();
-                done = condition.isDone();
-                if (!done)
-                {
-                    idleIfEmpty(work, left);
-                }
+                return true;
             }
-            return true;
+            finally
+            {
+                endWait(waiting); // disarms: a write to the mapping
+            }
         }
         catch (final InternalError error)
         {
+            // a fault of compiled code surfaces on a return a little after the access: the finally's too
             throw fault(error);
-        }
-        finally
-        {
-            endpoint.endWait();
         }
     }
 
-    private void idleIfEmpty(final int work, final long timeoutNanos)
+    /**
+     * @param waiting this wait has idled before (its thread is the communicator's announced waiter).
+     * @return true from the first idle on.
+     */
+    private boolean idleIfEmpty(final int work, final long timeoutNanos, final boolean waiting)
     {
+        if (waiting)
+        {
+            thread.checkWaiting(); // another thread closed the communicator, or called it, meanwhile
+        }
         if (work > 0)
         {
             endpoint.endWait(); // waits are short while there is work: the next empty pass spins again
+            return waiting;
         }
-        else
+        if (!waiting)
         {
-            endpoint.idle(timeoutNanos);
+            thread.startWaiting(); // at the first idle: its store's fence is lost in the wait
+        }
+        endpoint.idle(timeoutNanos);
+        return true;
+    }
+
+    private void endWait(final boolean waiting)
+    {
+        try
+        {
+            endpoint.endWait();
+        }
+        finally
+        {
+            if (waiting)
+            {
+                thread.endWaiting(); // last: a close from another thread goes on from here
+            }
         }
     }
 
@@ -215,8 +238,15 @@ final class ProgressEngine implements Progress
      */
     void close()
     {
+        final boolean fromAnotherThread = thread.closeFrom(endpoint::interruptWait);
         if (closed)
         {
+            return;
+        }
+        if (fromAnotherThread)
+        {
+            closed = true;
+            endpoint.close(); // its gate waits for the other thread's call; outstanding sends are dropped
             return;
         }
         try
@@ -231,10 +261,12 @@ final class ProgressEngine implements Progress
     }
 
     /**
-     * @throws IllegalStateException if called from a message handler, or after {@link #close()}.
+     * @throws IllegalStateException if called from a message handler, after {@link #close()}, or while another
+     *                               thread waits in the communicator.
      */
     void checkUsable()
     {
+        thread.check();
         if (matcher.inHandler())
         {
             throw new IllegalStateException("a MessageHandler must not call the communicator");

@@ -259,6 +259,17 @@ final class Doorbell implements AutoCloseable
     }
 
     /**
+     * Ends the current or the next sleep or nap of whichever thread sleeps: the endpoint is closing.
+     */
+    void interrupt()
+    {
+        if (selector != null)
+        {
+            selector.wakeup();
+        }
+    }
+
+    /**
      * MULTIPLE mode: waits, up to {@code timeoutNanos}, while another thread sleeps armed; returns when that
      * thread wakes (it was rung, or it found work).
      */

@@ -100,12 +100,12 @@ public final class Endpoint implements AutoCloseable
         outbound = new Outbound(segment, rank, multiple, peerBells);
         inbound = new Inbound(segment, rank, options.lazyFreeBatch(params.queueEntries()));
         fragments = new FragmentAccess(segment, rank, multiple);
-        sender = new Sender(rank, outbound, fragments, new FastBoxSender(segment, rank, multiple), peerBells);
+        gate = new CallGate(multiple);
+        sender = new Sender(rank, outbound, fragments, new FastBoxSender(segment, rank, multiple), peerBells, gate);
         receiver = new Receiver(inbound, outbound, fragments, peerBells);
         ownClaim = multiple ? null : new SendClaim();
         threadClaim = multiple ? ThreadLocal.withInitial(SendClaim::new) : null;
         pollLock = OptionalLock.create(multiple);
-        gate = new CallGate(multiple);
         supervised = options.launcherPid() != 0;
         health = new HealthMonitor(segment, rank, options.launcherPid(), peerBells);
         unexpectedBytes = options.unexpectedBytes();
@@ -228,12 +228,15 @@ public final class Endpoint implements AutoCloseable
 
     private boolean claim(final int dest, final int length, final boolean max, final SendClaim claim)
     {
+        boolean claimed = false;
         try
         {
             enter();
             checkSend(dest, length, max ? maxFragmentPayload : maxPayload);
-            // a successful claim holds dest's lock until commit or abort: close takes every such lock
-            return sender.tryClaim(dest, length, max, claim);
+            // a successful claim holds dest's lock, and in SINGLE mode stays inside the gate (the caller writes into
+            // the mapping), until its commit or abort: a close waits for it, from any thread
+            claimed = sender.tryClaim(dest, length, max, claim);
+            return claimed;
         }
         catch (final InternalError error)
         {
@@ -241,7 +244,14 @@ public final class Endpoint implements AutoCloseable
         }
         finally
         {
-            gate.exit();
+            if (claimed)
+            {
+                gate.exitAfterClaim();
+            }
+            else
+            {
+                gate.exit();
+            }
         }
     }
 
@@ -432,18 +442,26 @@ public final class Endpoint implements AutoCloseable
     }
 
     /**
+     * Ends the current or the next sleep on this rank's doorbell at once, whichever thread sleeps: for a
+     * layer above that must make a waiting thread look again (another thread is closing it).
+     */
+    public void interruptWait()
+    {
+        bell.interrupt();
+    }
+
+    /**
      * Ends the calling thread's wait: its condition holds, or a pass did work. A thread that armed its
      * doorbell disarms it, and its next wait starts with spinning again.
      */
     public void endWait()
     {
-        if (!gate.enter())
-        {
-            return; // closed: close disarmed, and nothing waits any more
-        }
         try
         {
-            policy().reset();
+            if (gate.enter()) // closed: close disarmed, and nothing waits any more
+            {
+                policy().reset();
+            }
         }
         catch (final InternalError error)
         {
@@ -596,7 +614,7 @@ public final class Endpoint implements AutoCloseable
     @Override
     public void close()
     {
-        if (!gate.close(faulted))
+        if (!gate.close(faulted, bell::interrupt))
         {
             return;
         }

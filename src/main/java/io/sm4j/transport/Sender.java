@@ -13,7 +13,9 @@ import org.agrona.concurrent.AtomicBuffer;
  * Nothing here waits or consumes anything: no room means the claim fails.
  * <p>
  * A claim takes the destination's lock and keeps it until commit or abort, so a pair's credits, fragments
- * and records stay in one order in MULTIPLE thread mode.
+ * and records stay in one order in MULTIPLE thread mode; in SINGLE mode it stays inside the endpoint's
+ * {@link CallGate} (entered by the claim, left here), so that a close from another thread waits for the
+ * caller's writes.
  */
 final class Sender
 {
@@ -22,11 +24,13 @@ final class Sender
     private final FragmentAccess fragments;
     private final FastBoxSender fastBoxes;
     private final PeerBells bells;
+    private final CallGate gate;
 
     Sender(
         final int rank, final Outbound outbound, final FragmentAccess fragments, final FastBoxSender fastBoxes,
-        final PeerBells bells)
+        final PeerBells bells, final CallGate gate)
     {
+        this.gate = gate;
         this.rank = rank;
         this.outbound = outbound;
         this.fragments = fragments;
@@ -114,6 +118,7 @@ final class Sender
         finally
         {
             outbound.lockOf(dest).unlock();
+            gate.exitClaim();
         }
     }
 
@@ -133,6 +138,7 @@ final class Sender
         finally
         {
             outbound.lockOf(claim.dest).unlock();
+            gate.exitClaim();
         }
     }
 }

@@ -15,11 +15,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * {@code close()} of a MULTIPLE-mode endpoint while other threads are inside its calls, in a JVM of its own
- * (a fault there is a crash, which the test must see as an exit code, not as a lost test JVM). Each round:
- * rank 0 maps the segment itself; two threads poll and send through it; once both have made calls, the
- * main thread closes it (which unmaps). Every thread must end with the endpoint's IllegalStateException.
- * Prints "ROUNDS rounds ok" and exits 0.
+ * {@code close()} of an endpoint while other threads are inside its calls, in a JVM of its own (a fault
+ * there is a crash, which the test must see as an exit code, not as a lost test JVM). Each round: rank 0
+ * maps the segment itself; two threads (MULTIPLE mode) or one (SINGLE: {@code single} as the second
+ * argument) poll and send through it; once they have made calls, the main thread closes it (which
+ * unmaps). Every thread must end with the endpoint's IllegalStateException. Prints "ROUNDS rounds ok" and
+ * exits 0.
  */
 public final class CloseRaceApp
 {
@@ -30,18 +31,19 @@ public final class CloseRaceApp
     public static void main(final String[] args) throws Exception
     {
         final int rounds = Integer.parseInt(args[0]);
-        final LayoutParams params = LayoutParams.builder(2).threadMode(ThreadMode.MULTIPLE).build();
+        final boolean single = args.length > 1 && args[1].equals("single");
+        final LayoutParams params = LayoutParams.builder(2).threadMode(single ? ThreadMode.SINGLE : ThreadMode.MULTIPLE).build();
         try (ScratchDir dir = ScratchDir.create("sm4j-close-race-"))
         {
             for (int round = 0; round < rounds; round++)
             {
-                round(params, dir.path, round);
+                round(params, dir.path, round, single ? 1 : 2);
             }
         }
         System.out.println(rounds + " rounds ok");
     }
 
-    private static void round(final LayoutParams params, final Path dir, final int round) throws IOException
+    private static void round(final LayoutParams params, final Path dir, final int round, final int threads) throws IOException
     {
         try (Segment segment = Segment.create(params, dir, round + 1))
         {
@@ -60,13 +62,13 @@ public final class CloseRaceApp
                     peer.poll(fragment -> { }, 64);
                 }
             });
-            final CompletableFuture<?>[] users = new CompletableFuture<?>[2];
+            final CompletableFuture<?>[] users = new CompletableFuture<?>[threads];
             for (int t = 0; t < users.length; t++)
             {
                 users[t] = CompletableFuture.runAsync(() -> useUntilClosed(closing, calls));
             }
-            // until both threads are busy inside the endpoint (or one has already failed: join reports it)
-            while (calls.get() < 2_000 && !users[0].isDone() && !users[1].isDone())
+            // until the threads are busy inside the endpoint (or one has already failed: join reports it)
+            while (calls.get() < 2_000 && !anyDone(users))
             {
                 Thread.onSpinWait();
             }
@@ -79,6 +81,18 @@ public final class CloseRaceApp
             }
             peer.close();
         }
+    }
+
+    private static boolean anyDone(final CompletableFuture<?>[] users)
+    {
+        for (final CompletableFuture<?> user : users)
+        {
+            if (user.isDone())
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static void useUntilClosed(final Endpoint closing, final AtomicLong calls)

@@ -10,6 +10,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
@@ -161,10 +162,55 @@ class PeerFailureTest
     @Timeout(180)
     void closingAMultipleModeEndpointWhileOtherThreadsUseItShouldFailTheirCallsNotCrash() throws Exception
     {
+        assertRoundsOk(CloseRaceApp.class, "30");
+    }
+
+    /**
+     * Issue 21, item 1: a SINGLE-mode endpoint closed by another thread (a shutdown hook, a watchdog) while
+     * its thread polls: before, the close unmapped under the running poll (SIGSEGV in compiled
+     * Receiver.poll in some runs).
+     */
+    @Test
+    @Timeout(180)
+    void closingASingleModeEndpointFromAnotherThreadShouldFailTheCallsNotCrash() throws Exception
+    {
+        assertRoundsOk(CloseRaceApp.class, "100", "single");
+    }
+
+    /**
+     * Issue 21, item 1, as users meet it: a communicator closed by another thread while its thread waits in
+     * recv; the recv ends with one line saying who closed it.
+     */
+    @Test
+    @Timeout(180)
+    void closingACommunicatorWhileItsThreadWaitsShouldEndTheWaitWithOneLine() throws Exception
+    {
+        assertRoundsOk(CommunicatorRaceApp.class, "close", "100");
+    }
+
+    /**
+     * Issue 21, item 5: a second thread calling a communicator while its thread waits is told so in one line
+     * (before: NullPointerExceptions inside the library and a peer blamed for corrupt data).
+     */
+    @Test
+    @Timeout(180)
+    void aSecondThreadCallingACommunicatorShouldBeToldInOneLine() throws Exception
+    {
+        assertRoundsOk(CommunicatorRaceApp.class, "misuse", "100");
+    }
+
+    /**
+     * Runs {@code app} in a JVM of its own: a crash is an exit code here, not a lost test JVM.
+     */
+    private static void assertRoundsOk(final Class<?> app, final String... args) throws Exception
+    {
+        final List<String> command = new ArrayList<>(List.of(app.getName()));
+        command.addAll(List.of(args));
         final Process race = new ProcessBuilder(JobLauncher.javaCommand(System.getProperty("java.class.path"),
-            List.of("-Xmx256m"), List.of(CloseRaceApp.class.getName(), "30"))).redirectErrorStream(true).start();
+            List.of("-Xmx256m"), command)).redirectErrorStream(true).start();
         final String output = new String(race.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertEquals(0, race.waitFor(), output);
-        assertTrue(output.contains("30 rounds ok"), output);
+        final String rounds = args[0].matches("\\d+") ? args[0] : args[1];
+        assertTrue(output.contains(rounds + " rounds ok"), output);
     }
 }

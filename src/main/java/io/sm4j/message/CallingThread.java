@@ -1,0 +1,129 @@
+package io.sm4j.message;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Which thread uses a communicator: one at a time, and the thread may change between calls (a hand-off with
+ * a happens-before edge, docs/api.md "Threads"). Two threads inside at once would corrupt the matcher's
+ * state and blame a peer for it, so a call from another thread while one waits in the engine fails with
+ * one line naming both; and a close from another thread (a shutdown hook, a watchdog) makes the first
+ * thread's calls fail, waits for its wait to end, and closes the endpoint only (without completing this
+ * rank's outstanding sends: the first thread may still be inside a call).
+ * <p>
+ * Implementation notes: cheap on the path of every call (a volatile load and a compare). The waiting thread
+ * announces itself only once its wait idles, where the store's fence costs nothing, and checks after every
+ * pass that nobody took over or closed. A call that meets the waiter's announcement is refused at once;
+ * one that misses it (both arrive within a pass) takes over, and the waiter refuses at its next pass.
+ */
+final class CallingThread
+{
+    private static final long CLOSE_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    private final int rank;
+    /** The thread of the latest call. */
+    private volatile Thread caller;
+    /** The thread whose wait in the engine idles, or null. */
+    private volatile Thread waiter;
+    /** The thread that closed the communicator while another used it, or null. */
+    private volatile Thread closer;
+
+    CallingThread(final int rank)
+    {
+        this.rank = rank;
+    }
+
+    /**
+     * On entry to every call.
+     *
+     * @throws IllegalStateException if another thread waits in the communicator now.
+     */
+    void check()
+    {
+        final Thread me = Thread.currentThread();
+        if (closer != null)
+        {
+            throw closedBy(me);
+        }
+        if (me != caller)
+        {
+            final Thread waiting = waiter;
+            if (waiting != null && waiting != me)
+            {
+                throw twoThreads(waiting, me);
+            }
+            caller = me;
+        }
+    }
+
+    /**
+     * The calling thread's wait is about to idle: from here on it is the waiter.
+     */
+    void startWaiting()
+    {
+        waiter = Thread.currentThread();
+    }
+
+    /**
+     * After each pass of a wait that idles.
+     *
+     * @throws IllegalStateException if another thread closed the communicator or called it meanwhile.
+     */
+    void checkWaiting()
+    {
+        final Thread me = Thread.currentThread();
+        final Thread other = caller;
+        if (other != me)
+        {
+            throw twoThreads(me, other); // a close from another thread leaves the caller as it is: this is a call
+        }
+        if (closer != null)
+        {
+            throw closedBy(me);
+        }
+    }
+
+    void endWaiting()
+    {
+        waiter = null;
+    }
+
+    /**
+     * Before a close: if another thread made the latest call, it may still be inside one. From here on its
+     * calls fail; if it waits, its wait throws at its next pass (its sleep is woken with {@code interrupt}),
+     * and this returns once it has left.
+     *
+     * @return true if another thread made the latest call: the close must not run progress passes of its
+     *         own (that thread may still be inside a short call), only close the endpoint, whose gate waits
+     *         for calls inside it.
+     */
+    boolean closeFrom(final Runnable interrupt)
+    {
+        final Thread me = Thread.currentThread();
+        final Thread last = caller;
+        if (last == null || last == me)
+        {
+            return false;
+        }
+        closer = me;
+        for (Thread waiting = waiter; waiting != null && waiting != me; waiting = waiter)
+        {
+            interrupt.run(); // a sleep on the doorbell ends; the next pass sees the close
+            LockSupport.parkNanos(CLOSE_POLL_NANOS);
+        }
+        return true;
+    }
+
+    private IllegalStateException closedBy(final Thread me)
+    {
+        return new IllegalStateException("communicator of rank " + rank + " was closed by thread '" + closer.getName() +
+            "' while thread '" + me.getName() + "' used it");
+    }
+
+    private IllegalStateException twoThreads(final Thread waiting, final Thread calling)
+    {
+        return new IllegalStateException("communicator of rank " + rank + " used by two threads at once: thread '" +
+            waiting.getName() + "' waits in it and thread '" + (calling == null ? "?" : calling.getName()) +
+            "' called it; a Communicator is for one thread at a time (an Endpoint in ThreadMode.MULTIPLE for several)");
+    }
+}
