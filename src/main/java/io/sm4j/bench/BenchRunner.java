@@ -20,8 +20,8 @@ import java.util.function.Consumer;
  * Runs one benchmark job: {@code processes} rank JVMs over a segment laid out by {@code params} (sized for
  * {@code params.peers()} ranks; the ranks that are not started are registered idle), every rank running
  * {@link BenchRank}. Collects the ranks' result lines; passes anything else they print to {@code err}. The
- * ranks spin while they have a core each and back off otherwise, decided from the ranks that run (a
- * segment sized for more ranks than run would make AUTO back off).
+ * ranks wait as {@code --idle} says ({@code SM4J_IDLE}; AUTO spins, then sleeps while every rank can have a
+ * core, and yields first otherwise).
  */
 public final class BenchRunner
 {
@@ -34,7 +34,7 @@ public final class BenchRunner
      *
      * @param exitCode the job's exit code (0: every rank succeeded).
      * @param results  the measurements.
-     * @param idle     how every rank waited, e.g. "auto (spin first)".
+     * @param idle     how every rank waited, e.g. "auto (spin, then sleep)".
      */
     public record Outcome(int exitCode, BenchResults results, String idle)
     {
@@ -66,9 +66,7 @@ public final class BenchRunner
                 command, jvm, Map.of(BenchRank.SCRATCH_ENV, scratch.toString(), TransportOptions.IDLE_ENV, idle.name()),
                 Duration.ofSeconds(5), limit, processes, binding), out, err);
             // as the ranks that run see it: the segment's rank count includes the idle ones
-            final TransportOptions options = TransportOptions.defaults();
-            return new Outcome(code, results, new TransportOptions(options.attachTimeout(), options.lazyFreeBatch(), idle,
-                0, options.unexpectedBytes()).describeIdle(processes));
+            return new Outcome(code, results, TransportOptions.describeIdle(idle, processes));
         }
         finally
         {

@@ -15,9 +15,9 @@ public enum BenchTest
     BIBW("Bi-Directional Bandwidth", true, 100, 10, 20, 2),
     /** osu_mbw_mr: n/2 pairs stream windows at once; aggregate bandwidth and message rate. */
     MBW_MR("Multiple Bandwidth / Message Rate", false, 100, 10, 20, 2),
-    /** osu_multi_lat: n/2 pairs ping-pong at once; latency averaged over the pairs. */
     /**
-     * Skips as many round trips as it measures (OSU: a tenth): with more ranks than cores, the scheduler
+     * osu_multi_lat: n/2 pairs ping-pong at once; latency averaged over the pairs. Skips as many round trips
+     * as it measures (OSU: a tenth): with more ranks than cores, the scheduler
      * takes tens of milliseconds to even out ranks that waited unequally before the timed loop (the barrier
      * after the progress line), and 1,000 round trips of 2 us do not cover it. Both sm4j and the Open MPI
      * baseline run the same counts.

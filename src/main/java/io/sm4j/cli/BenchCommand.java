@@ -80,7 +80,7 @@ final class BenchCommand implements Callable<Integer>
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "TEST", description = "latency, bw, bibw, mbw_mr or multi_lat.")
+    @Parameters(index = "0", paramLabel = "TEST", description = "latency, bw, bibw, mbw_mr, multi_lat or wake.")
     String test;
 
     @Option(names = "-m", paramLabel = "[MIN:]MAX", description = "Message sizes: 0 (if MIN is 0), then powers of two from MIN to MAX bytes (default: 0:4194304; wake: 8:8).")

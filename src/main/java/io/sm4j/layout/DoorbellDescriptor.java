@@ -21,7 +21,7 @@ public final class DoorbellDescriptor
 {
     /** The rank is not blocked (or is about to look at its paths again): publishers ring nobody. */
     public static final long AWAKE = 0;
-    /** The rank has looked at its paths for the last time and blocks: the next publisher rings it. */
+    /** The rank looks at its paths once more, naps, looks again and blocks: the next publisher rings it. */
     public static final long ARMED = 1;
     /** A publisher has taken the ring (only one writes to the rank's socket); the rank disarms on waking. */
     public static final long RUNG = 2;

@@ -11,10 +11,11 @@ import java.util.concurrent.locks.LockSupport;
  * thread's calls fail, waits for its wait to end, and closes the endpoint only (without completing this
  * rank's outstanding sends: the first thread may still be inside a call).
  * <p>
- * Implementation notes: cheap on the path of every call (a volatile load and a compare). The waiting thread
- * announces itself only once its wait idles, where the store's fence costs nothing, and checks after every
- * pass that nobody took over or closed. A call that meets the waiter's announcement is refused at once;
- * one that misses it (both arrive within a pass) takes over, and the waiter refuses at its next pass.
+ * Implementation notes: cheap on the path of every call (two volatile loads, plain loads on x86, and a
+ * compare). The waiting thread announces itself only once its wait idles, where the store's fence costs
+ * nothing, and checks after every pass that nobody took over or closed. A call that meets the waiter's
+ * announcement is refused at once; one that misses it (the wait has not idled yet) takes over, and the
+ * waiting thread refuses at its next pass.
  */
 final class CallingThread
 {
@@ -65,7 +66,15 @@ final class CallingThread
     }
 
     /**
-     * After each pass of a wait that idles.
+     * @return true if a thread other than the latest caller has closed the communicator.
+     */
+    boolean isClosedByAnother()
+    {
+        return closer != null;
+    }
+
+    /**
+     * After each pass of a wait.
      *
      * @throws IllegalStateException if another thread closed the communicator or called it meanwhile.
      */

@@ -26,8 +26,9 @@ import java.nio.file.Path;
  * first fragment announces the length and carries the first chunk, the receiver answers once matched, and
  * the sender streams the rest in max-size fragments, pipelined, copied straight into the posted buffer.
  * <p>
- * Not thread-safe: one thread per communicator. {@link #close()} completes outstanding sends; receives still
- * posted are dropped. Every call that waits, waits through the rank's one {@link ProgressEngine}: it spins,
+ * Not thread-safe: one thread at a time (a second thread calling while the first waits is refused; only
+ * {@link #close()} may come from another thread, docs/api.md "Threads"). {@link #close()} completes
+ * outstanding sends (not when called from another thread); receives still posted are dropped. Every call that waits, waits through the rank's one {@link ProgressEngine}: it spins,
  * yields or sleeps on the rank's doorbell by the endpoint's wait policy ({@code SM4J_IDLE}).
  */
 public final class Communicator implements AutoCloseable
@@ -492,23 +493,13 @@ public final class Communicator implements AutoCloseable
         matcher.probing(source, tag);
         try
         {
-            engine.await(() -> matcher.probed(source, tag) != null || engine.sourceGone(source));
-            Status status = matcher.probed(source, tag);
-            if (status == null)
-            {
-                // detachment read first (acquire), then drained: what it sent before leaving is here now
-                engine.drainAll();
-                status = matcher.probed(source, tag);
-            }
+            engine.await(() -> matcher.probed(source, tag) != null || engine.departed(source));
+            final Status status = matcher.probed(source, tag); // after departed's drain: what it sent before leaving
             if (status == null)
             {
                 throw engine.detached("probe for a message from " + (source == ANY_SOURCE ? "any rank" : "rank " + source));
             }
             return status;
-        }
-        catch (final InternalError error)
-        {
-            throw engine.fault(error);
         }
         finally
         {
@@ -546,15 +537,13 @@ public final class Communicator implements AutoCloseable
     /**
      * Completes outstanding sends (progressing; a send to a rank that has detached fails instead of
      * waiting), then closes the endpoint, which delivers fragments still waiting for a full FIFO to every
-     * rank that is still attached. Receives still posted are dropped. Idempotent.
+     * rank that is still attached. Receives still posted are dropped. Idempotent. Called from a thread other
+     * than the one that called last (a shutdown hook), it ends that thread's wait and closes the endpoint
+     * without completing outstanding sends (docs/api.md, "Threads").
      */
     @Override
     public void close()
     {
-        if (matcher.inHandler())
-        {
-            throw new IllegalStateException("a MessageHandler must not call the communicator");
-        }
         engine.close();
     }
 }

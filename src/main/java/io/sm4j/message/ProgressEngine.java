@@ -34,7 +34,8 @@ final class ProgressEngine implements Progress
     private long orphanCheckTick;
     /** Peers found detached by the orphan check, reused. */
     private final boolean[] gone;
-    private boolean closed;
+    /** Volatile: a close from another thread ({@link CallingThread}) sets it. */
+    private volatile boolean closed;
     private final CallingThread thread;
 
     ProgressEngine(final Endpoint endpoint, final Matcher matcher, final PendingSends sends, final Rendezvous rendezvous)
@@ -74,8 +75,9 @@ final class ProgressEngine implements Progress
      */
     private boolean waitFor(final Awaitable condition, final long deadlineNanos)
     {
-        thread.check();
-        boolean waiting = false;
+        checkUsable();
+        boolean announced = false; // this thread is the communicator's announced waiter (from its first idle)
+        boolean idling = false; // idled since the last endWait: the wait policy is inside a wait
         try
         {
             try
@@ -90,17 +92,36 @@ final class ProgressEngine implements Progress
                         return false;
                     }
                     final int work = pass();
+                    thread.checkWaiting(); // another thread closed the communicator, or called it, meanwhile
                     done = condition.isDone(); // before idling: the pass may have completed it without work (an orphan)
-                    if (!done)
+                    if (done)
                     {
-                        waiting = idleIfEmpty(work, left, waiting);
+                        break;
+                    }
+                    if (work > 0)
+                    {
+                        if (idling)
+                        {
+                            endpoint.endWait(); // waits are short while there is work: the next empty pass spins again
+                            idling = false;
+                        }
+                    }
+                    else
+                    {
+                        if (!announced)
+                        {
+                            thread.startWaiting(); // at the first idle: its store's fence is lost in the wait
+                            announced = true;
+                        }
+                        endpoint.idle(left);
+                        idling = true;
                     }
                 }
                 return true;
             }
             finally
             {
-                endWait(waiting); // disarms: a write to the mapping
+                endWait(idling, announced);
             }
         }
         catch (final InternalError error)
@@ -111,39 +132,23 @@ final class ProgressEngine implements Progress
     }
 
     /**
-     * @param waiting this wait has idled before (its thread is the communicator's announced waiter).
-     * @return true from the first idle on.
+     * Ends a wait: its policy's, if it idled since the last end (a disarm writes to the mapping), then the
+     * announcement, last (a close from another thread goes on from there).
      */
-    private boolean idleIfEmpty(final int work, final long timeoutNanos, final boolean waiting)
-    {
-        if (waiting)
-        {
-            thread.checkWaiting(); // another thread closed the communicator, or called it, meanwhile
-        }
-        if (work > 0)
-        {
-            endpoint.endWait(); // waits are short while there is work: the next empty pass spins again
-            return waiting;
-        }
-        if (!waiting)
-        {
-            thread.startWaiting(); // at the first idle: its store's fence is lost in the wait
-        }
-        endpoint.idle(timeoutNanos);
-        return true;
-    }
-
-    private void endWait(final boolean waiting)
+    private void endWait(final boolean idling, final boolean announced)
     {
         try
         {
-            endpoint.endWait();
+            if (idling)
+            {
+                endpoint.endWait();
+            }
         }
         finally
         {
-            if (waiting)
+            if (announced)
             {
-                thread.endWaiting(); // last: a close from another thread goes on from here
+                thread.endWaiting();
             }
         }
     }
@@ -204,7 +209,7 @@ final class ProgressEngine implements Progress
     /**
      * @return true if {@code source} ({@link Communicator#ANY_SOURCE}: every peer) has detached.
      */
-    boolean sourceGone(final int source)
+    private boolean sourceGone(final int source)
     {
         if (source != Communicator.ANY_SOURCE)
         {
@@ -224,7 +229,7 @@ final class ProgressEngine implements Progress
      * Passes until one finds nothing: the in-bound FIFOs and fast boxes are empty (or hold only declined
      * messages).
      */
-    void drainAll()
+    private void drainAll()
     {
         while (pass() > 0)
         {
@@ -234,21 +239,22 @@ final class ProgressEngine implements Progress
 
     /**
      * Completes outstanding sends (a send to a rank that has detached fails instead of waiting), then closes
-     * the endpoint. Idempotent.
+     * the endpoint. Idempotent. From a thread other than the latest caller, closes the endpoint only
+     * ({@link CallingThread#closeFrom}).
      */
     void close()
     {
-        final boolean fromAnotherThread = thread.closeFrom(endpoint::interruptWait);
-        if (closed)
+        if (closed || thread.isClosedByAnother())
         {
             return;
         }
-        if (fromAnotherThread)
+        if (thread.closeFrom(endpoint::interruptWait))
         {
             closed = true;
             endpoint.close(); // its gate waits for the other thread's call; outstanding sends are dropped
             return;
         }
+        checkNotInHandler(); // before the finally below closes the endpoint under the handler's poll
         try
         {
             await(() -> !rendezvous.hasSends() && !sends.hasWaiting());
@@ -267,13 +273,18 @@ final class ProgressEngine implements Progress
     void checkUsable()
     {
         thread.check();
-        if (matcher.inHandler())
-        {
-            throw new IllegalStateException("a MessageHandler must not call the communicator");
-        }
+        checkNotInHandler();
         if (closed)
         {
             throw new IllegalStateException("communicator of rank " + rank + " is closed");
+        }
+    }
+
+    private void checkNotInHandler()
+    {
+        if (matcher.inHandler())
+        {
+            throw new IllegalStateException("a MessageHandler must not call the communicator");
         }
     }
 

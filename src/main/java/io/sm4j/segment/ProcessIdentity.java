@@ -37,28 +37,35 @@ public record ProcessIdentity(long pid, long startMillis)
     }
 
     /**
-     * @return true if a process with this pid runs and, where both are known, started when this one did.
+     * @return true if a process with this pid runs and, where both are known, started when this one did; a
+     *         zombie is dead ({@link WatchedProcess}).
      */
     public boolean isAlive()
     {
-        if (pid <= 0)
-        {
-            return false;
-        }
-        final Optional<ProcessHandle> process = ProcessHandle.of(pid);
-        if (process.isEmpty() || !isRunning(process.get()))
-        {
-            return false;
-        }
-        final long start = startMillis(process.get());
-        return startMillis == 0 || start == 0 || start == startMillis;
+        return handle().map(ProcessIdentity::isRunning).orElse(false);
     }
 
     /**
-     * @return true if {@code process} is alive and not a zombie ({@link WatchedProcess}). Opens /proc per call:
-     *         for cold paths.
+     * @return the process with this pid if there is one and, where both are known, it started when this one
+     *         did (it may be a zombie).
      */
-    public static boolean isRunning(final ProcessHandle process)
+    public Optional<ProcessHandle> handle()
+    {
+        if (pid <= 0)
+        {
+            return Optional.empty();
+        }
+        return ProcessHandle.of(pid).filter(process ->
+        {
+            final long start = startMillis(process);
+            return startMillis == 0 || start == 0 || start == startMillis;
+        });
+    }
+
+    /**
+     * @return true if {@code process} is alive and not a zombie. Opens /proc per call: for cold paths.
+     */
+    private static boolean isRunning(final ProcessHandle process)
     {
         try (WatchedProcess watched = WatchedProcess.of(process))
         {

@@ -148,10 +148,9 @@ public final class RankRegistry
     }
 
     /**
-     * Liveness through a handle kept per rank, so a check allocates nothing. The handle is taken only if
-     * the process started when the rank recorded (a reused pid reads as dead), and it remembers that start
-     * time, so its own {@link ProcessHandle#isAlive} detects a later reuse; a zombie is dead
-     * ({@link WatchedProcess}). Synchronized: in MULTIPLE mode two threads' health checks may look a rank
+     * Liveness through a process watched per rank, so a check allocates nothing. It is watched only if it
+     * started when the rank recorded (a reused pid reads as dead); its /proc file, kept open, then says dead
+     * once it is reaped (whatever later reuses the pid) or a zombie ({@link WatchedProcess}). Synchronized: in MULTIPLE mode two threads' health checks may look a rank
      * up at once, and one must not close the file the other reads (a closed file reads as dead).
      */
     private synchronized boolean isAlive(final int rank, final long pid)
@@ -159,8 +158,7 @@ public final class RankRegistry
         WatchedProcess process = processes[rank];
         if (process == null || process.pid() != pid)
         {
-            final ProcessIdentity recorded = new ProcessIdentity(pid, controls[rank].getLongVolatile(START_OFFSET));
-            final ProcessHandle handle = recorded.isAlive() ? ProcessHandle.of(pid).orElse(null) : null;
+            final ProcessHandle handle = new ProcessIdentity(pid, controls[rank].getLongVolatile(START_OFFSET)).handle().orElse(null);
             if (handle == null)
             {
                 return false;

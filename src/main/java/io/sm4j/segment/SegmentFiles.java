@@ -128,6 +128,14 @@ public final class SegmentFiles
     public static void deleteSegment(final Path segment)
     {
         deleteQuietly(segment);
+        deleteBells(segment);
+    }
+
+    /**
+     * Removes the doorbell sockets of {@code segment}'s ranks, quietly.
+     */
+    static void deleteBells(final Path segment)
+    {
         final Path dir = segment.toAbsolutePath().getParent();
         try (java.nio.file.DirectoryStream<Path> bells = Files.newDirectoryStream(dir, segment.getFileName() + BELL + "*"))
         {

@@ -119,9 +119,9 @@ public final class StaleSegments
             if (entry.stale() && (dryRun || Files.deleteIfExists(entry.path())))
             {
                 removed.add(entry);
-                if (!dryRun)
+                if (!dryRun && entry.path().getFileName().toString().endsWith(SegmentFiles.SUFFIX))
                 {
-                    SegmentFiles.deleteSegment(entry.path()); // and its ranks' doorbells
+                    SegmentFiles.deleteBells(entry.path()); // a segment's ranks' doorbells go with it
                 }
             }
         }
@@ -195,9 +195,17 @@ public final class StaleSegments
             }
             // the same reading of the owner lines as the ranks' own (a copy of them: nothing here is mapped)
             final RankRegistry registry = new RankRegistry(path.toString(), controls);
-            final int registered = registry.registeredCount();
-            final int alive = registry.liveCount();
-            registry.close(); // the /proc files it opened to read the ranks' states
+            final int registered;
+            final int alive;
+            try
+            {
+                registered = registry.registeredCount();
+                alive = registry.liveCount();
+            }
+            finally
+            {
+                registry.close(); // the /proc files it opened to read the ranks' states
+            }
             final ProcessIdentity creator = header.creator();
             final boolean launcherOwned = header.owner() == SegmentHeaderDescriptor.OWNER_CREATOR;
             if (alive > 0)

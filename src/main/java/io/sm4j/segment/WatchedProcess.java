@@ -2,40 +2,43 @@ package io.sm4j.segment;
 
 import org.agrona.CloseHelper;
 
+import java.io.FileNotFoundException;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 
 /**
  * A process whose liveness is checked again and again (a watched neighbour rank, the launcher): its
- * {@link ProcessHandle} (which remembers the start time, so a reused pid reads dead) and its
  * {@code /proc/PID/stat}, kept open so that its state can be read without allocating (procfs regenerates the
  * file on every read from offset 0). A process that died and that no parent has reaped is a zombie (state Z,
  * or X while it is being reaped), and {@link ProcessHandle#isAlive()} is true for it; this says it is dead.
- * Once the process is reaped the read fails, which also says dead. Thread-safe: the health check of a
- * MULTIPLE-mode rank may run on two threads at once.
+ * Once the process is reaped the read fails, which also says dead. Where the file cannot be opened, its
+ * {@link ProcessHandle} answers (it remembers the start time, so a reused pid reads dead).
+ * <p>
+ * A {@link RandomAccessFile}, not a {@code FileChannel}: an interrupt of the reading thread (a rank's own
+ * application thread runs the health check) closes a channel, and a closed channel would read as a dead
+ * process. Thread-safe: the health check of a MULTIPLE-mode rank may run on two threads at once.
  */
 public final class WatchedProcess implements AutoCloseable
 {
-    private static final boolean NO_PROC = !java.nio.file.Files.isDirectory(Path.of("/proc/self"));
+    private static final boolean NO_PROC = !Files.isDirectory(Path.of("/proc/self"));
 
     /** The fields up to the state: pid, the command name in parentheses (at most 16 bytes + 2), the state. */
     private static final int HEAD_LENGTH = 64;
 
     private final ProcessHandle process;
     /** Null if it could not be opened: see {@link #gone}. */
-    private final FileChannel channel;
+    private final RandomAccessFile stat;
     /** The stat file did not exist when it was opened (the process was reaped); else it could not be opened
      *  for another reason (no /proc, no file descriptor left), and ProcessHandle's answer stands. */
     private final boolean gone;
-    private final ByteBuffer head = ByteBuffer.allocateDirect(HEAD_LENGTH);
+    private final byte[] head = new byte[HEAD_LENGTH];
 
-    private WatchedProcess(final ProcessHandle process, final FileChannel channel, final boolean gone)
+    private WatchedProcess(final ProcessHandle process, final RandomAccessFile stat, final boolean gone)
     {
         this.process = process;
-        this.channel = channel;
+        this.stat = stat;
         this.gone = gone;
     }
 
@@ -44,18 +47,20 @@ public final class WatchedProcess implements AutoCloseable
      */
     public static WatchedProcess of(final ProcessHandle process)
     {
+        final Path path = Path.of("/proc", Long.toString(process.pid()), "stat");
         try
         {
-            return new WatchedProcess(process,
-                FileChannel.open(Path.of("/proc", Long.toString(process.pid()), "stat"), StandardOpenOption.READ), false);
+            return new WatchedProcess(process, new RandomAccessFile(path.toFile(), "r"), false);
         }
-        catch (final java.nio.file.NoSuchFileException ex)
+        catch (final FileNotFoundException ex)
         {
-            return new WatchedProcess(process, null, !NO_PROC); // reaped already, unless there is no /proc at all
+            // reaped already, unless there is no /proc at all; unreadable for another reason: not dead, a live rank
+            // is never aborted for it
+            return new WatchedProcess(process, null, !NO_PROC && !Files.exists(path));
         }
-        catch (final IOException | RuntimeException ex)
+        catch (final RuntimeException ex)
         {
-            return new WatchedProcess(process, null, false); // unreadable, not dead: a live rank is never aborted for it
+            return new WatchedProcess(process, null, false);
         }
     }
 
@@ -70,28 +75,26 @@ public final class WatchedProcess implements AutoCloseable
      */
     public boolean isRunning()
     {
-        if (!process.isAlive())
-        {
-            return false;
-        }
-        return channel == null ? !gone : readRunning();
+        // an open stat file answers alone: once the process is reaped its reads fail, whoever reuses the pid
+        return stat != null ? readRunning() : !gone && process.isAlive();
     }
 
     private synchronized boolean readRunning()
     {
-        head.clear();
+        int length = 0;
         try
         {
-            while (head.hasRemaining() && channel.read(head, head.position()) > 0)
+            stat.seek(0);
+            for (int read = 0; read >= 0 && length < head.length; read = stat.read(head, length, head.length - length))
             {
-                // a few dozen bytes: one read in practice
+                length += read; // a few dozen bytes: one read in practice
             }
         }
         catch (final IOException ex)
         {
             return false; // ESRCH: the process is gone
         }
-        return isRunning(head, head.position());
+        return isRunning(head, length);
     }
 
     /**
@@ -100,20 +103,20 @@ public final class WatchedProcess implements AutoCloseable
      * @return false if the state (the field after the command, which is in parentheses and may itself hold
      *         ')' and spaces) is Z or X; true if it is another state or cannot be found.
      */
-    static boolean isRunning(final ByteBuffer stat, final int length)
+    static boolean isRunning(final byte[] stat, final int length)
     {
         int end = length - 1;
-        while (end >= 0 && stat.get(end) != ')')
+        while (end >= 0 && stat[end] != ')')
         {
             end--;
         }
-        final int state = end >= 0 && end + 2 < length ? stat.get(end + 2) : '?';
+        final int state = end >= 0 && end + 2 < length ? stat[end + 2] : '?';
         return state != 'Z' && state != 'X';
     }
 
     @Override
     public void close()
     {
-        CloseHelper.quietClose(channel); // read-only: nothing lost
+        CloseHelper.quietClose(stat); // read-only: nothing lost
     }
 }

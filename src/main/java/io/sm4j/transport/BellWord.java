@@ -34,7 +34,8 @@ final class BellWord
     }
 
     /**
-     * Announces that the caller will sleep unless its next look at its in-bound paths finds something.
+     * Announces that the caller will sleep unless its next looks at its in-bound paths (one, a nap, another)
+     * find something.
      */
     static void arm(final AtomicBuffer word)
     {

@@ -25,7 +25,7 @@ final class CallGate
     private static final long WAIT_NANOS = 10_000;
     private static final long FAULTED_WAIT_NANOS = 1_000_000_000L;
     /** SINGLE: a close from another thread trusts a count of zero only this long after closing the gate. */
-    static final long GRACE_NANOS = 1_000_000;
+    private static final long GRACE_NANOS = 1_000_000;
     private final boolean multiple;
     /** Calls inside (nested calls count twice): MULTIPLE, any thread (RMW); SINGLE, the calling thread only. */
     private final AtomicInteger inside = new AtomicInteger();

@@ -36,7 +36,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * that delivers something wakes the sleeper ({@link #wakeSleeper}): it may be what it waits for. A thread
  * that armed and then left the endpoint without sleeping or disarming (raw API loops that never call
  * {@code endWait}) loses the role to the next thread that wants it after {@link #STALE_ARM_NANOS}. Without a socket (the directory does not take one, or its path is too
- * long), {@link #isAvailable()} is false and the rank never arms: it waits by yielding.
+ * long), {@link #isAvailable()} is false and the rank never arms: it yields, then parks 200 us at a time.
  */
 final class Doorbell implements AutoCloseable
 {
@@ -47,9 +47,9 @@ final class Doorbell implements AutoCloseable
     private final ByteBuffer sink = ByteBuffer.allocateDirect(256);
     private final boolean multiple;
     /** MULTIPLE: longest a follower waits before it looks again (and may take a stale sleeper's role). */
-    static final long FOLLOW_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final long FOLLOW_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     /** MULTIPLE: an armed thread that has not gone to sleep for this long has left: its role may be taken. */
-    static final long STALE_ARM_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    private static final long STALE_ARM_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     private final AtomicReference<Thread> sleeper = new AtomicReference<>();
     private volatile boolean selecting;
@@ -97,7 +97,7 @@ final class Doorbell implements AutoCloseable
             CloseHelper.quietClose(selector);
             SegmentFiles.deleteQuietly(path); // bound before the failure, perhaps
             System.getLogger("io.sm4j").log(System.Logger.Level.WARNING, "no doorbell at " + path + " (" + ex +
-                "): this rank waits by yielding instead of sleeping");
+                "): this rank waits by yielding and parking instead of sleeping");
             return new Doorbell(word, path, null, null, multiple);
         }
     }
@@ -200,7 +200,7 @@ final class Doorbell implements AutoCloseable
     }
 
     /**
-     * @return true if rung (or woken) before the timeout.
+     * @return true if rung before the timeout (a {@link Selector#wakeup} selects no key: it reads as a timeout).
      */
     private boolean select(final long timeoutNanos)
     {
@@ -231,13 +231,14 @@ final class Doorbell implements AutoCloseable
      */
     void disarm()
     {
-        if (multiple && !sleeper.compareAndSet(Thread.currentThread(), null))
+        if (multiple && sleeper.get() != Thread.currentThread())
         {
             return; // not the sleeper (its role was taken): the word is the taker's
         }
-        BellWord.disarm(word);
+        BellWord.disarm(word); // before the role is given up: a store after it could overwrite the next sleeper's ARMED
         if (multiple)
         {
+            sleeper.compareAndSet(Thread.currentThread(), null);
             synchronized (followers)
             {
                 generation++;
@@ -252,7 +253,7 @@ final class Doorbell implements AutoCloseable
      */
     void wakeSleeper()
     {
-        if (selecting && sleeper.get() != Thread.currentThread())
+        if (multiple && selecting && sleeper.get() != Thread.currentThread())
         {
             selector.wakeup();
         }

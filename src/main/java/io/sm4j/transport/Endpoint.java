@@ -283,6 +283,13 @@ public final class Endpoint implements AutoCloseable
         {
             throw fault(error);
         }
+        finally
+        {
+            if (claim.isClaimed())
+            {
+                claim.abort(); // the copy threw: give the room, the lock and the gate back
+            }
+        }
         return true;
     }
 
@@ -305,9 +312,13 @@ public final class Endpoint implements AutoCloseable
      */
     public void send(final int dest, final DirectBuffer payload, final int offset, final int length)
     {
+        if (trySend(dest, payload, offset, length)) // checks the arguments first
+        {
+            return; // nothing waited: no wait to end
+        }
         try
         {
-            while (!trySend(dest, payload, offset, length)) // checks the arguments first
+            do
             {
                 try
                 {
@@ -325,6 +336,7 @@ public final class Endpoint implements AutoCloseable
                 }
                 idle();
             }
+            while (!trySend(dest, payload, offset, length));
         }
         finally
         {
@@ -365,10 +377,7 @@ public final class Endpoint implements AutoCloseable
             if (delivered > 0)
             {
                 policy().reset(); // the caller's wait, if any, got something: its next one starts spinning
-                if (threadWait != null)
-                {
-                    bell.wakeSleeper(); // MULTIPLE: another thread may sleep waiting for what was delivered
-                }
+                bell.wakeSleeper(); // MULTIPLE: another thread may sleep waiting for what was delivered
             }
             return delivered;
         }
@@ -458,7 +467,7 @@ public final class Endpoint implements AutoCloseable
     {
         try
         {
-            if (gate.enter()) // closed: close disarmed, and nothing waits any more
+            if (gate.enter()) // closed: the doorbell is gone, and this thread's wait with it
             {
                 policy().reset();
             }

@@ -1,6 +1,7 @@
 package io.sm4j.transport;
 
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -60,28 +61,28 @@ public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle i
      */
     public boolean startsContended(final int ranks)
     {
-        return sharingReason(ranks) != null;
+        return sharingReason(idle, ranks) != null;
     }
 
     /**
      * @param ranks ranks in the job.
-     * @return the idle setting as a job of {@code ranks} ranks uses it, e.g. "auto (spin, then sleep)".
+     * @return {@code idle} as a job of {@code ranks} ranks uses it, e.g. "auto (spin, then sleep)".
      */
-    public String describeIdle(final int ranks)
+    public static String describeIdle(final Idle idle, final int ranks)
     {
-        final String name = idle.name().toLowerCase(java.util.Locale.ROOT);
+        final String name = idle.name().toLowerCase(Locale.ROOT);
         if (idle != Idle.AUTO)
         {
             return name;
         }
-        final String sharing = sharingReason(ranks);
+        final String sharing = sharingReason(idle, ranks);
         return name + (sharing == null ? " (spin, then sleep)" : " (yield first: " + sharing + ")");
     }
 
     /**
      * @return why AUTO's ranks may have to share cores, or null if every rank can have one.
      */
-    private String sharingReason(final int ranks)
+    private static String sharingReason(final Idle idle, final int ranks)
     {
         if (idle != Idle.AUTO)
         {

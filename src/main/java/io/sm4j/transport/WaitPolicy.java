@@ -43,49 +43,52 @@ final class WaitPolicy
      * a thread that spins longer holds its processor until the scheduler's tick from a peer that became
      * runnable on it (docs/benchmarks.md).
      */
-    static final long SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(2);
+    private static final long SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(2);
     /** Uncontended: a wait this long is no longer short; a wake-up (about 10-20 us) is small beside it. */
-    static final long BLOCK_AFTER_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final long BLOCK_AFTER_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     /** Contended: the processor is wanted; a waiter that yields for this long gives it up altogether. */
-    static final long CONTENDED_BLOCK_AFTER_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
+    private static final long CONTENDED_BLOCK_AFTER_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
     /** BLOCK: spin this long, then sleep. */
-    static final long BLOCK_MODE_AFTER_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
+    private static final long BLOCK_MODE_AFTER_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
     /**
      * A yield that took longer ran another thread: a bare sched_yield takes 0.2-0.4 us here, a switch to a
      * rank that makes one pass and yields back 1-3 us.
      */
-    static final long SWITCHED_NANOS = TimeUnit.MICROSECONDS.toNanos(1);
+    private static final long SWITCHED_NANOS = TimeUnit.MICROSECONDS.toNanos(1);
     /** A spinning thread that sees this much time pass between two clock reads was preempted. */
-    static final long PREEMPTED_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
+    private static final long PREEMPTED_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
     /** Yields per contention judgement. */
-    static final int WINDOW = 128;
+    private static final int WINDOW = 128;
     /**
      * After this rank rang a sleeping peer, its waits yield instead of spinning for this long: the kernel may
      * queue the woken peer on this rank's core, behind the spinner (measured: a wake-up took 1 ms, the whole
      * spin phase, instead of 13-40 us).
      */
-    static final long AFTER_RING_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final long AFTER_RING_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     /**
      * Armed, the nap between the first and the second look: a store the first look missed was executed
      * before its publisher read the word, and leaves the store buffer within nanoseconds. The selector's
      * shortest timeout.
      */
-    static final long NAP_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final long NAP_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     /** Without a doorbell, a long wait parks this long at a time. */
-    static final long PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
+    private static final long PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
     /** Empty spinning passes between two clock reads. */
     private static final int SPINS_PER_CLOCK_READ = 16;
 
     private final TransportOptions.Idle mode;
     private final Doorbell bell;
     private final PeerBells rung;
-    /** AUTO judges contention (yields) only when ranks may have to share cores; else it spins, then sleeps. */
-    private final boolean adaptive;
+    /** Spin, then sleep: BLOCK, and AUTO while the scheduler can give every rank a core of its own. */
+    private final boolean spinThenSleep;
+    /** How long a spin-then-sleep wait spins. */
+    private final long spinLimitNanos;
     private boolean contended;
     private int yields;
     private int switched;
     /** System.nanoTime() of this wait's first empty pass, 0 outside a wait. */
     private long waitStart;
+    /** Spin phase: System.nanoTime() as last read (a gap between two reads is a preemption). */
     private long lastRead;
     private int spins;
     /** True in this wait's spin phase (uncontended, or BLOCK mode). */
@@ -105,7 +108,8 @@ final class WaitPolicy
         this.bell = bell;
         this.rung = rung;
         this.contended = contended;
-        this.adaptive = contended;
+        this.spinThenSleep = mode == TransportOptions.Idle.BLOCK || !contended;
+        this.spinLimitNanos = mode == TransportOptions.Idle.BLOCK ? BLOCK_MODE_AFTER_NANOS : BLOCK_AFTER_NANOS;
     }
 
     /**
@@ -118,9 +122,7 @@ final class WaitPolicy
     {
         if (armed)
         {
-            final boolean slept = sleepArmed(timeoutNanos);
-            lastRead = System.nanoTime(); // a nap or a sleep is no preemption
-            return slept;
+            return sleepArmed(timeoutNanos);
         }
         switch (mode)
         {
@@ -177,14 +179,12 @@ final class WaitPolicy
 
     private boolean waitAdaptively(final long timeoutNanos)
     {
-        // spin, then sleep: BLOCK, and AUTO while the scheduler can give every rank a core of its own
-        final boolean block = mode == TransportOptions.Idle.BLOCK || !adaptive;
         if (waitStart == 0)
         {
             waitStart = System.nanoTime();
             lastRead = waitStart;
             spins = 0;
-            spinning = block || !contended;
+            spinning = spinThenSleep || !contended;
         }
         if (spinning)
         {
@@ -202,12 +202,12 @@ final class WaitPolicy
             }
             final long gap = now - lastRead;
             lastRead = now;
-            if (gap >= PREEMPTED_NANOS && !block)
+            if (gap >= PREEMPTED_NANOS && !spinThenSleep)
             {
                 contended = true; // the spin was preempted: somebody else wanted this processor; a window decides on
                 spinning = false;
             }
-            else if (now - waitStart < (block ? blockAfter() : SPIN_NANOS))
+            else if (now - waitStart < (spinThenSleep ? spinLimitNanos : SPIN_NANOS))
             {
                 Thread.onSpinWait();
                 return false;
@@ -215,13 +215,12 @@ final class WaitPolicy
             spinning = false; // the spin phase is over: from here on every empty pass yields
         }
         final long start = System.nanoTime();
-        if (start - waitStart >= (block ? blockAfter() : contended ? CONTENDED_BLOCK_AFTER_NANOS : BLOCK_AFTER_NANOS))
+        if (start - waitStart >= (spinThenSleep ? spinLimitNanos : contended ? CONTENDED_BLOCK_AFTER_NANOS : BLOCK_AFTER_NANOS))
         {
             return blockOrPark(timeoutNanos);
         }
         Thread.yield();
         final long took = System.nanoTime() - start;
-        lastRead = start + took;
         switched += took >= SWITCHED_NANOS ? 1 : 0;
         if (++yields == WINDOW)
         {
@@ -230,14 +229,6 @@ final class WaitPolicy
             switched = 0;
         }
         return false;
-    }
-
-    /**
-     * @return how long a spin-then-sleep wait spins: 20 us in BLOCK mode, 1 ms in AUTO.
-     */
-    private long blockAfter()
-    {
-        return mode == TransportOptions.Idle.BLOCK ? BLOCK_MODE_AFTER_NANOS : BLOCK_AFTER_NANOS;
     }
 
     private boolean blockOrPark(final long timeoutNanos)
@@ -256,7 +247,6 @@ final class WaitPolicy
         {
             LockSupport.parkNanos(Math.min(PARK_NANOS, timeoutNanos));
         }
-        lastRead = System.nanoTime(); // a wait in the kernel is no preemption
         return true;
     }
 }

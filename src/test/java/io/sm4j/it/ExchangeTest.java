@@ -84,9 +84,9 @@ class ExchangeTest
 
     @Test
     @Timeout(300)
-    void eightRanksOnTwoCoresShouldCompleteAnAllToAllByBackingOff() throws IOException
+    void eightRanksOnTwoCoresShouldCompleteAnAllToAll() throws IOException
     {
-        // AUTO counts the node's cores (CpuBudget): on a 2-core machine 8 ranks back off instead of spinning;
+        // AUTO counts the node's cores (CpuBudget): on a 2-core machine 8 ranks yield, then sleep, instead of spinning;
         // ActiveProcessorCount=2 only keeps each JVM's own thread pools small (on a larger machine they spin)
         final JobRunner job = JobRunner.run(LayoutParams.defaults(8), Map.of(),
             List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:ActiveProcessorCount=2"), ExchangeApp.class.getName(), "300");

@@ -13,6 +13,6 @@ public final class IdleChoiceApp
 
     public static void main(final String[] args)
     {
-        System.out.println(TransportOptions.defaults().describeIdle(Integer.parseInt(args[0])));
+        System.out.println(TransportOptions.describeIdle(TransportOptions.defaults().idle(), Integer.parseInt(args[0])));
     }
 }

@@ -61,7 +61,7 @@ class KillMatrixTest
                 if (allocating)
                 {
                     awaitCreatingFile(dir.path, launcher);
-                    signal(kill == Kill.ALLOCATING_KILL ? "-KILL" : "-TERM", Long.toString(launcher.pid()));
+                    Procs.signal(kill == Kill.ALLOCATING_KILL ? "-KILL" : "-TERM", Long.toString(launcher.pid()));
                     assertTrue(launcher.waitFor(60, TimeUnit.SECONDS), "launcher ended");
                 }
                 else
@@ -119,28 +119,20 @@ class KillMatrixTest
     {
         switch (kill)
         {
-            case RANK -> signal("-KILL", Long.toString(ranks.get(2).pid()));
-            case LAUNCHER -> signal("-KILL", Long.toString(launcher.pid()));
-            case LAUNCHER_AND_RANK -> signal("-KILL", Long.toString(launcher.pid()), Long.toString(ranks.get(1).pid()));
-            case GROUP -> signal("-KILL", "-" + processGroup(ranks.get(0).pid()));
+            case RANK -> Procs.signal("-KILL", Long.toString(ranks.get(2).pid()));
+            case LAUNCHER -> Procs.signal("-KILL", Long.toString(launcher.pid()));
+            case LAUNCHER_AND_RANK -> Procs.signal("-KILL", Long.toString(launcher.pid()), Long.toString(ranks.get(1).pid()));
+            case GROUP -> Procs.signal("-KILL", "-" + processGroup(ranks.get(0).pid()));
             default -> throw new IllegalArgumentException(kill.name());
         }
     }
 
-    private static void signal(final String signal, final String... targets) throws Exception
-    {
-        final List<String> command = new ArrayList<>(List.of("kill", signal, "--"));
-        command.addAll(List.of(targets));
-        assertEquals(0, new ProcessBuilder(command).inheritIO().start().waitFor(), String.join(" ", command));
-    }
-
     /**
-     * @return the process group of {@code pid}: field 5 of /proc/PID/stat, after the command in parentheses.
+     * @return the process group of {@code pid}: field 5 of /proc/PID/stat.
      */
     private static long processGroup(final long pid) throws IOException
     {
-        final String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-        return Long.parseLong(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[2]);
+        return Long.parseLong(Procs.statField(pid, 2));
     }
 
     private static void awaitCreatingFile(final Path dir, final Process launcher) throws Exception

@@ -162,7 +162,7 @@ class PeerFailureTest
     @Timeout(180)
     void closingAMultipleModeEndpointWhileOtherThreadsUseItShouldFailTheirCallsNotCrash() throws Exception
     {
-        assertRoundsOk(CloseRaceApp.class, "30");
+        assertRoundsOk(30, CloseRaceApp.class, "30");
     }
 
     /**
@@ -174,7 +174,7 @@ class PeerFailureTest
     @Timeout(180)
     void closingASingleModeEndpointFromAnotherThreadShouldFailTheCallsNotCrash() throws Exception
     {
-        assertRoundsOk(CloseRaceApp.class, "100", "single");
+        assertRoundsOk(100, CloseRaceApp.class, "100", "single");
     }
 
     /**
@@ -185,7 +185,7 @@ class PeerFailureTest
     @Timeout(180)
     void closingACommunicatorWhileItsThreadWaitsShouldEndTheWaitWithOneLine() throws Exception
     {
-        assertRoundsOk(CommunicatorRaceApp.class, "close", "100");
+        assertRoundsOk(100, CommunicatorRaceApp.class, "close", "100");
     }
 
     /**
@@ -196,13 +196,14 @@ class PeerFailureTest
     @Timeout(180)
     void aSecondThreadCallingACommunicatorShouldBeToldInOneLine() throws Exception
     {
-        assertRoundsOk(CommunicatorRaceApp.class, "misuse", "100");
+        assertRoundsOk(100, CommunicatorRaceApp.class, "misuse", "100");
     }
 
     /**
-     * Runs {@code app} in a JVM of its own: a crash is an exit code here, not a lost test JVM.
+     * Runs {@code app} in a JVM of its own (a crash is an exit code here, not a lost test JVM), which must say
+     * it completed {@code rounds} rounds.
      */
-    private static void assertRoundsOk(final Class<?> app, final String... args) throws Exception
+    private static void assertRoundsOk(final int rounds, final Class<?> app, final String... args) throws Exception
     {
         final List<String> command = new ArrayList<>(List.of(app.getName()));
         command.addAll(List.of(args));
@@ -210,7 +211,6 @@ class PeerFailureTest
             List.of("-Xmx256m"), command)).redirectErrorStream(true).start();
         final String output = new String(race.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertEquals(0, race.waitFor(), output);
-        final String rounds = args[0].matches("\\d+") ? args[0] : args[1];
         assertTrue(output.contains(rounds + " rounds ok"), output);
     }
 }
