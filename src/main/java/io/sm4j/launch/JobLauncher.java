@@ -95,6 +95,9 @@ public final class JobLauncher
         final long jobId = SegmentFiles.newJobId();
         final int n = job.params().peers();
         reclaimStale(job.dir(), err);
+        // before any rank starts: a bad setting is said once, here, not by every rank
+        checkSettings(job);
+        Segment.checkCreatable(job.params(), job.dir());
         // the shutdown hook reads this list from another thread while ranks are being started
         final List<Process> ranks = new CopyOnWriteArrayList<>();
         final List<OutputPump> pumps = new ArrayList<>();
@@ -107,21 +110,25 @@ public final class JobLauncher
             SegmentFiles.deleteSegment(SegmentFiles.path(job.dir(), jobId));
         });
         Runtime.getRuntime().addShutdownHook(cleanup);
-        try (Segment segment = Segment.create(job.params(), job.dir(), jobId))
+        try
         {
-            try
+            // the ranks start first and wait for the file: a launcher killed at any point after this leaves
+            // processes that remove what it made (a rank that finds the launcher dead reclaims the job's files),
+            // and the JVMs start up while the segment is allocated
+            final List<Integer> cpus = job.binding() == Binding.CORE ? CpuBudget.onlineCpus() : List.of();
+            final Path path = SegmentFiles.path(job.dir(), jobId);
+            for (int rank = 0; rank < job.processes(); rank++)
+            {
+                final Process process = start(job, path, jobId, rank, cpus);
+                ranks.add(process);
+                pumps.add(OutputPump.start(process.getInputStream(), out, rank, "output"));
+                pumps.add(OutputPump.start(process.getErrorStream(), err, rank, "error output"));
+            }
+            try (Segment segment = Segment.create(job.params(), job.dir(), jobId))
             {
                 for (int idle = job.processes(); idle < n; idle++)
                 {
                     segment.ranks().register(idle);
-                }
-                final List<Integer> cpus = job.binding() == Binding.CORE ? CpuBudget.onlineCpus() : List.of();
-                for (int rank = 0; rank < job.processes(); rank++)
-                {
-                    final Process process = start(job, segment, jobId, rank, cpus);
-                    ranks.add(process);
-                    pumps.add(OutputPump.start(process.getInputStream(), out, rank, "output"));
-                    pumps.add(OutputPump.start(process.getErrorStream(), err, rank, "error output"));
                 }
                 final int code = supervise(ranks, segment, job, err);
                 boolean lostOutput = false;
@@ -131,10 +138,6 @@ public final class JobLauncher
                     lostOutput |= pump.failed();
                 }
                 return code == 0 && lostOutput ? LOST_OUTPUT : code;
-            }
-            finally
-            {
-                ranks.forEach(Process::destroyForcibly);
             }
         }
         catch (final IOException ex)
@@ -148,8 +151,22 @@ public final class JobLauncher
         }
         finally
         {
+            ranks.forEach(Process::destroyForcibly);
             removeHook(cleanup);
         }
+    }
+
+    /**
+     * Reads the ranks' settings ({@code SM4J_*}) from the environment they will get, as each rank will.
+     *
+     * @throws io.sm4j.transport.BadSettingException naming the first bad one.
+     */
+    private static void checkSettings(final Job job)
+    {
+        final Map<String, String> env = new java.util.HashMap<>(System.getenv());
+        env.putAll(job.env());
+        env.remove(TransportOptions.LAUNCHER_PID_ENV); // the launcher sets it
+        TransportOptions.fromEnvironment(env).lazyFreeBatch(job.params().queueEntries());
     }
 
     /**
@@ -207,7 +224,7 @@ public final class JobLauncher
     /**
      * @param cpus the CPUs to bind ranks to in turn, empty for no binding.
      */
-    private static Process start(final Job job, final Segment segment, final long jobId, final int rank, final List<Integer> cpus)
+    private static Process start(final Job job, final Path segment, final long jobId, final int rank, final List<Integer> cpus)
         throws IOException
     {
         final List<String> line = new ArrayList<>();
@@ -218,7 +235,7 @@ public final class JobLauncher
         line.addAll(javaCommand(job.classpath(), job.jvmArgs(), job.command()));
         final ProcessBuilder builder = new ProcessBuilder(line);
         builder.environment().putAll(job.env());
-        builder.environment().put(Endpoints.SEGMENT_ENV, segment.path().toString());
+        builder.environment().put(Endpoints.SEGMENT_ENV, segment.toString());
         builder.environment().put(Endpoints.RANK_ENV, Integer.toString(rank));
         builder.environment().put(Endpoints.SIZE_ENV, Integer.toString(job.params().peers()));
         builder.environment().put(Endpoints.JOB_ID_ENV, SegmentFiles.jobIdText(jobId));

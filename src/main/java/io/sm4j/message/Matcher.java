@@ -34,6 +34,7 @@ final class Matcher implements FragmentHandler
     private final int rank;
     private final int eagerPayload;
     private final long unexpectedLimit;
+    private final BudgetStalls stalls;
     /** The posted receive {@link #accepts} found for the message about to be delivered, or null. */
     private RecvRequest accepted;
     /** What a probe waits for (tag {@link #NO_PROBE}: none), and the first declined message it would see. */
@@ -43,6 +44,10 @@ final class Matcher implements FragmentHandler
     /** The receive a blocking call waits for, or null: once it completes, unmatched messages stay put. */
     private RecvRequest awaited;
     private final UnsafeBuffer firstChunk = new UnsafeBuffer(NO_BYTES);
+    /** Set by {@link #accepts} for the unmatched large message about to be queued without its first chunk. */
+    private boolean keepEnvelopeOnly;
+    /** Set by {@link #post} while it delivers a message kept without its first chunk. */
+    private boolean fromStart;
     private boolean inHandler;
 
     Matcher(
@@ -57,6 +62,15 @@ final class Matcher implements FragmentHandler
         this.incoming = new Incoming(rank);
         this.eagerPayload = eagerPayload;
         this.unexpectedLimit = endpoint.unexpectedBytes();
+        this.stalls = new BudgetStalls(rank, endpoint.size(), unexpectedLimit, System.err);
+    }
+
+    /**
+     * On the progress loop's health tick: says once if the budget has held messages back for a while.
+     */
+    void checkStalls(final long now)
+    {
+        stalls.check(now, queues.unexpectedBytes());
     }
 
     MatchQueues queues()
@@ -92,15 +106,28 @@ final class Matcher implements FragmentHandler
     {
         final Incoming f = incoming.read(fragment);
         final int type = f.type();
+        keepEnvelopeOnly = false;
         if (type != EAGER && type != RNDV)
         {
             return true;
         }
         accepted = queues.takePosted(f.source(), f.tag());
-        if (accepted != null ||
-            (awaited == null || !awaited.isDone()) && queues.unexpectedBytes() + f.length() <= unexpectedLimit)
+        if (accepted != null)
         {
             return true;
+        }
+        if (awaited == null || !awaited.isDone())
+        {
+            final long kept = queues.unexpectedBytes() + Unexpected.ENVELOPE_BYTES;
+            // first chunks of large messages fill at most half the budget, then they are kept as envelopes (the
+            // receiver asks for every byte when it matches): unexpected large sends take tens of bytes each, and
+            // hundreds of thousands fit ahead of a message a receive waits for
+            keepEnvelopeOnly = type == RNDV && kept + f.length() > unexpectedLimit / 2;
+            if (kept + (keepEnvelopeOnly ? 0 : f.length()) <= unexpectedLimit)
+            {
+                return true;
+            }
+            stalls.declined(f.source());
         }
         if (declinedForProbe == null && RecvRequest.accepts(probeSource, probeTag, f.source(), f.tag()))
         {
@@ -154,7 +181,8 @@ final class Matcher implements FragmentHandler
                 }
                 final RecvRequest match = accepted;
                 accepted = null;
-                arrival(match, f.source(), f.tag(), f.sequence(), (int)total, f.buffer(), f.offset(), length, large);
+                arrival(match, f.source(), f.tag(), f.sequence(), (int)total, f.buffer(), f.offset(),
+                    keepEnvelopeOnly ? 0 : length, large);
             }
             case ACK -> rendezvous.onAck(f);
             case FRAG -> complete(rendezvous.onFrag(f));
@@ -171,7 +199,7 @@ final class Matcher implements FragmentHandler
             deliver(match, source, tag, sequence, total, buffer, offset, length, large);
             return;
         }
-        final byte[] copy = new byte[length];
+        final byte[] copy = new byte[length]; // none: a large message kept as its envelope
         buffer.getBytes(offset, copy);
         queues.queue(new Unexpected(source, tag, sequence, total, copy, large, null));
     }
@@ -210,8 +238,10 @@ final class Matcher implements FragmentHandler
             return;
         }
         firstChunk.wrap(message.firstChunk());
+        fromStart = message.envelopeOnly();
         deliver(request, message.source(), message.tag(), message.sequence(), message.total(), firstChunk, 0,
             firstChunk.capacity(), message.large());
+        fromStart = false;
         firstChunk.wrap(NO_BYTES); // do not keep the copy alive
     }
 
@@ -254,7 +284,7 @@ final class Matcher implements FragmentHandler
             request.completeMatched();
             return;
         }
-        sends.sendAck(source, sequence, rendezvous.accept(request));
+        sends.sendAck(source, sequence, rendezvous.accept(request) | (fromStart ? FROM_START : 0));
     }
 
     /**

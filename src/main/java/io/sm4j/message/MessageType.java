@@ -6,7 +6,8 @@ package io.sm4j.message;
  *  type     tag        sequence               aux                                    payload
  *  EAGER    user tag   -                      -                                      the whole message
  *  RNDV     user tag   message seq (per pair) total length                           the first bytes
- *  ACK      0          message seq of RNDV    receiver request id, or -1 to discard  -
+ *  ACK      0          message seq of RNDV    receiver request id (| FROM_START),    -
+ *                                                 or -1 to discard
  *  FRAG     0          byte offset            receiver request id                    a max-size chunk
  *  BARRIER  0          barrier epoch          0                                      -
  * </pre>
@@ -20,6 +21,11 @@ final class MessageType
     static final int BARRIER = 5;
     /** ACK aux telling the sender the receiver discarded the message (truncation). */
     static final long DISCARD = -1;
+    /**
+     * ACK aux flag: the receiver kept only the RNDV's envelope, not its first bytes; the sender streams the
+     * whole message (request ids stay far below it).
+     */
+    static final long FROM_START = 1L << 62;
 
     private MessageType()
     {

@@ -298,6 +298,7 @@ final class ProgressEngine implements Progress
             {
                 orphanCheckTick = tick; // first: the drain in failOrphans runs this pass again
                 failOrphans();
+                matcher.checkStalls(endpoint.clock());
             }
             return work;
         }

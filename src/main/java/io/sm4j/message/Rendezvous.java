@@ -7,6 +7,7 @@ import org.agrona.collections.Long2ObjectHashMap;
 import java.util.ArrayDeque;
 
 import static io.sm4j.message.MessageType.DISCARD;
+import static io.sm4j.message.MessageType.FROM_START;
 
 /**
  * The large-message protocol's state at one rank: sends waiting for their receiver's ACK, acknowledged
@@ -65,7 +66,11 @@ final class Rendezvous
             request.complete();
             return;
         }
-        request.remoteId = f.aux();
+        if ((f.aux() & FROM_START) != 0)
+        {
+            request.sent = 0; // the receiver dropped the first chunk the RNDV carried
+        }
+        request.remoteId = f.aux() & ~FROM_START;
         streaming.add(request);
     }
 

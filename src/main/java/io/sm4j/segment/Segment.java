@@ -38,6 +38,10 @@ public final class Segment implements AutoCloseable
     private static final long ATTACH_POLL_NANOS = 1_000_000L;
     /** Attach polls between two liveness checks (each reads /proc): every 100 ms, as the health check does. */
     private static final int POLLS_PER_LIVENESS_CHECK = 100;
+    /** How long a rank waits for the file in silence before it says what it waits for. */
+    private static final long ATTACH_NOTICE_NANOS = 1_000_000_000L;
+    /** Where ranks started without sm4j run usually get the path from. */
+    private static final String SEGMENT_VARIABLE = "SM4J_SEGMENT";
 
     private final Path path;
     private final SegmentLayout layout;
@@ -78,6 +82,23 @@ public final class Segment implements AutoCloseable
     public static Segment create(final LayoutParams params, final Path dir, final long jobId)
     {
         return create(params, dir, jobId, true);
+    }
+
+    /**
+     * Checks what {@link #create} would check before it writes anything: the layout and the free space.
+     *
+     * @throws Sm4jException if the segment cannot be created.
+     */
+    public static void checkCreatable(final LayoutParams params, final Path dir)
+    {
+        try
+        {
+            SegmentFiles.requireSpace(dir, SegmentLayout.compute(params).totalBytes());
+        }
+        catch (final IOException ex)
+        {
+            throw new Sm4jException("cannot read the free space of " + dir + ": " + ex.getMessage(), ex);
+        }
     }
 
     /**
@@ -165,7 +186,14 @@ public final class Segment implements AutoCloseable
      */
     public static Segment attach(final Path path, final Duration timeout, final ProcessIdentity creator)
     {
-        final long deadline = System.nanoTime() + timeout.toNanos();
+        final Path dir = path.toAbsolutePath().getParent();
+        if (dir == null || !Files.isDirectory(dir))
+        {
+            throw new Sm4jException("segment " + path + " cannot appear: its directory " + dir + " does not exist");
+        }
+        final long started = System.nanoTime();
+        long deadline = started + timeout.toNanos();
+        boolean told = false;
         while (true)
         {
             try
@@ -179,6 +207,10 @@ public final class Segment implements AutoCloseable
                 catch (final IOException | RuntimeException ex)
                 {
                     closeQuietly(channel);
+                    if (ex instanceof JobAbortedException)
+                    {
+                        StaleSegments.reclaimJob(path); // this rank may be the last of the job to look at it
+                    }
                     throw ex;
                 }
             }
@@ -186,6 +218,7 @@ public final class Segment implements AutoCloseable
             {
                 if (creator != null && !creator.isAlive())
                 {
+                    StaleSegments.reclaimJob(path); // the file the creator was allocating when it died
                     throw new Sm4jException("segment " + path + " will not appear: its creator (" + creator + ") has died");
                 }
             }
@@ -193,10 +226,22 @@ public final class Segment implements AutoCloseable
             {
                 throw new Sm4jException("cannot open segment " + path + ": " + ex, ex);
             }
-            if (System.nanoTime() - deadline > 0)
+            final long now = System.nanoTime();
+            if (!told && now - started > ATTACH_NOTICE_NANOS)
             {
-                throw new Sm4jException("segment " + path + " not ready after " + timeout.toMillis() +
-                    " ms (waiting for the file to exist)");
+                told = true;
+                System.err.println("sm4j: waiting for segment " + path + " to appear (" + (creator == null ?
+                    "made by sm4j create or Communicator.createSegment; if it never comes, check " + SEGMENT_VARIABLE :
+                    "its launcher, " + creator + ", is creating it") + "); giving up after " + timeout.toMillis() + " ms");
+            }
+            if (now - deadline > 0)
+            {
+                if (!StaleSegments.beingCreated(path))
+                {
+                    throw new Sm4jException("segment " + path + " not ready after " + timeout.toMillis() +
+                        " ms (waiting for the file to exist)");
+                }
+                deadline = now + timeout.toNanos(); // a live creator still allocating a large file: not its ranks' time
             }
             java.util.concurrent.locks.LockSupport.parkNanos(ATTACH_POLL_NANOS);
         }
@@ -480,7 +525,9 @@ public final class Segment implements AutoCloseable
     }
 
     /**
-     * Marks {@code rank} detached; the last rank out removes the file.
+     * Marks {@code rank} detached; the last rank out removes the file. A rank leaving an aborted job removes it
+     * too if no process of the job is left (ranks that never registered do not count: a launcher killed
+     * before they all attached leaves no file).
      */
     public void detach(final int rank)
     {
@@ -489,6 +536,10 @@ public final class Segment implements AutoCloseable
         if (header.incrementDetached() == layout.params().peers())
         {
             SegmentFiles.deleteSegment(path);
+        }
+        else if (!header.isReady())
+        {
+            StaleSegments.reclaimJob(path);
         }
     }
 

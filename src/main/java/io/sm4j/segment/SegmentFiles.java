@@ -181,13 +181,7 @@ public final class SegmentFiles
      */
     static FileChannel createAllocated(final Path path, final long length) throws IOException
     {
-        final Path dir = path.toAbsolutePath().getParent();
-        final long usable = Files.getFileStore(dir).getUsableSpace();
-        if (usable < length)
-        {
-            throw new Sm4jException(String.format(Locale.ROOT, "not enough space in %s: the segment needs %,d bytes, " +
-                "%,d are free. %s", dir, length, usable, SPACE_HINT));
-        }
+        requireSpace(path.toAbsolutePath().getParent(), length);
         final FileChannel channel = FileChannel.open(path,
             Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE,
                 LinkOption.NOFOLLOW_LINKS),
@@ -213,6 +207,19 @@ public final class SegmentFiles
             final boolean full = String.valueOf(ex.getMessage()).contains("No space left");
             throw new Sm4jException(String.format(Locale.ROOT, "cannot allocate %,d bytes for %s: %s%s", length, path,
                 ex.getMessage(), full ? ". " + SPACE_HINT : ""), ex);
+        }
+    }
+
+    /**
+     * @throws Sm4jException if {@code dir} has less than {@code length} bytes free, saying what to do.
+     */
+    static void requireSpace(final Path dir, final long length) throws IOException
+    {
+        final long usable = Files.getFileStore(dir).getUsableSpace();
+        if (usable < length)
+        {
+            throw new Sm4jException(String.format(Locale.ROOT, "not enough space in %s: the segment needs %,d bytes, " +
+                "%,d are free. %s", dir, length, usable, SPACE_HINT));
         }
     }
 

@@ -66,8 +66,16 @@ public final class StaleSegments
      */
     public static List<Entry> scan(final Path dir) throws IOException
     {
+        return scan(dir, SegmentFiles.PREFIX);
+    }
+
+    /**
+     * @param prefix how the names of the files to look at begin.
+     */
+    private static List<Entry> scan(final Path dir, final String prefix) throws IOException
+    {
         final List<Entry> entries = new ArrayList<>();
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, SegmentFiles.PREFIX + "*"))
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, file -> file.getFileName().toString().startsWith(prefix)))
         {
             for (final Path path : files)
             {
@@ -113,8 +121,48 @@ public final class StaleSegments
      */
     public static List<Entry> reclaim(final Path dir, final boolean dryRun) throws IOException
     {
+        return reclaim(dir, SegmentFiles.PREFIX, dryRun);
+    }
+
+    /**
+     * Removes the files of one job, the segment at {@code segment} and its temporary and doorbell files, if
+     * they are stale: for a rank that leaves a job that failed, so that no file outlives a job whose launcher
+     * died before the ranks could finish (the last-one-out rule counts only ranks that registered). Quiet:
+     * a file that cannot be read or removed is left to {@code sm4j clean}.
+     */
+    public static void reclaimJob(final Path segment)
+    {
+        try
+        {
+            final Path dir = segment.toAbsolutePath().getParent();
+            reclaim(dir, segment.getFileName().toString(), false);
+        }
+        catch (final IOException | RuntimeException ignore)
+        {
+            // nothing removed: sm4j clean or the next sm4j run will
+        }
+    }
+
+    /**
+     * @return true if a live process is allocating the segment {@code segment} under its temporary name.
+     */
+    static boolean beingCreated(final Path segment)
+    {
+        try
+        {
+            return scan(segment.toAbsolutePath().getParent(), segment.getFileName() + SegmentFiles.CREATING).stream()
+                .anyMatch(entry -> !entry.stale());
+        }
+        catch (final IOException ex)
+        {
+            return false;
+        }
+    }
+
+    private static List<Entry> reclaim(final Path dir, final String prefix, final boolean dryRun) throws IOException
+    {
         final List<Entry> removed = new ArrayList<>();
-        for (final Entry entry : scan(dir))
+        for (final Entry entry : scan(dir, prefix))
         {
             if (entry.stale() && (dryRun || Files.deleteIfExists(entry.path())))
             {

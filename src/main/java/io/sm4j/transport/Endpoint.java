@@ -128,11 +128,13 @@ public final class Endpoint implements AutoCloseable
             throw new IllegalArgumentException("rank=" + rank + " (expected: 0.." + (peers - 1) + ")");
         }
         options.lazyFreeBatch(segment.layout().params().queueEntries()); // a bad setting fails before registering
-        segment.checkNotAborted();
         segment.ranks().register(rank);
         Endpoint endpoint = null;
         try
         {
+            // registered first: a rank that finds the job aborted leaves through detach, which removes the file if
+            // it is the last process of the job
+            segment.checkNotAborted();
             endpoint = new Endpoint(segment, rank, options, ownsSegment);
             segment.awaitAll(rank, options.attachTimeout());
             return endpoint;

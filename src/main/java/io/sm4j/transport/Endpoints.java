@@ -28,8 +28,8 @@ public final class Endpoints
 
     /**
      * @return this rank's endpoint, attached to the job's segment; close it to detach.
-     * @throws IllegalStateException    if a variable is missing (the process was not started by {@code sm4j run}).
-     * @throws IllegalArgumentException if a variable is malformed or disagrees with the segment.
+     * @throws BadSettingException if a variable is missing (the process was not started by {@code sm4j run}),
+     *                             malformed, or disagrees with the segment.
      */
     public static Endpoint attachFromEnvironment()
     {
@@ -46,7 +46,19 @@ public final class Endpoints
         {
             AbortReporter.install(Path.of(segmentPath), rank);
         }
-        return attach(Path.of(segmentPath), rank, size, options);
+        try
+        {
+            return attach(Path.of(segmentPath), rank, size, options);
+        }
+        catch (final BadSettingException ex)
+        {
+            throw ex;
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            // the rank, size or a setting disagrees with the segment: the environment's fault, said in one line
+            throw new BadSettingException(ex.getMessage());
+        }
     }
 
     /**

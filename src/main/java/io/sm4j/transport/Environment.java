@@ -4,7 +4,8 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Reads sm4j's environment variables, with errors that name the variable and its value.
+ * Reads sm4j's environment variables, with errors that name the variable and its value
+ * ({@link BadSettingException}: one line).
  */
 final class Environment
 {
@@ -17,7 +18,7 @@ final class Environment
         final String value = env.get(name);
         if (value == null || value.isBlank())
         {
-            throw new IllegalStateException(name + " is not set: start ranks with 'sm4j run -n N -- <main class>'");
+            throw new BadSettingException(name + " is not set: start ranks with 'sm4j run -n N -- <main class>'");
         }
         return value;
     }
@@ -31,7 +32,7 @@ final class Environment
         }
         catch (final NumberFormatException ex)
         {
-            throw new IllegalArgumentException(name + "=" + value + " is not an integer");
+            throw new BadSettingException(name + "=" + value + " is not an integer");
         }
     }
 
@@ -40,7 +41,7 @@ final class Environment
         final long value = longValue(env, name);
         if (value != (int)value)
         {
-            throw new IllegalArgumentException(name + "=" + value + " is out of range");
+            throw new BadSettingException(name + "=" + value + " is out of range");
         }
         return (int)value;
     }
@@ -63,7 +64,7 @@ final class Environment
         }
         catch (final IllegalArgumentException ex)
         {
-            throw new IllegalArgumentException(name + "=" + value + " is not one of " +
+            throw new BadSettingException(name + "=" + value + " is not one of " +
                 java.util.Arrays.toString(otherwise.getDeclaringClass().getEnumConstants()).toLowerCase(Locale.ROOT));
         }
     }

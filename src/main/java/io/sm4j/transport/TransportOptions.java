@@ -13,7 +13,8 @@ import java.util.Map;
  * @param launcherPid     pid of the sm4j run that supervises this rank (0: none); if it dies, the rank aborts
  *                        the job instead of waiting for peers nobody will clean up.
  * @param unexpectedBytes bytes of arrived messages no receive has matched yet that a rank keeps on its
- *                        heap; beyond it, senders wait (back-pressure) until the rank receives.
+ *                        heap (by default a quarter of the heap, at most 64 MiB); beyond it, senders wait
+ *                        (back-pressure) until the rank receives.
  */
 public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle idle, long launcherPid, long unexpectedBytes)
 {
@@ -21,19 +22,23 @@ public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle i
     public static final String LAZY_FREE_ENV = "SM4J_LAZY_FREE";
     public static final String IDLE_ENV = "SM4J_IDLE";
     public static final String UNEXPECTED_BYTES_ENV = "SM4J_UNEXPECTED_BYTES";
-    /** 64 MiB of unexpected messages per rank. */
+    /** The most unexpected messages a rank keeps by default: 64 MiB, less with a heap under 256 MiB. */
     public static final long DEFAULT_UNEXPECTED_BYTES = 64L << 20;
     /** Set by {@code sm4j run} for its ranks. */
     public static final String LAUNCHER_PID_ENV = "SM4J_LAUNCHER_PID";
 
     /**
-     * @throws IllegalArgumentException if {@code unexpectedBytes} is negative.
+     * @throws BadSettingException if {@code attachTimeout} is not positive or {@code unexpectedBytes} is negative.
      */
     public TransportOptions
     {
+        if (attachTimeout.isNegative() || attachTimeout.isZero())
+        {
+            throw new BadSettingException(ATTACH_TIMEOUT_ENV + "=" + attachTimeout.toMillis() + " (expected: > 0 ms)");
+        }
         if (unexpectedBytes < 0)
         {
-            throw new IllegalArgumentException(UNEXPECTED_BYTES_ENV + "=" + unexpectedBytes + " (expected: >= 0)");
+            throw new BadSettingException(UNEXPECTED_BYTES_ENV + "=" + unexpectedBytes + " (expected: >= 0)");
         }
     }
 
@@ -99,13 +104,13 @@ public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle i
     /**
      * @param queueEntries slots per FIFO.
      * @return consumed slots cleared together: the setting, or half the queue if it is 0.
-     * @throws IllegalArgumentException if the setting is outside 0..queueEntries.
+     * @throws BadSettingException if the setting is outside 0..queueEntries.
      */
     public int lazyFreeBatch(final int queueEntries)
     {
         if (lazyFreeBatch < 0 || lazyFreeBatch > queueEntries)
         {
-            throw new IllegalArgumentException(LAZY_FREE_ENV + "=" + lazyFreeBatch + " (expected: 1.." + queueEntries +
+            throw new BadSettingException(LAZY_FREE_ENV + "=" + lazyFreeBatch + " (expected: 1.." + queueEntries +
                 ", or 0 for half the queue)");
         }
         return lazyFreeBatch == 0 ? Math.max(1, queueEntries / 2) : lazyFreeBatch;
@@ -113,7 +118,16 @@ public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle i
 
     public static TransportOptions defaults()
     {
-        return new TransportOptions(Duration.ofSeconds(30), 0, Idle.AUTO, 0, DEFAULT_UNEXPECTED_BYTES);
+        return new TransportOptions(Duration.ofSeconds(30), 0, Idle.AUTO, 0, defaultUnexpectedBytes());
+    }
+
+    /**
+     * @return the default unexpected-message budget of this JVM: a quarter of its largest heap (-Xmx), at most
+     *         {@link #DEFAULT_UNEXPECTED_BYTES}; the rest is the application's.
+     */
+    public static long defaultUnexpectedBytes()
+    {
+        return Math.min(DEFAULT_UNEXPECTED_BYTES, Runtime.getRuntime().maxMemory() / 4);
     }
 
     /**

@@ -3,6 +3,7 @@ package io.sm4j.it;
 import io.sm4j.launch.JobLauncher;
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.segment.Segment;
+import io.sm4j.transport.BadSettingException;
 import io.sm4j.transport.Endpoints;
 import io.sm4j.transport.TransportOptions;
 import org.junit.jupiter.api.AfterEach;
@@ -48,19 +49,30 @@ class BadEnvironmentTest
     @Test
     void rankOutOfRangeShouldBeRefused() throws Exception
     {
-        assertFails(env("2", "2"), "java.lang.IllegalArgumentException: rank=2, size=2 (expected: 0 <= rank < size)");
+        assertFails(env("2", "2"), "io.sm4j.transport.BadSettingException: rank=2, size=2 (expected: 0 <= rank < size)");
     }
 
     @Test
     void sizeDifferentFromTheSegmentShouldBeRefused() throws Exception
     {
-        assertFails(env("0", "3"), "java.lang.IllegalArgumentException: size=3 but the segment ");
+        assertFails(env("0", "3"), "io.sm4j.transport.BadSettingException: size=3 but the segment ");
     }
 
     @Test
     void rankThatIsNotANumberShouldBeRefused() throws Exception
     {
-        assertFails(env("one", "2"), "java.lang.IllegalArgumentException: SM4J_RANK=one is not an integer");
+        assertFails(env("one", "2"), "io.sm4j.transport.BadSettingException: SM4J_RANK=one is not an integer");
+    }
+
+    @Test
+    void aBadSettingShouldBeOneLine() throws Exception
+    {
+        final Map<String, String> env = env("0", "2");
+        env.put(TransportOptions.IDLE_ENV, "fast");
+        assertFails(env, "io.sm4j.transport.BadSettingException: SM4J_IDLE=fast is not one of [auto, spin, yield, block]");
+        env.put(TransportOptions.IDLE_ENV, "spin");
+        env.put(TransportOptions.ATTACH_TIMEOUT_ENV, "-5");
+        assertFails(env, "io.sm4j.transport.BadSettingException: SM4J_ATTACH_TIMEOUT_MS=-5 (expected: > 0 ms)");
     }
 
     @Test
@@ -87,7 +99,32 @@ class BadEnvironmentTest
             Endpoints.SIZE_ENV, size));
     }
 
-    private static void assertFails(final Map<String, String> env, final String firstLine) throws Exception
+    @Test
+    void aMissingSegmentShouldSayWithinASecondWhatItWaitsFor() throws Exception
+    {
+        final Map<String, String> env = env("0", "2");
+        final Path missing = dir.path.resolve("no-such-segment");
+        env.put(Endpoints.SEGMENT_ENV, missing.toString());
+        env.put(TransportOptions.ATTACH_TIMEOUT_ENV, "2500");
+        final String err = assertFails(env, "io.sm4j.segment.Sm4jException: segment " + missing + " not ready after 2500 ms");
+        assertTrue(err.startsWith("sm4j: waiting for segment " + missing + " to appear (made by sm4j create or " +
+            "Communicator.createSegment; if it never comes, check SM4J_SEGMENT); giving up after 2500 ms\n"), err);
+    }
+
+    @Test
+    void aSegmentInADirectoryThatDoesNotExistShouldFailAtOnce() throws Exception
+    {
+        final Map<String, String> env = env("0", "2");
+        final Path missing = dir.path.resolve("no-such-dir").resolve("segment");
+        env.put(Endpoints.SEGMENT_ENV, missing.toString());
+        assertFails(env, "io.sm4j.segment.Sm4jException: segment " + missing + " cannot appear: its directory " +
+            missing.getParent() + " does not exist");
+    }
+
+    /**
+     * @return what the rank printed on stderr.
+     */
+    private static String assertFails(final Map<String, String> env, final String firstLine) throws Exception
     {
         final ProcessBuilder builder = new ProcessBuilder(JobLauncher.javaCommand(System.getProperty("java.class.path"),
             List.of(), List.of(AttachApp.class.getName())));
@@ -98,8 +135,14 @@ class BadEnvironmentTest
         final String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(process.waitFor(60, TimeUnit.SECONDS));
         assertEquals(1, process.exitValue(), out + err);
-        assertTrue(err.startsWith("Exception in thread \"main\" " + firstLine), err);
+        assertTrue(err.lines().filter(line -> line.startsWith("Exception")).findFirst().orElse("")
+            .startsWith("Exception in thread \"main\" " + firstLine), err);
         assertEquals(1, err.lines().filter(line -> line.startsWith("Exception")).count(), err);
+        if (firstLine.startsWith(BadSettingException.class.getName()))
+        {
+            assertEquals(1, err.lines().count(), "a bad setting is one line: " + err);
+        }
         assertTrue(!err.contains("SIGBUS") && !err.contains("hs_err"), err);
+        return err;
     }
 }

@@ -1,0 +1,90 @@
+package io.sm4j.message;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Tells, once, that a rank's unexpected-message budget has held messages back for a while: they wait in
+ * shared memory with their senders, and a receive for anything a sender sent after them waits too, for as
+ * long as nothing takes them. Not an error (the application may be about to receive them), but never a
+ * silent hang: the line names the limit, the ranks held back, and how to raise it.
+ * <p>
+ * {@link Matcher#accepts} notes each decline; the progress engine calls {@link #check} on its health tick
+ * (about every 100 ms of polling): declines in every tick for {@link #NOTICE_NANOS} make the line.
+ */
+final class BudgetStalls
+{
+    /** How long messages are held back before the line is printed. */
+    static final long NOTICE_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    private final int rank;
+    private final long limit;
+    private final PrintStream err;
+    private final boolean[] heldBack;
+    private int heldCount;
+    /** When declines began without a tick free of them, or -1. */
+    private long since = -1;
+    private boolean told;
+
+    BudgetStalls(final int rank, final int size, final long limit, final PrintStream err)
+    {
+        this.rank = rank;
+        this.limit = limit;
+        this.err = err;
+        this.heldBack = new boolean[size];
+    }
+
+    void declined(final int source)
+    {
+        if (!heldBack[source])
+        {
+            heldBack[source] = true;
+            heldCount++;
+        }
+    }
+
+    /**
+     * @param now  the progress loop's clock.
+     * @param kept bytes the unexpected messages keep now.
+     */
+    void check(final long now, final long kept)
+    {
+        if (heldCount == 0)
+        {
+            since = -1; // a tick without a decline: the budget let everything in
+            told = false;
+            return;
+        }
+        if (since < 0)
+        {
+            since = now;
+        }
+        else if (!told && now - since >= NOTICE_NANOS)
+        {
+            told = true;
+            err.println(String.format(Locale.ROOT, "sm4j: rank %d has held back messages from rank(s) %s for %d ms: " +
+                "its unexpected-message budget is full (%,d bytes kept, limit %,d: SM4J_UNEXPECTED_BYTES, by default a " +
+                "quarter of the heap); a receive of anything they sent after them waits until they are received. " +
+                "Receive them, or raise SM4J_UNEXPECTED_BYTES (and -Xmx)", rank, sources(),
+                TimeUnit.NANOSECONDS.toMillis(now - since), kept, limit));
+        }
+        java.util.Arrays.fill(heldBack, false);
+        heldCount = 0;
+    }
+
+    private List<Integer> sources()
+    {
+        final List<Integer> sources = new ArrayList<>();
+        for (int source = 0; source < heldBack.length; source++)
+        {
+            if (heldBack[source])
+            {
+                sources.add(source);
+            }
+        }
+        return sources;
+    }
+}

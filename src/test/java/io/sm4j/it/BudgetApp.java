@@ -1,0 +1,130 @@
+package io.sm4j.it;
+
+import io.sm4j.message.Communicator;
+import io.sm4j.message.Request;
+
+import java.time.Duration;
+
+/**
+ * Receives in an order the senders did not send in, so that messages pile up as unexpected:
+ * <ul>
+ *   <li>{@code order COUNT SIZE}: ranks 1..n-1 each isend COUNT messages of SIZE bytes to rank 0, which
+ *       receives all of rank n-1's first, then rank n-2's, ... (the others' messages wait meanwhile);</li>
+ *   <li>{@code behind COUNT SIZE}: rank 1 isends COUNT messages of SIZE bytes, then one byte with another
+ *       tag; rank 0 receives that byte first, then the COUNT messages. With {@code stall} as a fourth
+ *       argument rank 0 first waits 3 s for the byte in vain (the budget holds the messages ahead of it
+ *       back), then receives in order.</li>
+ * </ul>
+ * Every message's bytes are checked. Prints "budget ok" with the largest unexpected bytes rank 0 kept, or
+ * exits 1.
+ */
+public final class BudgetApp
+{
+    private static final int DATA = 1;
+    private static final int LAST = 2;
+
+    private BudgetApp()
+    {
+    }
+
+    public static void main(final String[] args)
+    {
+        final boolean behind = args[0].equals("behind");
+        final int count = Integer.parseInt(args[1]);
+        final int size = Integer.parseInt(args[2]);
+        final boolean stall = args.length > 3 && args[3].equals("stall");
+        try (Communicator comm = Communicator.attachFromEnvironment())
+        {
+            if (comm.rank() != 0)
+            {
+                send(comm, count, size, behind);
+            }
+            else if (behind)
+            {
+                receiveBehind(comm, count, size, stall);
+            }
+            else
+            {
+                long most = 0;
+                for (int peer = comm.size() - 1; peer > 0; peer--)
+                {
+                    most = Math.max(most, receiveAll(comm, peer, count, size));
+                }
+                System.out.println("budget ok: at most " + most + " unexpected bytes kept");
+            }
+        }
+    }
+
+    /**
+     * Sends message i from offset i of one pattern buffer: COUNT large isends need no COUNT buffers.
+     */
+    private static void send(final Communicator comm, final int count, final int size, final boolean behind)
+    {
+        final byte[] pattern = new byte[size + count];
+        for (int i = 0; i < pattern.length; i++)
+        {
+            pattern[i] = (byte)(comm.rank() * 31 + i);
+        }
+        final Request[] sends = new Request[count];
+        for (int i = 0; i < count; i++)
+        {
+            sends[i] = comm.isend(0, DATA, pattern, i, size);
+        }
+        if (behind)
+        {
+            comm.send(0, LAST, new byte[]{ 42 });
+        }
+        for (final Request send : sends)
+        {
+            send.await();
+        }
+    }
+
+    private static void receiveBehind(final Communicator comm, final int count, final int size, final boolean stall)
+    {
+        final byte[] last = new byte[1];
+        final Request lastReceive = comm.irecv(1, LAST, last, 0, 1);
+        if (stall)
+        {
+            check(lastReceive.await(Duration.ofSeconds(3)) == null, "the byte arrived past a full budget");
+        }
+        else
+        {
+            lastReceive.await();
+        }
+        final long kept = receiveAll(comm, 1, count, size);
+        lastReceive.await();
+        check(last[0] == 42, "the last byte is " + last[0]);
+        System.out.println("budget ok: at most " + kept + " unexpected bytes kept");
+    }
+
+    /**
+     * @return the unexpected bytes kept when the receives began.
+     */
+    private static long receiveAll(final Communicator comm, final int peer, final int count, final int size)
+    {
+        final long kept = comm.unexpectedBytes();
+        final byte[] buffer = new byte[size];
+        for (int i = 0; i < count; i++)
+        {
+            check(comm.recv(peer, DATA, buffer).length() == size, "message " + i + " from rank " + peer + ": wrong length");
+            for (int k = 0; k < size; k++)
+            {
+                if (buffer[k] != (byte)(peer * 31 + i + k))
+                {
+                    check(false, "message " + i + " from rank " + peer + " is corrupt at byte " + k);
+                }
+            }
+        }
+        return kept;
+    }
+
+    private static void check(final boolean ok, final String what)
+    {
+        if (!ok)
+        {
+            System.out.println("rank failed: " + what);
+            System.exit(1);
+        }
+    }
+}

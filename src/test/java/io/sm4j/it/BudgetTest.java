@@ -1,0 +1,69 @@
+package io.sm4j.it;
+
+import io.sm4j.layout.LayoutParams;
+import io.sm4j.transport.TransportOptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The unexpected-message budget over real JVMs: derived from the heap (a small heap is not run out of
+ * memory by a flood), large messages kept as envelopes (a message behind many unexpected large ones still
+ * arrives), and a budget that truly holds a wanted message back is said in one line, not a silent hang.
+ */
+@Timeout(180)
+class BudgetTest
+{
+    @Test
+    void aSmallHeapShouldHoldSendersBackInsteadOfRunningOutOfMemory() throws IOException
+    {
+        // 3 senders x 3,000 x 4,000 B = 36 MB of eager messages, to a 32 MiB heap that receives them last-rank
+        // first: with a fixed 64 MiB budget it died of OutOfMemoryError in Matcher.arrival
+        final JobRunner job = JobRunner.run(LayoutParams.defaults(4), Map.of(), List.of("-Xmx32m", "-XX:+UseSerialGC"),
+            BudgetApp.class.getName(), "order", "3000", "4000");
+        assertEquals(0, job.exitCode(), job.out() + job.err());
+        final long kept = kept(job.out());
+        assertTrue(kept > 0 && kept <= (32L << 20) / 4, "kept " + kept + " bytes: " + job.out());
+    }
+
+    @Test
+    void unexpectedLargeMessagesShouldNotStarveAMessageSentAfterThem() throws IOException
+    {
+        // 20,000 x 8 KiB isends and then one byte the receiver waits for first: with a first chunk kept per
+        // large message the default budget filled at about 16,000 and the byte never came
+        final JobRunner job = JobRunner.run(LayoutParams.defaults(2), Map.of(), BudgetApp.class.getName(), "behind",
+            "20000", "8192");
+        assertEquals(0, job.exitCode(), job.out() + job.err());
+        assertTrue(kept(job.out()) > 0, job.out());
+        assertTrue(job.out().contains("budget ok"), job.out());
+    }
+
+    @Test
+    void aBudgetThatHoldsAWantedMessageBackShouldSaySoInOneLine() throws IOException
+    {
+        // 200 eager messages of 1,000 B, a 64 KiB budget, and a receive for the byte sent after them
+        final JobRunner job = JobRunner.run(LayoutParams.defaults(2), Map.of(TransportOptions.UNEXPECTED_BYTES_ENV, "65536"),
+            BudgetApp.class.getName(), "behind", "200", "1000", "stall");
+        assertEquals(0, job.exitCode(), job.out() + job.err());
+        final List<String> lines = job.err().lines().filter(line -> line.contains("held back")).toList();
+        assertEquals(1, lines.size(), job.err());
+        assertTrue(lines.get(0).matches("\\[0] sm4j: rank 0 has held back messages from rank\\(s\\) \\[1] for \\d+ ms: its " +
+            "unexpected-message budget is full \\([\\d,]+ bytes kept, limit 65,536: SM4J_UNEXPECTED_BYTES, .*Receive them, " +
+            "or raise SM4J_UNEXPECTED_BYTES \\(and -Xmx\\)"), lines.get(0));
+    }
+
+    private static long kept(final String out)
+    {
+        final Matcher kept = Pattern.compile("budget ok: at most (\\d+) unexpected bytes kept").matcher(out);
+        assertTrue(kept.find(), out);
+        return Long.parseLong(kept.group(1));
+    }
+}
