@@ -41,6 +41,11 @@ final class ErrorText
                 return text + " (did you mean " + suggestions.get(0) + "?)";
             }
         }
+        if (ex.getArgSpec() instanceof OptionSpec option)
+        {
+            // picocli names an option by its longest name: say the one typed (-n, not --ranks)
+            return text.replace("'" + option.longestName() + "'", "'" + typedName(option, options) + "'");
+        }
         return text;
     }
 
@@ -69,11 +74,15 @@ final class ErrorText
     {
         final OptionSpec option = "peers".equals(parameter) ? commandLine.getCommandSpec().findOption("-n") :
             optionOfField(commandLine, parameter);
-        if (option == null)
-        {
-            return null;
-        }
-        for (final String arg : commandLine.getParseResult().originalArgs())
+        return option == null ? null : typedName(option, commandLine.getParseResult().originalArgs());
+    }
+
+    /**
+     * @return the name of {@code option} as it appears in {@code args}, else its longest name.
+     */
+    private static String typedName(final OptionSpec option, final List<String> args)
+    {
+        for (final String arg : args)
         {
             for (final String name : option.names())
             {

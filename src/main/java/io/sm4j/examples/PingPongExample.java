@@ -10,7 +10,7 @@ import java.util.Arrays;
  * A complete sm4j program, shown in docs/api.md. Run it with {@code bin/sm4j run -n 2 --
  * io.sm4j.examples.PingPongExample [rounds]}: rank 0 and rank 1 bounce a small message back and forth and
  * report the average round trip, then exchange 16 MiB both ways at once with nonblocking calls; any other
- * ranks just join the barriers.
+ * ranks just join the barriers. With one rank, rank 0 sends to itself.
  */
 public final class PingPongExample
 {
@@ -23,6 +23,8 @@ public final class PingPongExample
         try (Communicator comm = Communicator.attachFromEnvironment())
         {
             final int me = comm.rank();
+            // with one rank (sm4j run -n 1), rank 0 plays both parts: messages to itself
+            final int partner = comm.size() == 1 ? 0 : 1;
             final byte[] ball = new byte[64];
             comm.barrier();
             final long start = System.nanoTime();
@@ -30,8 +32,8 @@ public final class PingPongExample
             {
                 if (me == 0)
                 {
-                    comm.send(1, PING, ball);
-                    comm.recv(1, PING, ball);
+                    comm.send(partner, PING, ball);
+                    comm.recv(partner, PING, ball);
                 }
                 else
                 {
@@ -47,7 +49,7 @@ public final class PingPongExample
 
             if (me < 2)
             {
-                final int peer = 1 - me;
+                final int peer = partner - me;
                 final byte[] out = new byte[16 << 20];
                 Arrays.fill(out, (byte)(me + 1)); // not 0: an untouched buffer must not pass the check
                 final byte[] in = new byte[out.length];

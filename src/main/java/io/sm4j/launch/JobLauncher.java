@@ -2,6 +2,7 @@ package io.sm4j.launch;
 
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.segment.JobAbortedException;
+import io.sm4j.segment.JvmAccess;
 import io.sm4j.segment.Segment;
 import io.sm4j.segment.SegmentFiles;
 import io.sm4j.segment.Sm4jException;
@@ -26,7 +27,7 @@ import java.util.concurrent.TimeUnit;
 public final class JobLauncher
 {
     /** Flags every rank JVM gets: Agrona 2.x needs jdk.internal.misc. */
-    public static final List<String> JVM_FLAGS = List.of("--add-opens", "java.base/jdk.internal.misc=ALL-UNNAMED");
+    public static final List<String> JVM_FLAGS = List.of(JvmAccess.FLAG.split(" "));
 
     /**
      * What to run.
@@ -159,7 +160,7 @@ public final class JobLauncher
     /**
      * Reads the ranks' settings ({@code SM4J_*}) from the environment they will get, as each rank will.
      *
-     * @throws io.sm4j.transport.BadSettingException naming the first bad one.
+     * @throws io.sm4j.segment.BadSettingException naming the first bad one.
      */
     private static void checkSettings(final Job job)
     {

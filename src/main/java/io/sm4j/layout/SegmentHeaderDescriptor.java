@@ -36,16 +36,19 @@ package io.sm4j.layout;
  *  +---------------------------------------------------------------+ 116
  *  |     Owner: CREATOR (stays for the job) or RANKS (handed over)  |
  *  +---------------------------------------------------------------+ 120
- *  |               Abort reason, UTF-8 (up to 136 bytes)          ...
- *  +---------------------------------------------------------------+ 256
+ *  |              Abort reason, UTF-8 (up to 1,928 bytes)         ...
+ *  +---------------------------------------------------------------+ 2048
  * </pre>
  */
 public final class SegmentHeaderDescriptor
 {
     /** "SM4JSEG1" read as a little-endian long. */
     public static final long MAGIC = 0x3147455334534D53L;
-    /** 5: a doorbell line per rank after the control blocks (4: the creator's and each rank's start time, the owner). */
-    public static final int VERSION = 5;
+    /**
+     * 6: a 1,928-byte abort reason (5: a doorbell line per rank after the control blocks; 4: the creator's and
+     * each rank's start time, the owner).
+     */
+    public static final int VERSION = 6;
 
     public static final int STATE_CREATING = 0;
     public static final int STATE_READY = 1;
@@ -71,7 +74,8 @@ public final class SegmentHeaderDescriptor
     public static final int DETACHED_COUNT_OFFSET = ABORT_REASON_LENGTH_OFFSET + Integer.BYTES;
     public static final int OWNER_OFFSET = DETACHED_COUNT_OFFSET + Integer.BYTES;
     public static final int ABORT_REASON_OFFSET = OWNER_OFFSET + Integer.BYTES;
-    public static final int ABORT_REASON_MAX_LENGTH = 136;
+    /** An exception's message whole, as a rank's abort carries it: a cut cause misleads. */
+    public static final int ABORT_REASON_MAX_LENGTH = 1928;
     public static final int LENGTH = ABORT_REASON_OFFSET + ABORT_REASON_MAX_LENGTH;
 
     private SegmentHeaderDescriptor()

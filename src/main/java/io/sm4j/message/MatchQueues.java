@@ -69,6 +69,14 @@ final class MatchQueues
     }
 
     /**
+     * @return the unexpected messages no receive has taken, in arrival order.
+     */
+    java.util.List<Unexpected> unexpected()
+    {
+        return unexpected.all();
+    }
+
+    /**
      * Fails the posted receives that only ranks in {@code gone} could satisfy.
      */
     void failOrphans(final boolean[] gone, final boolean everyoneGone)

@@ -48,6 +48,8 @@ final class Matcher implements FragmentHandler
     private boolean keepEnvelopeOnly;
     /** Set by {@link #post} while it delivers a message kept without its first chunk. */
     private boolean fromStart;
+    /** Set at close: {@link #closing}. */
+    private boolean closing;
     private boolean inHandler;
 
     Matcher(
@@ -63,6 +65,23 @@ final class Matcher implements FragmentHandler
         this.eagerPayload = eagerPayload;
         this.unexpectedLimit = endpoint.unexpectedBytes();
         this.stalls = new BudgetStalls(rank, endpoint.size(), unexpectedLimit, System.err);
+    }
+
+    /**
+     * From now on every arriving message is taken, unmatched ones as envelopes only: the rank closes, and
+     * {@link #leftOver} names them.
+     */
+    void closing()
+    {
+        closing = true;
+    }
+
+    /**
+     * @return the line naming the messages no receive took, or null if there are none.
+     */
+    String leftOver()
+    {
+        return LeftOver.describe(rank, queues.unexpected());
     }
 
     /**
@@ -112,7 +131,7 @@ final class Matcher implements FragmentHandler
             return true;
         }
         accepted = queues.takePosted(f.source(), f.tag());
-        if (accepted != null)
+        if (accepted != null || closing)
         {
             return true;
         }
@@ -199,7 +218,8 @@ final class Matcher implements FragmentHandler
             deliver(match, source, tag, sequence, total, buffer, offset, length, large);
             return;
         }
-        final byte[] copy = new byte[length]; // none: a large message kept as its envelope
+        // none: a large message kept as its envelope, or anything counted at close
+        final byte[] copy = closing ? NO_BYTES : new byte[length];
         buffer.getBytes(offset, copy);
         queues.queue(new Unexpected(source, tag, sequence, total, copy, large, null));
     }

@@ -21,6 +21,8 @@ import io.sm4j.transport.Endpoint;
 final class ProgressEngine implements Progress
 {
     private static final int POLL_LIMIT = 64;
+    /** Passes a close makes at most to take in what has arrived: 64 fragments each. */
+    private static final int CLOSING_PASSES = 1024;
     /** A wait without a deadline of its own: the endpoint bounds a sleep by its health interval. */
     private static final long NO_DEADLINE = Long.MAX_VALUE;
 
@@ -258,6 +260,17 @@ final class ProgressEngine implements Progress
         try
         {
             await(() -> !rendezvous.hasSends() && !sends.hasWaiting());
+            matcher.closing();
+            // what arrived and no receive took is named, not dropped in silence (bounded: a peer may still send)
+            for (int passes = 0; passes < CLOSING_PASSES && pass() > 0; passes++)
+            {
+                // until the in-bound paths are empty
+            }
+            final String lost = matcher.leftOver();
+            if (lost != null)
+            {
+                System.err.println(lost);
+            }
         }
         finally
         {

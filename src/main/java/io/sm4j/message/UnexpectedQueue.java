@@ -90,6 +90,19 @@ final class UnexpectedQueue
         return node.message;
     }
 
+    /**
+     * @return the queued messages in arrival order.
+     */
+    java.util.List<Unexpected> all()
+    {
+        final java.util.List<Unexpected> all = new java.util.ArrayList<>();
+        for (Node node = head; node != null; node = node.next)
+        {
+            all.add(node.message);
+        }
+        return all;
+    }
+
     private Node find(final int source, final int tag)
     {
         if (source != Communicator.ANY_SOURCE && tag != Communicator.ANY_TAG)

@@ -119,6 +119,7 @@ public final class Segment implements AutoCloseable
      */
     private static Segment create(final LayoutParams params, final Path dir, final long jobId, final boolean ownsFile)
     {
+        JvmAccess.require(); // before the first byte of a file
         final SegmentLayout layout = SegmentLayout.compute(params);
         final Path path = SegmentFiles.path(dir, jobId);
         final Path creating = SegmentFiles.creatingPath(dir, jobId);
@@ -186,6 +187,7 @@ public final class Segment implements AutoCloseable
      */
     public static Segment attach(final Path path, final Duration timeout, final ProcessIdentity creator)
     {
+        JvmAccess.require();
         final Path dir = path.toAbsolutePath().getParent();
         if (dir == null || !Files.isDirectory(dir))
         {

@@ -17,6 +17,8 @@ final class SegmentHeader
 {
     /** Transient state while one rank writes the abort reason; readers wait for ABORTED. */
     private static final int STATE_ABORTING = 3;
+    /** Ends a reason cut to fit the header. */
+    private static final String CUT_MARK = " ... (cut: the rank's own output has it whole)";
 
     private final AtomicBuffer buffer;
 
@@ -165,13 +167,35 @@ final class SegmentHeader
             }
         }
         while (!buffer.compareAndSetInt(STATE_OFFSET, state, STATE_ABORTING));
-        final byte[] bytes = reason.getBytes(StandardCharsets.UTF_8);
-        final int length = Math.min(bytes.length, ABORT_REASON_MAX_LENGTH);
+        final byte[] bytes = fitted(reason);
+        final int length = bytes.length;
         buffer.putBytes(ABORT_REASON_OFFSET, bytes, 0, length);
         buffer.putInt(ABORT_REASON_LENGTH_OFFSET, length);
         buffer.putInt(ABORT_RANK_OFFSET, rank);
         // NOTE: release: the reason and rank above are visible to whoever acquires ABORTED.
         buffer.putIntRelease(STATE_OFFSET, STATE_ABORTED);
+    }
+
+    /**
+     * @return {@code reason} in UTF-8, cut at a character boundary with a closing mark if it is longer than
+     *         {@link SegmentHeaderDescriptor#ABORT_REASON_MAX_LENGTH} (the rank's own output has it whole).
+     */
+    static byte[] fitted(final String reason)
+    {
+        final byte[] bytes = reason.getBytes(StandardCharsets.UTF_8);
+        if (bytes.length <= ABORT_REASON_MAX_LENGTH)
+        {
+            return bytes;
+        }
+        final byte[] mark = CUT_MARK.getBytes(StandardCharsets.UTF_8);
+        int end = ABORT_REASON_MAX_LENGTH - mark.length;
+        while ((bytes[end] & 0xC0) == 0x80)
+        {
+            end--; // not inside a character
+        }
+        final byte[] fitted = java.util.Arrays.copyOf(bytes, end + mark.length);
+        System.arraycopy(mark, 0, fitted, end, mark.length);
+        return fitted;
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.sm4j.transport;
 
+import io.sm4j.segment.BadSettingException;
 import io.sm4j.segment.ProcessIdentity;
 import io.sm4j.segment.Segment;
 

@@ -1,5 +1,7 @@
 package io.sm4j.transport;
 
+import io.sm4j.segment.BadSettingException;
+
 import java.util.Locale;
 import java.util.Map;
 

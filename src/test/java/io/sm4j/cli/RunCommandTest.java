@@ -75,7 +75,9 @@ class RunCommandTest
         "run -n 2 --queue-entries 100 -- Main  | sm4j run: --queue-entries 100: expected a power of two",
         "run -n 2 --page-size 64 -- Main       | sm4j run: --page-size 64: expected >= --cacheline 128",
         "run -n 2 --policy diagonal -- Main    | sm4j run: Invalid value for option '--policy': expected one of",
-        "run -n 2 --tiemout 3 -- Main          | sm4j run: Unknown option: '--tiemout' (did you mean --timeout?)" })
+        "run -n 2 --tiemout 3 -- Main          | sm4j run: Unknown option: '--tiemout' (did you mean --timeout?)",
+        "run -n abc -- Main                    | sm4j run: Invalid value for option '-n': 'abc' is not an int",
+        "run --ranks abc -- Main               | sm4j run: Invalid value for option '--ranks': 'abc' is not an int" })
     void shouldRejectBadInputWithOneLineNamingTheFlagAndExitCodeTwo(final String args, final String expected)
     {
         CliRun.assertRejected(args, expected);

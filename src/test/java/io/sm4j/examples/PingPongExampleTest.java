@@ -31,6 +31,17 @@ class PingPongExampleTest
         assertTrue(doc.contains("```java\n" + source + "```\n"), "docs/api.md's example differs from " + SOURCE);
     }
 
+    @Test
+    @Timeout(120)
+    void oneRankShouldPlayBothParts() throws IOException
+    {
+        final JobRunner job = JobRunner.run(LayoutParams.defaults(1), Map.of(), PingPongExample.class.getName(), "2000");
+        assertEquals(0, job.exitCode(), job.out() + job.err());
+        assertTrue(job.out().contains("[0] 2000 round trips of 64 bytes: "), job.out());
+        assertTrue(job.out().contains("[0] rank 0 received 16777216 bytes from rank 0, all correct"), job.out());
+        assertFalse(job.leftFiles(), "segment file left behind");
+    }
+
     @ParameterizedTest(name = "{0} ranks")
     @ValueSource(ints = { 2, 3 })
     @Timeout(120)

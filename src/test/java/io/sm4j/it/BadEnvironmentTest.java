@@ -3,7 +3,7 @@ package io.sm4j.it;
 import io.sm4j.launch.JobLauncher;
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.segment.Segment;
-import io.sm4j.transport.BadSettingException;
+import io.sm4j.segment.BadSettingException;
 import io.sm4j.transport.Endpoints;
 import io.sm4j.transport.TransportOptions;
 import org.junit.jupiter.api.AfterEach;
@@ -49,19 +49,19 @@ class BadEnvironmentTest
     @Test
     void rankOutOfRangeShouldBeRefused() throws Exception
     {
-        assertFails(env("2", "2"), "io.sm4j.transport.BadSettingException: rank=2, size=2 (expected: 0 <= rank < size)");
+        assertFails(env("2", "2"), "io.sm4j.segment.BadSettingException: rank=2, size=2 (expected: 0 <= rank < size)");
     }
 
     @Test
     void sizeDifferentFromTheSegmentShouldBeRefused() throws Exception
     {
-        assertFails(env("0", "3"), "io.sm4j.transport.BadSettingException: size=3 but the segment ");
+        assertFails(env("0", "3"), "io.sm4j.segment.BadSettingException: size=3 but the segment ");
     }
 
     @Test
     void rankThatIsNotANumberShouldBeRefused() throws Exception
     {
-        assertFails(env("one", "2"), "io.sm4j.transport.BadSettingException: SM4J_RANK=one is not an integer");
+        assertFails(env("one", "2"), "io.sm4j.segment.BadSettingException: SM4J_RANK=one is not an integer");
     }
 
     @Test
@@ -69,10 +69,10 @@ class BadEnvironmentTest
     {
         final Map<String, String> env = env("0", "2");
         env.put(TransportOptions.IDLE_ENV, "fast");
-        assertFails(env, "io.sm4j.transport.BadSettingException: SM4J_IDLE=fast is not one of [auto, spin, yield, block]");
+        assertFails(env, "io.sm4j.segment.BadSettingException: SM4J_IDLE=fast is not one of [auto, spin, yield, block]");
         env.put(TransportOptions.IDLE_ENV, "spin");
         env.put(TransportOptions.ATTACH_TIMEOUT_ENV, "-5");
-        assertFails(env, "io.sm4j.transport.BadSettingException: SM4J_ATTACH_TIMEOUT_MS=-5 (expected: > 0 ms)");
+        assertFails(env, "io.sm4j.segment.BadSettingException: SM4J_ATTACH_TIMEOUT_MS=-5 (expected: > 0 ms)");
     }
 
     @Test

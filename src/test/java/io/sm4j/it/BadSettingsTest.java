@@ -2,11 +2,13 @@ package io.sm4j.it;
 
 import io.sm4j.cli.Sm4jCli;
 import io.sm4j.launch.JobLauncher;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -15,10 +17,32 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@code sm4j run} reads the ranks' settings once, before it starts any rank: a bad one is one line from the
- * launcher (exit 2), not a stack trace from every rank, and no file is made.
+ * launcher (exit 2), not a stack trace from every rank, and no file is made. A JVM without the flag Agrona
+ * needs is told so in one line before it makes a file.
  */
 class BadSettingsTest
 {
+    @Test
+    @Timeout(60)
+    void aJvmWithoutTheFlagShouldBeToldInOneLineBeforeAnyFileIsMade() throws Exception
+    {
+        try (ScratchDir dir = ScratchDir.create("sm4j-flag-"))
+        {
+            final Process jvm = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+                System.getProperty("java.class.path"), CreateApp.class.getName(), dir.path.toString()).start();
+            jvm.getOutputStream().close();
+            final String out = new String(jvm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            final String err = new String(jvm.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(jvm.waitFor(30, TimeUnit.SECONDS));
+            assertEquals(1, jvm.exitValue(), out + err);
+            assertEquals("Exception in thread \"main\" io.sm4j.segment.BadSettingException: sm4j needs the JVM flag " +
+                "--add-opens java.base/jdk.internal.misc=ALL-UNNAMED (Agrona uses jdk.internal.misc.Unsafe): add it to the " +
+                "java command line, to Maven surefire's <argLine>, or to Gradle's jvmArgs; sm4j run and bin/sm4j add it to " +
+                "the JVMs they start\n", err);
+            assertTrue(dir.isEmpty(), "no file made");
+        }
+    }
+
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
         "SM4J_IDLE|fast|SM4J_IDLE=fast is not one of [auto, spin, yield, block]",

@@ -15,6 +15,9 @@ import io.sm4j.transport.Endpoints;
  */
 public final class FailureApp
 {
+    /** Makes the failure's message longer than the 136 bytes an abort reason once kept: it must reach the launcher whole. */
+    static final String LONG_TAIL = ", with a message as long as a real one: " + "the receive buffer holds 1000 bytes; ".repeat(8) + "end";
+
     private FailureApp()
     {
     }
@@ -67,7 +70,7 @@ public final class FailureApp
     {
         if (endpoint.rank() == endpoint.size() - 1)
         {
-            throw new IllegalStateException("rank " + endpoint.rank() + " failed on purpose");
+            throw new IllegalStateException("rank " + endpoint.rank() + " failed on purpose" + LONG_TAIL);
         }
         pollForever(endpoint);
     }

@@ -99,10 +99,12 @@ class FailureTest
     {
         final JobRunner job = JobRunner.run(LayoutParams.defaults(4), Map.of(), FailureApp.class.getName(), "throw");
         assertEquals(1, job.exitCode(), job.out() + job.err());
-        assertTrue(job.err().contains("[3] Exception in thread \"main\" java.lang.IllegalStateException: rank 3 failed on purpose"),
-            job.err());
+        assertTrue(job.err().contains("[3] Exception in thread \"main\" java.lang.IllegalStateException: rank 3 failed on purpose" +
+            FailureApp.LONG_TAIL), job.err());
         assertTrue(job.err().contains("[3] \tat io.sm4j.it.FailureApp"), job.err());
-        final String cause = "rank 3 threw java.lang.IllegalStateException: rank 3 failed on purpose";
+        final String cause = "rank 3 threw java.lang.IllegalStateException: rank 3 failed on purpose" + FailureApp.LONG_TAIL;
+        assertTrue(job.err().matches("(?s).*sm4j run: rank \\d exited with code \\d+; the job was aborted by rank 3: " +
+            java.util.regex.Pattern.quote(cause) + "\n.*"), job.err());
         for (int survivor = 0; survivor < 3; survivor++)
         {
             final String prefix = "[" + survivor + "] ";

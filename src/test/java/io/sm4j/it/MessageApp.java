@@ -43,6 +43,7 @@ public final class MessageApp
                 case "any" -> app.anySourceAnyTag();
                 case "outoforder" -> app.outOfOrder();
                 case "probe" -> app.probe();
+                case "leftover" -> app.leftOver();
                 case "crossing" -> app.crossingLargeSends(Integer.parseInt(args[1]));
                 case "truncate" -> app.truncate();
                 case "zerocopy" -> app.zeroCopy();
@@ -337,6 +338,24 @@ public final class MessageApp
             final byte[] in = new byte[100_000];
             check(comm.recv(0, 8, in).length() == 100_000 && crc(in) == patternCrc(0, 8, 100_000), "large after probe");
             check(comm.recv(0, 7, in).length() == 100, "small after probe");
+        }
+    }
+
+    /**
+     * Rank 0 sends rank 1 a 1 MiB and a 100-byte message; rank 1 probes until both have arrived and closes
+     * without receiving them: its close names them on stderr (rank 0's close ends its large send when rank 1
+     * has left).
+     */
+    private void leftOver()
+    {
+        if (me == 0)
+        {
+            comm.isend(1, 5, pattern(0, 5, 1 << 20), 0, 1 << 20);
+            comm.send(1, 6, pattern(0, 6, 100));
+        }
+        else if (me == 1)
+        {
+            check(comm.probe(0, 6).length() == 100, "probe");
         }
     }
 

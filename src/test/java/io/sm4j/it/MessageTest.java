@@ -49,6 +49,16 @@ class MessageTest
 
     @Test
     @Timeout(120)
+    void messagesNoReceiveTookShouldBeNamedAtClose() throws IOException
+    {
+        final JobRunner job = run(2, "leftover");
+        assertAllOk(job, 2, "leftover");
+        assertTrue(job.err().contains("[1] sm4j: rank 1 closed with 2 messages no receive took (lost): from rank 0 tag 5, " +
+            "1 message, 1,048,576 bytes; from rank 0 tag 6, 1 message, 100 bytes\n"), job.err());
+    }
+
+    @Test
+    @Timeout(120)
     void twoRanksSendingLargeMessagesToEachOtherBeforeReceivingShouldNotDeadlock() throws IOException
     {
         assertAllOk(run(2, "crossing", Integer.toString(8 << 20)), 2, "crossing");

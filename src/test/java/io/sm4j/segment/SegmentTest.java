@@ -169,7 +169,7 @@ class SegmentTest
                 channel.truncate(100);
             }
             final Sm4jException tiny = assertThrows(Sm4jException.class, () -> Segment.attach(segment.path(), SHORT));
-            assertEquals("truncated segment " + segment.path() + ": length=100 (expected at least 256)", tiny.getMessage());
+            assertEquals("truncated segment " + segment.path() + ": length=100 (expected at least " + SegmentHeaderDescriptor.LENGTH + ")", tiny.getMessage());
         }
     }
 

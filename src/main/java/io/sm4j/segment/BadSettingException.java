@@ -1,7 +1,7 @@
-package io.sm4j.transport;
+package io.sm4j.segment;
 
 /**
- * A setting (an {@code SM4J_*} environment variable or a {@link TransportOptions} value) that is missing or
+ * A setting (an {@code SM4J_*} environment variable, a transport option, a JVM flag) that is missing or
  * malformed. Its message names the setting, its value and what is expected; it carries no stack trace, so
  * a rank that lets it escape {@code main} prints one line: where it was thrown says nothing the message
  * does not.
