@@ -75,6 +75,11 @@ final class RunCommand implements Callable<Integer>
             "start-up is not counted, up to 30 s); exit code 124 (default: no limit).")
     long timeoutSeconds;
 
+    @Option(names = "--stopped-limit", paramLabel = "SECONDS",
+        description = "Abort the job (exit code 125) if a rank stays stopped (SIGSTOP, Ctrl-Z, a debugger) this " +
+            "long; a rank stopped for 2 s is always named in a warning (default: no limit).")
+    long stoppedLimitSeconds;
+
     @Option(names = "--bind-to", paramLabel = "core|none",
         description = "Pin rank r to the r-th online core with taskset, as mpirun --bind-to core (default: ${DEFAULT-VALUE}).")
     Binding binding = Binding.NONE;
@@ -100,6 +105,7 @@ final class RunCommand implements Callable<Integer>
         final LayoutParams params = layout.toParams(ranks);
         Arguments.requireRange("--timeout", timeoutSeconds, 0, MAX_TIMEOUT_SECONDS, " seconds");
         Arguments.requireRange("--grace", graceMillis, 0, MAX_GRACE_MILLIS, " ms");
+        Arguments.requireRange("--stopped-limit", stoppedLimitSeconds, 0, MAX_TIMEOUT_SECONDS, " seconds");
         if (command.get(0).equals("-jar"))
         {
             if (command.size() < 2)
@@ -117,7 +123,8 @@ final class RunCommand implements Callable<Integer>
         final Path segmentDir = SegmentFiles.directory(dir, spec.commandLine().getErr()::println);
         final Map<String, String> env = idle == null ? Map.of() : Map.of(TransportOptions.IDLE_ENV, idle.name());
         return JobLauncher.run(new JobLauncher.Job(params, segmentDir, cp, command, jvmArgs, env,
-            Duration.ofMillis(graceMillis), Duration.ofSeconds(timeoutSeconds), ranks, binding), spec.commandLine().getOut(),
+            Duration.ofMillis(graceMillis), Duration.ofSeconds(timeoutSeconds), ranks, binding,
+            Duration.ofSeconds(stoppedLimitSeconds)), spec.commandLine().getOut(),
             spec.commandLine().getErr());
     }
 

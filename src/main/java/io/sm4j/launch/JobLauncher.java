@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Starts and supervises the N JVMs of one job over one segment.
@@ -47,11 +48,24 @@ public final class JobLauncher
      *                  {@code params.peers()}) as idle ranks that never send, so that a segment sized for many
      *                  ranks can be measured with a few (what idle peers cost the receive scan).
      * @param binding   where the rank JVMs run.
+     * @param stoppedLimit how long a rank may be stopped (SIGSTOP, a debugger) before the job is aborted
+     *                  ({@link #STOPPED}), {@link Duration#ZERO}: no limit (a warning after {@link StoppedRanks#NOTICE}).
      */
     public record Job(
         LayoutParams params, Path dir, String classpath, List<String> command, List<String> jvmArgs,
-        Map<String, String> env, Duration grace, Duration limit, int processes, Binding binding)
+        Map<String, String> env, Duration grace, Duration limit, int processes, Binding binding, Duration stoppedLimit)
     {
+        /**
+         * A job without a stopped limit.
+         */
+        public Job(
+            final LayoutParams params, final Path dir, final String classpath, final List<String> command,
+            final List<String> jvmArgs, final Map<String, String> env, final Duration grace, final Duration limit,
+            final int processes, final Binding binding)
+        {
+            this(params, dir, classpath, command, jvmArgs, env, grace, limit, processes, binding, Duration.ZERO);
+        }
+
         /**
          * A job in which every rank is a JVM.
          */
@@ -59,7 +73,7 @@ public final class JobLauncher
             final LayoutParams params, final Path dir, final String classpath, final List<String> command,
             final List<String> jvmArgs, final Map<String, String> env, final Duration grace, final Duration limit)
         {
-            this(params, dir, classpath, command, jvmArgs, env, grace, limit, params.peers(), Binding.NONE);
+            this(params, dir, classpath, command, jvmArgs, env, grace, limit, params.peers(), Binding.NONE, Duration.ZERO);
         }
 
         public Job
@@ -84,6 +98,9 @@ public final class JobLauncher
     /** Exit code of a job that exceeded its time limit (as timeout(1) does). */
     public static final int TIMED_OUT = 124;
 
+    /** Exit code of a job aborted because a rank was stopped past the job's stopped limit. */
+    public static final int STOPPED = 125;
+
     private JobLauncher()
     {
     }
@@ -101,12 +118,15 @@ public final class JobLauncher
         Segment.checkCreatable(job.params(), job.dir());
         // the shutdown hook reads this list from another thread while ranks are being started
         final List<Process> ranks = new CopyOnWriteArrayList<>();
-        final List<OutputPump> pumps = new ArrayList<>();
+        final List<OutputPump> pumps = new CopyOnWriteArrayList<>();
+        final AtomicBoolean stopping = new AtomicBoolean();
         // registered before the first byte of the file is written: a SIGTERM or Ctrl-C while the segment is
         // being allocated removes the partial file too
         final Thread cleanup = new Thread(() ->
         {
-            ranks.forEach(Process::destroyForcibly);
+            stopping.set(true); // the supervising thread runs on: it must not report the ranks' exits as failures
+            stop(ranks, pumps, job.grace(), err);
+            out.flush(); // what the pumps forwarded: the JVM halts after the hooks
             SegmentFiles.deleteQuietly(SegmentFiles.creatingPath(job.dir(), jobId));
             SegmentFiles.deleteSegment(SegmentFiles.path(job.dir(), jobId));
         });
@@ -131,7 +151,7 @@ public final class JobLauncher
                 {
                     segment.ranks().register(idle);
                 }
-                final int code = supervise(ranks, segment, job, err);
+                final int code = supervise(ranks, segment, job, err, stopping);
                 boolean lostOutput = false;
                 for (final OutputPump pump : pumps)
                 {
@@ -187,6 +207,59 @@ public final class JobLauncher
         {
             err.println("sm4j run: cannot look for stale segments in " + dir + ": " + ex.getMessage());
         }
+    }
+
+    /**
+     * The launcher is shutting down before its job ended (SIGINT, SIGTERM, SIGHUP): forwards SIGTERM to the
+     * ranks still running so that their own shutdown hooks run, waits up to {@code grace}, kills the rest,
+     * and says what happened.
+     */
+    private static void stop(final List<Process> ranks, final List<OutputPump> pumps, final Duration grace, final PrintWriter err)
+    {
+        final List<Integer> running = new ArrayList<>();
+        for (int rank = 0; rank < ranks.size(); rank++)
+        {
+            if (ranks.get(rank).isAlive())
+            {
+                running.add(rank);
+                // SIGTERM through the handle: Process.destroy would also close the pipes, losing what the rank's
+                // shutdown hooks print
+                ranks.get(rank).toHandle().destroy();
+            }
+        }
+        if (running.isEmpty())
+        {
+            return;
+        }
+        err.println("sm4j run: interrupted (SIGINT, SIGTERM or SIGHUP): sent SIGTERM to rank(s) " + running +
+            "; killing any still running after " + grace.toMillis() + " ms");
+        final long deadline = System.nanoTime() + grace.toNanos();
+        final List<Integer> killed = new ArrayList<>();
+        try
+        {
+            for (final int rank : running)
+            {
+                if (!ranks.get(rank).waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS))
+                {
+                    killed.add(rank);
+                    ranks.get(rank).destroyForcibly();
+                }
+            }
+            final long printed = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+            for (final OutputPump pump : pumps)
+            {
+                // what the ranks printed while stopping
+                pump.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(printed - System.nanoTime())));
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            ranks.forEach(Process::destroyForcibly);
+        }
+        err.println(killed.isEmpty() ? "sm4j run: every rank stopped" :
+            "sm4j run: killed rank(s) " + killed + " after the " + grace.toMillis() + " ms grace period");
+        err.flush();
     }
 
     private static void removeHook(final Thread hook)
@@ -249,7 +322,8 @@ public final class JobLauncher
      * Waits for all ranks; on the first failure (or when the job's time limit passes) marks the job ABORTED,
      * waits the grace period, kills the rest.
      */
-    private static int supervise(final List<Process> ranks, final Segment segment, final Job job, final PrintWriter err)
+    private static int supervise(
+        final List<Process> ranks, final Segment segment, final Job job, final PrintWriter err, final AtomicBoolean stopping)
         throws InterruptedException
     {
         // the limit counts from the moment every rank has attached: JVM start-up on a loaded machine is not the
@@ -262,64 +336,73 @@ public final class JobLauncher
         long killAt = Long.MAX_VALUE;
         final boolean[] done = new boolean[ranks.size()];
         int remaining = ranks.size();
-        while (remaining > 0)
+        try (StoppedRanks stopped = new StoppedRanks(ranks, job.stoppedLimit()))
         {
-            for (int rank = 0; rank < ranks.size(); rank++)
-            {
-                if (done[rank] || !ranks.get(rank).waitFor(10, TimeUnit.MILLISECONDS))
-                {
-                    continue;
-                }
-                done[rank] = true;
-                remaining--;
-                final int code = ranks.get(rank).exitValue();
-                if (code != 0 && rank == rootRank)
-                {
-                    firstFailure = code;
-                }
-                if (code != 0 && firstFailure == 0)
-                {
-                    firstFailure = code;
-                    final JobAbortedException recorded = recordedAbort(segment, err);
-                    if (recorded != null && recorded.abortingRank() >= 0)
-                    {
-                        // the first failure was recorded in the segment: a rank that threw, or that found a peer dead;
-                        // a rank exiting first is usually one that reacted to it
-                        err.println("sm4j run: rank " + rank + " exited with code " + code + "; the job was aborted by rank " +
-                            recorded.abortingRank() + ": " + recorded.reason());
-                        // a rank that threw is the cause: its exit, if later and non-zero, replaces this code (a rank
-                        // that found a peer dead is not: the dead one's code, usually this one, stays)
-                        rootRank = recorded.isOwnFailure() ? recorded.abortingRank() : -1;
-                        killAt = System.nanoTime() + job.grace().toNanos();
-                    }
-                    else
-                    {
-                        killAt = abort(segment, "rank " + rank + " exited with code " + code, job.grace(), err);
-                    }
-                }
-            }
-            if (deadline == Long.MAX_VALUE && !job.limit().isZero() &&
-                (System.nanoTime() - started > START_UP_ALLOWANCE.toNanos() || allAttached(segment)))
-            {
-                deadline = System.nanoTime() + job.limit().toNanos();
-            }
-            if (firstFailure == 0 && remaining > 0 && System.nanoTime() - deadline > 0)
-            {
-                firstFailure = TIMED_OUT;
-                killAt = abort(segment, "time limit of " + job.limit().toSeconds() + " s passed with " +
-                    stillRunning(done, segment) + " still running", job.grace(), err);
-            }
-            if (System.nanoTime() - killAt > 0)
+            while (remaining > 0)
             {
                 for (int rank = 0; rank < ranks.size(); rank++)
                 {
-                    if (!done[rank] && ranks.get(rank).isAlive())
+                    if (done[rank] || !ranks.get(rank).waitFor(10, TimeUnit.MILLISECONDS))
                     {
-                        err.println("sm4j run: killing rank " + rank + " after the " + job.grace().toMillis() + " ms grace period");
-                        ranks.get(rank).destroyForcibly();
+                        continue;
+                    }
+                    done[rank] = true;
+                    remaining--;
+                    final int code = ranks.get(rank).exitValue();
+                    if (code != 0 && rank == rootRank)
+                    {
+                        firstFailure = code;
+                    }
+                    if (code != 0 && firstFailure == 0 && !stopping.get())
+                    {
+                        firstFailure = code;
+                        final JobAbortedException recorded = recordedAbort(segment, err);
+                        if (recorded != null && recorded.abortingRank() >= 0)
+                        {
+                            // the first failure was recorded in the segment: a rank that threw, or that found a peer dead;
+                            // a rank exiting first is usually one that reacted to it
+                            err.println("sm4j run: rank " + rank + " exited with code " + code + "; the job was aborted by rank " +
+                                recorded.abortingRank() + ": " + recorded.reason());
+                            // a rank that threw is the cause: its exit, if later and non-zero, replaces this code (a rank
+                            // that found a peer dead is not: the dead one's code, usually this one, stays)
+                            rootRank = recorded.isOwnFailure() ? recorded.abortingRank() : -1;
+                            killAt = System.nanoTime() + job.grace().toNanos();
+                        }
+                        else
+                        {
+                            killAt = abort(segment, "rank " + rank + " exited with code " + code, job.grace(), err);
+                        }
                     }
                 }
-                killAt = Long.MAX_VALUE;
+                if (deadline == Long.MAX_VALUE && !job.limit().isZero() &&
+                    (System.nanoTime() - started > START_UP_ALLOWANCE.toNanos() || allAttached(segment)))
+                {
+                    deadline = System.nanoTime() + job.limit().toNanos();
+                }
+                if (firstFailure == 0 && remaining > 0 && System.nanoTime() - deadline > 0)
+                {
+                    firstFailure = TIMED_OUT;
+                    killAt = abort(segment, "time limit of " + job.limit().toSeconds() + " s passed with " +
+                        stillRunning(done, segment) + " still running", job.grace(), err);
+                }
+                final String stoppedTooLong = firstFailure == 0 ? stopped.check(System.nanoTime(), done, err) : null;
+                if (stoppedTooLong != null)
+                {
+                    firstFailure = STOPPED;
+                    killAt = abort(segment, stoppedTooLong, job.grace(), err);
+                }
+                if (System.nanoTime() - killAt > 0)
+                {
+                    for (int rank = 0; rank < ranks.size(); rank++)
+                    {
+                        if (!done[rank] && ranks.get(rank).isAlive())
+                        {
+                            err.println("sm4j run: killing rank " + rank + " after the " + job.grace().toMillis() + " ms grace period");
+                            ranks.get(rank).destroyForcibly();
+                        }
+                    }
+                    killAt = Long.MAX_VALUE;
+                }
             }
         }
         return firstFailure;

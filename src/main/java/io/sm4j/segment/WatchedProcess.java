@@ -76,10 +76,27 @@ public final class WatchedProcess implements AutoCloseable
     public boolean isRunning()
     {
         // an open stat file answers alone: once the process is reaped its reads fail, whoever reuses the pid
-        return stat != null ? readRunning() : !gone && process.isAlive();
+        if (stat != null)
+        {
+            final char state = state();
+            return state != 'Z' && state != 'X';
+        }
+        return !gone && process.isAlive();
     }
 
-    private synchronized boolean readRunning()
+    /**
+     * @return true if the process is stopped: by a signal (SIGSTOP, SIGTSTP: state T) or a debugger (t).
+     */
+    public boolean isStopped()
+    {
+        final char state = stat != null ? state() : '?';
+        return state == 'T' || state == 't';
+    }
+
+    /**
+     * @return the state letter of the stat file ('X' if the process is gone, '?' if it cannot be found).
+     */
+    private synchronized char state()
     {
         int length = 0;
         try
@@ -92,26 +109,25 @@ public final class WatchedProcess implements AutoCloseable
         }
         catch (final IOException ex)
         {
-            return false; // ESRCH: the process is gone
+            return 'X'; // ESRCH: the process is gone
         }
-        return isRunning(head, length);
+        return state(head, length);
     }
 
     /**
      * @param stat   the start of a /proc/PID/stat text.
      * @param length its bytes.
-     * @return false if the state (the field after the command, which is in parentheses and may itself hold
-     *         ')' and spaces) is Z or X; true if it is another state or cannot be found.
+     * @return the state: the field after the command, which is in parentheses and may itself hold ')' and
+     *         spaces; '?' if it cannot be found.
      */
-    static boolean isRunning(final byte[] stat, final int length)
+    static char state(final byte[] stat, final int length)
     {
         int end = length - 1;
         while (end >= 0 && stat[end] != ')')
         {
             end--;
         }
-        final int state = end >= 0 && end + 2 < length ? stat[end + 2] : '?';
-        return state != 'Z' && state != 'X';
+        return end >= 0 && end + 2 < length ? (char)stat[end + 2] : '?';
     }
 
     @Override

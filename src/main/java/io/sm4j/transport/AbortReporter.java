@@ -19,28 +19,36 @@ final class AbortReporter implements Thread.UncaughtExceptionHandler
     private final PrintStream err;
     private final Path segment;
     private final int rank;
+    private final LauncherConsole console;
 
-    AbortReporter(final PrintStream err, final Path segment, final int rank)
+    AbortReporter(final PrintStream err, final Path segment, final int rank, final LauncherConsole console)
     {
         this.err = err;
         this.segment = segment;
         this.rank = rank;
+        this.console = console;
     }
 
     /**
-     * Installs the reporter unless the application has its own default handler.
+     * Installs the reporter unless the application has its own default handler; opens the launcher's
+     * console while the launcher is alive.
      */
-    static void install(final Path segment, final int rank)
+    static void install(final Path segment, final int rank, final long launcherPid)
     {
         if (Thread.getDefaultUncaughtExceptionHandler() == null)
         {
-            Thread.setDefaultUncaughtExceptionHandler(new AbortReporter(System.err, segment, rank));
+            Thread.setDefaultUncaughtExceptionHandler(new AbortReporter(System.err, segment, rank,
+                LauncherConsole.of(launcherPid)));
         }
     }
 
     @Override
     public void uncaughtException(final Thread thread, final Throwable ex)
     {
+        if (console.launcherGone())
+        {
+            console.sayOnce(rank, "stops: " + ex); // its stderr is a pipe nobody reads any more
+        }
         for (Throwable cause = ex; cause != null; cause = cause.getCause())
         {
             if (cause instanceof JobAbortedException aborted)

@@ -45,7 +45,7 @@ public final class Endpoints
         final TransportOptions options = TransportOptions.fromEnvironment(env);
         if (options.launcherPid() != 0)
         {
-            AbortReporter.install(Path.of(segmentPath), rank);
+            AbortReporter.install(Path.of(segmentPath), rank, options.launcherPid());
         }
         try
         {

@@ -1,5 +1,6 @@
 package io.sm4j.transport;
 
+import io.sm4j.segment.JobAbortedException;
 import io.sm4j.segment.RankRegistry;
 import io.sm4j.segment.Segment;
 import io.sm4j.segment.WatchedProcess;
@@ -24,6 +25,8 @@ final class HealthMonitor
     private final PeerBells bells;
     /** Looked up once: a check allocates nothing; null if the launcher was already gone. */
     private final WatchedProcess launcher;
+    /** Where this rank says why it stops once the launcher is gone; null without a launcher. */
+    private final LauncherConsole console;
     private int calls;
     private long next;
     private long now = System.nanoTime();
@@ -40,6 +43,7 @@ final class HealthMonitor
         this.rank = rank;
         this.launcherPid = launcherPid;
         this.launcher = launcherPid == 0 ? null : ProcessHandle.of(launcherPid).map(WatchedProcess::of).orElse(null);
+        this.console = launcherPid == 0 ? null : LauncherConsole.of(launcherPid);
     }
 
     /**
@@ -72,16 +76,33 @@ final class HealthMonitor
         ticks++;
         final RankRegistry ranks = segment.ranks();
         ranks.heartbeat(rank);
-        segment.checkNotAborted();
-        final int dead = ranks.findDeadPeer(rank);
-        if (dead >= 0)
+        try
         {
-            abort("rank " + dead + " (pid " + ranks.pidOf(dead) + ") died");
+            segment.checkNotAborted();
+            final int dead = ranks.findDeadPeer(rank);
+            if (dead >= 0)
+            {
+                abort("rank " + dead + " (pid " + ranks.pidOf(dead) + ") died");
+            }
+            else if (launcherGone())
+            {
+                abort("the launcher (pid " + launcherPid + ") died");
+            }
         }
-        else if (launcherPid != 0 && (launcher == null || !launcher.isRunning()))
+        catch (final JobAbortedException aborted)
         {
-            abort("the launcher (pid " + launcherPid + ") died");
+            if (console != null && launcherGone())
+            {
+                // whatever this rank prints next goes to the launcher's pipes, which nobody reads
+                console.sayOnce(rank, aborted.getMessage());
+            }
+            throw aborted;
         }
+    }
+
+    private boolean launcherGone()
+    {
+        return launcherPid != 0 && (launcher == null || !launcher.isRunning());
     }
 
     private void abort(final String reason)

@@ -43,6 +43,8 @@ public final class FailureApp
         }
         if (args[0].equals("wait"))
         {
+            // a launcher that is interrupted forwards the signal: this hook runs
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> System.out.println("rank " + rank + ": shutdown hook ran")));
             System.out.println("rank " + rank + " pid " + ProcessHandle.current().pid() + " waiting");
         }
         else if (endpoint.rank() == endpoint.size() - 1)

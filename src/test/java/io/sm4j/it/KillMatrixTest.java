@@ -13,7 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
@@ -35,6 +34,15 @@ class KillMatrixTest
         RANK,
         /** SIGKILL the launcher: the ranks see it die, abort, detach, and the last one out removes the file. */
         LAUNCHER,
+        /** SIGTERM the launcher: it forwards SIGTERM to the ranks (their shutdown hooks run) and removes the file. */
+        TERM,
+        /** SIGINT the launcher (Ctrl-C), as TERM. */
+        INT,
+        /**
+         * SIGSTOP one rank, the job run with --stopped-limit 4: the launcher names it after 2 s, aborts the job
+         * after 4 s (exit 125) and kills it after the grace period.
+         */
+        STOP,
         /**
          * SIGKILL the launcher and one rank together: the survivors abort, and the last one out removes the file
          * (the dead rank does not count) and the dead rank's doorbell.
@@ -62,8 +70,12 @@ class KillMatrixTest
         {
             final boolean allocating = kill == Kill.ALLOCATING_KILL || kill == Kill.ALLOCATING_TERM;
             // 4 GiB of max-size fragments: allocating them takes long enough to be caught at it
-            final Process launcher = startLauncher(dir.path, allocating ?
-                List.of("--max-frag", "16777216", "--max-frags-per-rank", "64") : List.of());
+            // the launcher's output goes to a file, as a terminal's would stay: a pipe to this JVM is closed when the
+            // launcher exits, and ranks that outlive a killed launcher write to it after that
+            final Path log = Files.createTempFile("sm4j-kill-", ".log");
+            final Process launcher = startLauncher(dir.path, log, allocating ?
+                List.of("--max-frag", "16777216", "--max-frags-per-rank", "64") :
+                kill == Kill.STOP ? List.of("--stopped-limit", "4", "--grace", "1000") : List.of());
             final List<ProcessHandle> ranks = new ArrayList<>();
             try
             {
@@ -82,7 +94,7 @@ class KillMatrixTest
                 }
                 else
                 {
-                    ranks.addAll(CompletableFuture.supplyAsync(() -> WaitingRanks.read(launcher, 4)).get(90, TimeUnit.SECONDS));
+                    ranks.addAll(awaitWaiting(log, launcher));
                     assertEquals(4, ranks.size(), "all ranks attached");
                     assertEquals("would remove 0 stale segments", lastLine(clean(dir.path, "--dry-run")), "a live job is kept");
                     kill(kill, launcher, ranks);
@@ -94,8 +106,45 @@ class KillMatrixTest
                 }
                 switch (kill)
                 {
-                    case RANK, LAUNCHER, LAUNCHER_AND_RANK, STARTING, ALLOCATING_KILL, ALLOCATING_TERM ->
+                    case RANK, LAUNCHER_AND_RANK, STARTING, ALLOCATING_KILL, ALLOCATING_TERM ->
                         assertEquals(List.of(), files(dir.path), "removed by the job itself");
+                    case LAUNCHER ->
+                    {
+                        assertEquals(List.of(), files(dir.path), "removed by the job itself");
+                        final String output = Files.readString(log);
+                        for (int rank = 0; rank < 4; rank++)
+                        {
+                            // the launcher's pipes have no reader: each rank says why it stops on the launcher's stderr
+                            assertTrue(output.matches("(?s).*\\[" + rank + "] sm4j: job aborted by rank \\d: the launcher \\(pid " +
+                                launcher.pid() + "\\) died \\(the launcher, pid " + launcher.pid() + ", is gone: rank " + rank +
+                                ", pid \\d+, says so itself\\)\n.*"), output);
+                        }
+                    }
+                    case STOP ->
+                    {
+                        assertEquals(List.of(), files(dir.path), "removed by the launcher");
+                        assertEquals(JobLauncher.STOPPED, launcher.exitValue());
+                        final String output = Files.readString(log);
+                        final long pid = ranks.get(2).pid();
+                        assertTrue(output.matches("(?s).*sm4j run: rank \\d \\(pid " + pid + "\\) has been stopped for 2\\.\\d s " +
+                            "\\(SIGSTOP, Ctrl-Z or a debugger\\): the ranks that wait for it wait too; the job is aborted after 4 s\n.*"),
+                            output);
+                        assertTrue(output.matches("(?s).*sm4j run: rank \\d \\(pid " + pid + "\\) was stopped for 4\\.\\d s " +
+                            "\\(--stopped-limit 4\\); aborting the job\n.*"), output);
+                    }
+                    case TERM, INT ->
+                    {
+                        assertEquals(List.of(), files(dir.path), "removed by the launcher");
+                        assertEquals(kill == Kill.TERM ? 143 : 130, launcher.exitValue());
+                        final String output = Files.readString(log);
+                        assertTrue(output.contains("sm4j run: interrupted (SIGINT, SIGTERM or SIGHUP): sent SIGTERM to rank(s) " +
+                            "[0, 1, 2, 3]; killing any still running after 5000 ms\n"), output);
+                        for (int rank = 0; rank < 4; rank++)
+                        {
+                            assertTrue(output.contains("[" + rank + "] rank " + rank + ": shutdown hook ran\n"), output);
+                        }
+                        assertTrue(output.contains("sm4j run: every rank stopped\n"), output);
+                    }
                     case GROUP ->
                     {
                         assertEquals(1, segments(dir.path), "left by the killed job (with the killed ranks' doorbells)");
@@ -112,18 +161,35 @@ class KillMatrixTest
             {
                 launcher.destroyForcibly();
                 ranks.forEach(ProcessHandle::destroyForcibly);
+                Files.deleteIfExists(log);
             }
         }
     }
 
-    private static Process startLauncher(final Path dir, final List<String> options) throws IOException
+    /**
+     * @return the 4 ranks, once each has said it is waiting in the launcher's output.
+     */
+    private static List<ProcessHandle> awaitWaiting(final Path log, final Process launcher) throws IOException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        List<ProcessHandle> ranks = WaitingRanks.in(Files.readString(log));
+        while (ranks.size() < 4)
+        {
+            assertTrue(launcher.isAlive() && System.nanoTime() < deadline, "ranks did not all attach: " + Files.readString(log));
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5)); // a poll of the file, not a wait for time
+            ranks = WaitingRanks.in(Files.readString(log));
+        }
+        return ranks;
+    }
+
+    private static Process startLauncher(final Path dir, final Path log, final List<String> options) throws IOException
     {
         final List<String> command = new ArrayList<>(List.of(Sm4jCli.class.getName(), "run", "-n", "4", "--dir", dir.toString()));
         command.addAll(options);
         command.addAll(List.of("--", FailureApp.class.getName(), "wait"));
         final List<String> line = new ArrayList<>(List.of("setsid"));
         line.addAll(JobLauncher.javaCommand(System.getProperty("java.class.path"), List.of("-Xmx256m"), command));
-        return new ProcessBuilder(line).redirectErrorStream(true).start();
+        return new ProcessBuilder(line).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     }
 
     private static void kill(final Kill kill, final Process launcher, final List<ProcessHandle> ranks) throws Exception
@@ -132,6 +198,9 @@ class KillMatrixTest
         {
             case RANK -> Procs.signal("-KILL", Long.toString(ranks.get(2).pid()));
             case LAUNCHER -> Procs.signal("-KILL", Long.toString(launcher.pid()));
+            case TERM -> Procs.signal("-TERM", Long.toString(launcher.pid()));
+            case INT -> Procs.signal("-INT", Long.toString(launcher.pid()));
+            case STOP -> Procs.signal("-STOP", Long.toString(ranks.get(2).pid()));
             case LAUNCHER_AND_RANK -> Procs.signal("-KILL", Long.toString(launcher.pid()), Long.toString(ranks.get(1).pid()));
             case GROUP -> Procs.signal("-KILL", "-" + processGroup(ranks.get(0).pid()));
             default -> throw new IllegalArgumentException(kill.name());

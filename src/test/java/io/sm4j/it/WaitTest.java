@@ -1,6 +1,5 @@
 package io.sm4j.it;
 
-import io.sm4j.cli.Sm4jCli;
 import io.sm4j.launch.JobLauncher;
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.message.Communicator;
@@ -11,8 +10,6 @@ import org.junit.jupiter.api.Timeout;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -136,11 +133,12 @@ class WaitTest
      * A rank killed under a parent that never reaps it is a zombie, which {@link ProcessHandle#isAlive()}
      * still reports alive. Here the parent is a shell that starts the rank in the background and then
      * becomes {@code sleep} (exec), which never waits for children. The survivors must see the rank dead
-     * within the usual bound, and once they have left, {@code sm4j clean} must find the segment stale.
+     * within the usual bound, and the last of them to leave the aborted job removes its files (the zombie
+     * counts as dead: {@code sm4j clean} judges the same way).
      */
     @Test
     @Timeout(180)
-    void aZombiePeerShouldBeDeadToItsSurvivorsAndToClean() throws Exception
+    void aZombiePeerShouldBeDeadToItsSurvivorsWhoRemoveTheFiles() throws Exception
     {
         try (ScratchDir dir = ScratchDir.create("sm4j-zombie-"))
         {
@@ -176,11 +174,8 @@ class WaitTest
                     assertTrue(saw.group(2).contains("rank 2") && saw.group(2).contains("died"), out);
                     assertTrue(Long.parseLong(saw.group(1)) < 5_000, "seen within the usual bound: " + out);
                 }
-                final StringWriter cleaned = new StringWriter();
-                assertEquals(0, Sm4jCli.execute(new String[]{ "clean", "--dir", dir.path.toString() },
-                    new PrintWriter(cleaned, true), new PrintWriter(new StringWriter(), true)));
-                assertTrue(cleaned.toString().contains("removed 1 stale segment"), cleaned.toString());
-                assertTrue(dir.isEmpty(), "the segment and every doorbell socket removed");
+                // the zombie counts as dead: the last survivor out of the aborted job removes its files
+                assertTrue(dir.isEmpty(), "the segment and every doorbell socket removed by the survivors");
             }
             finally
             {

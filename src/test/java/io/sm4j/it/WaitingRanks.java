@@ -26,6 +26,23 @@ final class WaitingRanks
      * Reads the launcher's output until {@code count} ranks are waiting (or the output ends), then keeps
      * draining it on a daemon thread so that the launcher never blocks on a full pipe.
      */
+    /**
+     * @return the ranks whose "waiting" lines {@code output} holds.
+     */
+    static List<ProcessHandle> in(final String output)
+    {
+        final List<ProcessHandle> ranks = new ArrayList<>();
+        for (final String line : output.lines().toList())
+        {
+            final Matcher matcher = WAITING.matcher(line);
+            if (matcher.matches())
+            {
+                ProcessHandle.of(Long.parseLong(matcher.group(1))).ifPresent(ranks::add);
+            }
+        }
+        return ranks;
+    }
+
     static List<ProcessHandle> read(final Process launcher, final int count)
     {
         final List<ProcessHandle> ranks = new ArrayList<>();
