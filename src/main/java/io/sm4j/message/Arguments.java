@@ -35,7 +35,7 @@ final class Arguments
     {
         if (buffer == null)
         {
-            throw new NullPointerException("buffer");
+            throw new NullPointerException("buffer is null");
         }
         return buffer.length;
     }
@@ -44,7 +44,7 @@ final class Arguments
     {
         if (buffer == null)
         {
-            throw new NullPointerException("buffer");
+            throw new NullPointerException("buffer is null");
         }
         return buffer.capacity();
     }
@@ -59,8 +59,21 @@ final class Arguments
     {
         if (buffer == null)
         {
-            throw new NullPointerException("buffer");
+            throw new NullPointerException("buffer is null");
         }
         return new UnsafeBuffer(buffer);
+    }
+
+    /**
+     * @return {@code buffer} wrapped for a receive to write into.
+     * @throws IllegalArgumentException if it is read-only.
+     */
+    static UnsafeBuffer wrapWritable(final ByteBuffer buffer)
+    {
+        if (buffer != null && buffer.isReadOnly())
+        {
+            throw new IllegalArgumentException("buffer is read-only: a receive writes into it");
+        }
+        return wrap(buffer);
     }
 }

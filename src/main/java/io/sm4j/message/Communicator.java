@@ -408,7 +408,7 @@ public final class Communicator implements AutoCloseable
         checkRecv(source, tag);
         if (handler == null)
         {
-            throw new NullPointerException("handler");
+            throw new NullPointerException("handler is null");
         }
         final RecvRequest request = new RecvRequest(engine, false).set(source, tag, null, 0, 0, handler);
         matcher.post(request);
@@ -422,11 +422,7 @@ public final class Communicator implements AutoCloseable
 
     public Request irecv(final int source, final int tag, final ByteBuffer buffer)
     {
-        if (buffer != null && buffer.isReadOnly())
-        {
-            throw new java.nio.ReadOnlyBufferException();
-        }
-        return irecv(source, tag, Arguments.wrap(buffer), buffer.position(), buffer.remaining());
+        return irecv(source, tag, Arguments.wrapWritable(buffer), buffer.position(), buffer.remaining());
     }
 
     /**

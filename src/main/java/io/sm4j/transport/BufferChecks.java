@@ -20,7 +20,7 @@ public final class BufferChecks
     {
         if (buffer == null)
         {
-            throw new NullPointerException(name);
+            throw new NullPointerException(name + " is null");
         }
         checkBounds(offset, length, buffer.capacity());
     }
