@@ -78,7 +78,7 @@ final class ProgressEngine implements Progress
     private boolean waitFor(final Awaitable condition, final long deadlineNanos)
     {
         checkUsable();
-        boolean announced = false; // this thread is the communicator's announced waiter (from its first idle)
+        boolean announced = false; // this thread is the communicator's announced waiter (from its first pass)
         boolean idling = false; // idled since the last endWait: the wait policy is inside a wait
         try
         {
@@ -86,6 +86,12 @@ final class ProgressEngine implements Progress
             {
                 // isDone once per pass, and never again once true: a condition may act (an eager send that finds room)
                 boolean done = condition.isDone();
+                if (!done)
+                {
+                    thread.startWaiting(); // a release store: another thread taking over waits out its grace
+                    announced = true;
+                    thread.checkWaiting(); // a thread that took over before the announcement: refuse before any pass
+                }
                 while (!done)
                 {
                     final long left = deadlineNanos == NO_DEADLINE ? NO_DEADLINE : deadlineNanos - endpoint.clock();
@@ -110,11 +116,6 @@ final class ProgressEngine implements Progress
                     }
                     else
                     {
-                        if (!announced)
-                        {
-                            thread.startWaiting(); // at the first idle: its store's fence is lost in the wait
-                            announced = true;
-                        }
                         endpoint.idle(left);
                         idling = true;
                     }

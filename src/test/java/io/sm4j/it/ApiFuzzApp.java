@@ -167,9 +167,9 @@ public final class ApiFuzzApp
     }
 
     /**
-     * Thread 'fuzz-waiter' waits 300 ms in a receive nothing will match; this thread calls meanwhile. If the
-     * waiter has announced itself, the call is refused and the wait goes on to its timeout; if not, the call
-     * takes over and the waiter's wait fails at its next pass. Either way one line names both threads.
+     * Thread 'fuzz-waiter' waits 300 ms in a receive nothing will match; this thread calls meanwhile. The
+     * call is refused, or it takes over and the waiter's wait fails (or both): one line names both threads,
+     * and the two never run the engine at once (that corrupted the fragment returns once in 9,000 cases).
      */
     private void twoThreadsAtOnce(final int index) throws InterruptedException
     {
@@ -205,8 +205,7 @@ public final class ApiFuzzApp
         // receive fails at its next pass: either way the wait ends, with one line naming both threads
         final RuntimeException ended = waited.get();
         final RuntimeException told = refused != null ? refused : ended;
-        if (waiter.isAlive() || told == null || !String.valueOf(told.getMessage()).contains("used by two threads at once") ||
-            refused != null && ended != null)
+        if (waiter.isAlive() || told == null || !String.valueOf(told.getMessage()).contains("used by two threads at once"))
         {
             wrong(what + ": waiter alive " + waiter.isAlive() + ", refused " + refused + ", wait ended by " + ended);
             return;
