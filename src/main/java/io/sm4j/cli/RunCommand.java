@@ -35,6 +35,11 @@ import java.util.concurrent.Callable;
         "Each rank joins with Communicator.attachFromEnvironment(), which reads:",
         "  SM4J_SEGMENT  segment file path      SM4J_RANK    0..N-1",
         "  SM4J_SIZE     N                      SM4J_JOB_ID  job id (hex)",
+        "",
+        "A rank keeps at most SM4J_UNEXPECTED_BYTES of messages no receive has taken yet (default: a quarter " +
+            "of its heap, -Xmx, at most 64 MiB); beyond it the senders wait. Settings (SM4J_*) are checked once, " +
+            "before any rank starts. SIGINT or SIGTERM is passed on to the ranks as SIGTERM; those still running " +
+            "after the grace period are killed.",
         "" },
     footer = { "", "Examples:",
         "  sm4j run -n 2 -cp app.jar -- com.example.PingPong 1000",
