@@ -130,7 +130,7 @@ final class CallingThread
 
     void endWaiting()
     {
-        waiter = null;
+        WAITER.setRelease(this, null); // no fence on the path of every wait: a close or a take-over polls for it
     }
 
     /**
