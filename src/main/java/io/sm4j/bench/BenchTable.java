@@ -7,7 +7,8 @@ import java.util.Locale;
 /**
  * Prints results as OSU prints them: {@code #} header lines, then one row per size whose first two
  * columns are OSU's (size, average latency or bandwidth), so OSU parsers read it; then sm4j's percentiles
- * (latency) or message rate (bandwidth), then per baseline its value and the ratio sm4j / baseline.
+ * (latency) or message rate and the rates of its median and 99th-percentile windows (bandwidth), then per
+ * baseline its value and the ratio sm4j / baseline.
  */
 public final class BenchTable
 {
@@ -37,7 +38,9 @@ public final class BenchTable
         }
         else
         {
-            header.append(String.format(Locale.ROOT, "%18s%14s", "Bandwidth (MB/s)", "Messages/s"));
+            // the rate of the median window and of the 99th-percentile (slow) window: a few stalls or all slow
+            header.append(String.format(Locale.ROOT, "%18s%14s%14s%14s", "Bandwidth (MB/s)", "Messages/s", "p50 window",
+                "p99 window"));
         }
         for (final String baseline : baselines)
         {
@@ -48,12 +51,12 @@ public final class BenchTable
         {
             final StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "%-10d", size));
             final double[] own = results.values("sm4j", size);
-            final int ownColumns = latency ? 5 : 2;
+            final int ownColumns = latency ? 5 : 4;
             for (int i = 0; i < ownColumns; i++)
             {
                 final int width = i == 0 ? 18 : latency ? 11 : 14;
-                row.append(own == null ? String.format(Locale.ROOT, "%" + width + "s", "-") :
-                    String.format(Locale.ROOT, "%" + width + "." + (latency || i == 0 ? 2 : 0) + "f", own[i]));
+                row.append(own == null || i >= own.length ? String.format(Locale.ROOT, "%" + width + "s", "-") :
+                    String.format(Locale.ROOT, "%" + width + "." + (latency || i != 1 ? 2 : 0) + "f", own[i]));
             }
             for (final String baseline : baselines)
             {

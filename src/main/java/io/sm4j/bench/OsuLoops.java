@@ -79,6 +79,8 @@ final class OsuLoops
         final PairTransport transport, final boolean sender, final int size, final int window, final int skip,
         final int iterations)
     {
+        // each window's end, as latency's round trips: whether every window is slow or a few stall
+        final long[] ends = sender ? new long[iterations] : null;
         long start = System.nanoTime();
         for (int i = 0; i < skip + iterations; i++)
         {
@@ -90,6 +92,10 @@ final class OsuLoops
             {
                 transport.sendWindow(size, window);
                 transport.receive(ACK);
+                if (i >= skip)
+                {
+                    ends[i - skip] = System.nanoTime();
+                }
             }
             else
             {
@@ -97,7 +103,21 @@ final class OsuLoops
                 transport.send(ACK);
             }
         }
-        return sender ? rateLine(transport.name(), size, 1, window, iterations, System.nanoTime() - start) : null;
+        if (!sender)
+        {
+            return null;
+        }
+        final Histogram windows = new Histogram(3);
+        long previous = start;
+        for (final long end : ends)
+        {
+            windows.recordValue(end - previous);
+            previous = end;
+        }
+        final ResultLine rate = rateLine(transport.name(), size, 1, window, iterations, previous - start);
+        final double windowBytes = (double)window * size;
+        return new ResultLine(rate.transport(), size, new double[]{ rate.values()[0], rate.values()[1],
+            windowBytes / windows.getValueAtPercentile(50) * 1e3, windowBytes / windows.getValueAtPercentile(99) * 1e3 });
     }
 
     /**

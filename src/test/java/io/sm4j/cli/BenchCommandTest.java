@@ -60,7 +60,7 @@ class BenchCommandTest
         final CliRun run = CliRun.of(args("bench", "bw", "-m", "64:4096", "-W", "16", "--format", "csv"));
         assertEquals(0, run.exitCode(), run.err());
         final List<String> lines = run.out().lines().toList();
-        assertEquals("test,transport,size,mb_per_s,messages_per_s", lines.get(0));
+        assertEquals("test,transport,size,mb_per_s,messages_per_s,p50_window_mb_per_s,p99_window_mb_per_s", lines.get(0));
         assertEquals(7, lines.size() - 1, run.out());
         for (final String line : lines.subList(1, lines.size()))
         {
@@ -70,6 +70,8 @@ class BenchCommandTest
             assertTrue(Double.parseDouble(f[3]) > 0 && Double.parseDouble(f[4]) > 0, line);
             assertEquals(Double.parseDouble(f[3]), Double.parseDouble(f[4]) * Integer.parseInt(f[2]) / 1e6,
                 Double.parseDouble(f[3]) * 1e-3, "MB/s = messages/s x size: " + line);
+            // the slow (99th-percentile) window is no faster than the median one
+            assertTrue(Double.parseDouble(f[6]) > 0 && Double.parseDouble(f[6]) <= Double.parseDouble(f[5]), line);
         }
     }
 
