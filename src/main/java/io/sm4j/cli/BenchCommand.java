@@ -4,6 +4,7 @@ import io.sm4j.bench.BenchChart;
 import io.sm4j.bench.BenchExport;
 import io.sm4j.bench.BenchRunner;
 import io.sm4j.bench.BenchSpec;
+import io.sm4j.bench.BenchSummary;
 import io.sm4j.bench.BenchTable;
 import io.sm4j.bench.BenchTest;
 import io.sm4j.bench.BusyCores;
@@ -228,7 +229,14 @@ final class BenchCommand implements Callable<Integer>
         final PrintWriter out = spec.commandLine().getOut();
         switch (format)
         {
-            case text -> BenchTable.print(outcome.results(), facts, Version.text(), out);
+            case text ->
+            {
+                BenchTable.print(outcome.results(), facts, Version.text(), out);
+                if (compare && benchTest == BenchTest.LATENCY)
+                {
+                    BenchSummary.print(outcome.results(), out);
+                }
+            }
             case csv -> BenchExport.csv(outcome.results(), out);
             case json -> BenchExport.json(outcome.results(), out);
         }

@@ -5,6 +5,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
+import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 /**
@@ -15,7 +17,9 @@ import java.util.concurrent.Callable;
     description = {
         "Runs the latency benchmark between two JVMs next to other transports, then prints the memory report for N ranks.",
         "",
-        "The same as 'sm4j bench latency --compare -m 0:MAX' followed by 'sm4j report -n N'.",
+        "The same as 'sm4j bench latency --compare -m 0:MAX --chart TMP/sm4j-demo-latency.png' followed by " +
+            "'sm4j report -n N': the latency table ends with a summary at 8 B, 4 KiB and 1 MiB (medians, robust to a " +
+            "stall) and names the chart.",
         "" })
 final class DemoCommand implements Callable<Integer>
 {
@@ -31,12 +35,16 @@ final class DemoCommand implements Callable<Integer>
     @Override
     public Integer call()
     {
-        final int code = spec.root().commandLine().execute("bench", "latency", "--compare", "-m", "0:" + maxSize);
+        final Path chart = Path.of(System.getProperty("java.io.tmpdir"), "sm4j-demo-latency.png");
+        final int code = spec.root().commandLine().execute("bench", "latency", "--compare", "-m", "0:" + maxSize,
+            "--chart", chart.toString());
         if (code != 0)
         {
             return code;
         }
-        spec.commandLine().getOut().println();
+        final PrintWriter out = spec.commandLine().getOut();
+        out.println("# the summary above compares medians; every size, every transport: " + chart);
+        out.println();
         return spec.root().commandLine().execute("report", "-n", Integer.toString(peers));
     }
 }

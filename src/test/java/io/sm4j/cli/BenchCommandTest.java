@@ -52,6 +52,12 @@ class BenchCommandTest
                 "x = sm4j / agrona: " + row);
         }
         assertPng(png);
+        // the summary at 8 B (4 KiB and 1 MiB were not measured): sm4j's median against each baseline's
+        final double p50 = Double.parseDouble(rows.get(4).trim().split("\\s+")[2]);
+        final String summary = lines.stream().filter(l -> l.startsWith("#   8 B")).findFirst().orElseThrow();
+        assertTrue(summary.matches("#   8 B +sm4j +" + String.format(java.util.Locale.ROOT, "%.2f", p50) +
+            " us( +\\d+\\.\\d\\dx Open MPI vader \\(\\d+\\.\\d\\d us\\))? +\\d+\\.\\d\\dx Agrona's ring \\(\\d+\\.\\d\\d us\\)"), summary);
+        assertEquals(1, lines.stream().filter(l -> l.startsWith("#   ")).count(), run.out());
     }
 
     @Test
