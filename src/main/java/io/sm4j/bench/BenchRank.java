@@ -25,6 +25,8 @@ public final class BenchRank
     public static final int MAX_WINDOW = 1024;
     private static final long QUIET_MILLIS = 300;
     private static final int WARM_UP_CALLS = 1000;
+    /** Round trips of the cold-start line (the measure: a short job never leaves this regime). */
+    private static final int COLD_ROUND_TRIPS = 20_000;
     private static final long SETTLE_MILLIS = 20;
     private static final long QUIET_LIMIT_MILLIS = 10_000;
     /** Environment variable with the scratch directory for the baselines' files and sockets. */
@@ -76,6 +78,11 @@ public final class BenchRank
                     case "threads" -> threads = timer ? new ThreadPingPong() : null;
                     default -> throw new IllegalArgumentException("unknown transport " + name);
                 }
+            }
+            if (spec.test() == BenchTest.LATENCY && spec.transports().get(0).equals("sm4j"))
+            {
+                sockets.sync();
+                coldStart(transports.get(0), timer);
             }
             for (final PairTransport transport : transports)
             {
@@ -187,6 +194,22 @@ public final class BenchRank
                 last = now;
                 quietSince = System.nanoTime();
             }
+        }
+    }
+
+    /**
+     * The first {@link #COLD_ROUND_TRIPS} 8-byte round trips after attach, before any warm-up: what a short
+     * job sees while the JIT has not compiled the path yet. Printed by the timing rank as a comment line.
+     */
+    private static void coldStart(final PairTransport transport, final boolean timer)
+    {
+        final ResultLine cold = OsuLoops.latency(transport, timer, 8, 0, COLD_ROUND_TRIPS);
+        if (cold != null)
+        {
+            final double[] v = cold.values();
+            System.out.println(String.format(java.util.Locale.ROOT, "# cold start: the first %,d round trips of 8 B " +
+                "after attach, before any warm-up: mean %.2f us one-way, p50 %.2f, p99 %.2f, max %.2f (the table's 8 B " +
+                "row is after the warm-up)", COLD_ROUND_TRIPS, v[0], v[1], v[2], v[4]));
         }
     }
 
