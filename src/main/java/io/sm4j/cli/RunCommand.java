@@ -81,7 +81,7 @@ final class RunCommand implements Callable<Integer>
     long timeoutSeconds;
 
     @Option(names = "--stopped-limit", paramLabel = "SECONDS",
-        description = "Abort the job (exit code 125) if a rank stays stopped (SIGSTOP, Ctrl-Z, a debugger) this " +
+        description = "Abort the job (exit code 125) if a rank stays stopped (SIGSTOP, Ctrl-Z, a native debugger) this " +
             "long; a rank stopped for 2 s is always named in a warning (default: no limit).")
     long stoppedLimitSeconds;
 

@@ -48,7 +48,7 @@ public final class JobLauncher
      *                  {@code params.peers()}) as idle ranks that never send, so that a segment sized for many
      *                  ranks can be measured with a few (what idle peers cost the receive scan).
      * @param binding   where the rank JVMs run.
-     * @param stoppedLimit how long a rank may be stopped (SIGSTOP, a debugger) before the job is aborted
+     * @param stoppedLimit how long a rank may be stopped (SIGSTOP, a native debugger) before the job is aborted
      *                  ({@link #STOPPED}), {@link Duration#ZERO}: no limit (a warning after {@link StoppedRanks#NOTICE}).
      */
     public record Job(

@@ -89,7 +89,7 @@ final class StoppedRanks implements AutoCloseable
             {
                 told[rank] = true;
                 err.println("sm4j run: rank " + rank + " (pid " + watched[rank].pid() + ") has been stopped for " +
-                    seconds(stopped) + " (SIGSTOP, Ctrl-Z or a debugger): the ranks that wait for it wait too" +
+                    seconds(stopped) + " (SIGSTOP, Ctrl-Z or a native debugger): the ranks that wait for it wait too" +
                     (limit.isZero() ? "; --stopped-limit SECONDS aborts the job instead" : "; the job is aborted after " +
                     limit.toSeconds() + " s"));
             }

@@ -259,10 +259,16 @@ final class Matcher implements FragmentHandler
         }
         firstChunk.wrap(message.firstChunk());
         fromStart = message.envelopeOnly();
-        deliver(request, message.source(), message.tag(), message.sequence(), message.total(), firstChunk, 0,
-            firstChunk.capacity(), message.large());
-        fromStart = false;
-        firstChunk.wrap(NO_BYTES); // do not keep the copy alive
+        try
+        {
+            deliver(request, message.source(), message.tag(), message.sequence(), message.total(), firstChunk, 0,
+                firstChunk.capacity(), message.large());
+        }
+        finally
+        {
+            fromStart = false; // a later ACK for a message delivered with its first chunk must not ask for it again
+            firstChunk.wrap(NO_BYTES); // do not keep the copy alive
+        }
     }
 
     private void deliver(

@@ -66,13 +66,14 @@ public final class StaleSegments
      */
     public static List<Entry> scan(final Path dir) throws IOException
     {
-        return scan(dir, SegmentFiles.PREFIX);
+        return scan(dir, SegmentFiles.PREFIX, false);
     }
 
     /**
-     * @param prefix how the names of the files to look at begin.
+     * @param prefix  how the names of the files to look at begin.
+     * @param fromJob judged for a rank leaving its own job: see {@link #reclaimJob}.
      */
-    private static List<Entry> scan(final Path dir, final String prefix) throws IOException
+    private static List<Entry> scan(final Path dir, final String prefix, final boolean fromJob) throws IOException
     {
         final List<Entry> entries = new ArrayList<>();
         try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, file -> file.getFileName().toString().startsWith(prefix)))
@@ -100,7 +101,7 @@ public final class StaleSegments
                     }
                     else if (name.endsWith(SegmentFiles.SUFFIX))
                     {
-                        entries.add(complete(path, name));
+                        entries.add(complete(path, name, fromJob));
                     }
                 }
                 catch (final NoSuchFileException ex)
@@ -121,21 +122,23 @@ public final class StaleSegments
      */
     public static List<Entry> reclaim(final Path dir, final boolean dryRun) throws IOException
     {
-        return reclaim(dir, SegmentFiles.PREFIX, dryRun);
+        return reclaim(dir, SegmentFiles.PREFIX, dryRun, false);
     }
 
     /**
      * Removes the files of one job, the segment at {@code segment} and its temporary and doorbell files, if
      * they are stale: for a rank that leaves a job that failed, so that no file outlives a job whose launcher
-     * died before the ranks could finish (the last-one-out rule counts only ranks that registered). Quiet:
-     * a file that cannot be read or removed is left to {@code sm4j clean}.
+     * died before the ranks could finish (the last-one-out rule counts only ranks that registered). A
+     * segment handed to its ranks ({@code sm4j create}) stays until every rank has registered: ranks may
+     * still be on their way and must read the abort, not a missing file. Quiet: a file that cannot be read
+     * or removed is left to {@code sm4j clean}.
      */
     public static void reclaimJob(final Path segment)
     {
         try
         {
             final Path dir = segment.toAbsolutePath().getParent();
-            reclaim(dir, segment.getFileName().toString(), false);
+            reclaim(dir, segment.getFileName().toString(), false, true);
         }
         catch (final IOException | RuntimeException ignore)
         {
@@ -150,7 +153,7 @@ public final class StaleSegments
     {
         try
         {
-            return scan(segment.toAbsolutePath().getParent(), segment.getFileName() + SegmentFiles.CREATING).stream()
+            return scan(segment.toAbsolutePath().getParent(), segment.getFileName() + SegmentFiles.CREATING, false).stream()
                 .anyMatch(entry -> !entry.stale());
         }
         catch (final IOException ex)
@@ -159,10 +162,11 @@ public final class StaleSegments
         }
     }
 
-    private static List<Entry> reclaim(final Path dir, final String prefix, final boolean dryRun) throws IOException
+    private static List<Entry> reclaim(final Path dir, final String prefix, final boolean dryRun, final boolean fromJob)
+        throws IOException
     {
         final List<Entry> removed = new ArrayList<>();
-        for (final Entry entry : scan(dir, prefix))
+        for (final Entry entry : scan(dir, prefix, fromJob))
         {
             if (entry.stale() && (dryRun || Files.deleteIfExists(entry.path())))
             {
@@ -208,7 +212,7 @@ public final class StaleSegments
             alive ? "being created by " + identity : "its creator (" + identity + ") died while allocating it");
     }
 
-    private static Entry complete(final Path path, final String name) throws IOException
+    private static Entry complete(final Path path, final String name, final boolean fromJob) throws IOException
     {
         try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS))
         {
@@ -263,6 +267,12 @@ public final class StaleSegments
             if (launcherOwned && creator.isAlive())
             {
                 return entry(path, name, state, n, 0, false, "its launcher (" + creator + ") is alive");
+            }
+            if (!launcherOwned && fromJob && registered < n)
+            {
+                // no launcher knows when its ranks have all come: a rank leaving an aborted job does not take the
+                // file from ranks still on their way (they read the abort); the last one out, or sm4j clean, does
+                return entry(path, name, state, n, 0, false, "ranks of an sm4j create job may still come");
             }
             if (!launcherOwned && registered == 0 && !state.equals("ABORTED"))
             {

@@ -85,7 +85,7 @@ public final class WatchedProcess implements AutoCloseable
     }
 
     /**
-     * @return true if the process is stopped: by a signal (SIGSTOP, SIGTSTP: state T) or a debugger (t).
+     * @return true if the process is stopped: by a signal (SIGSTOP, SIGTSTP: state T) or a ptrace debugger (t).
      */
     public boolean isStopped()
     {

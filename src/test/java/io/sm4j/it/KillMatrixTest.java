@@ -127,7 +127,7 @@ class KillMatrixTest
                         final String output = Files.readString(log);
                         final long pid = ranks.get(2).pid();
                         assertTrue(output.matches("(?s).*sm4j run: rank \\d \\(pid " + pid + "\\) has been stopped for 2\\.\\d s " +
-                            "\\(SIGSTOP, Ctrl-Z or a debugger\\): the ranks that wait for it wait too; the job is aborted after 4 s\n.*"),
+                            "\\(SIGSTOP, Ctrl-Z or a native debugger\\): the ranks that wait for it wait too; the job is aborted after 4 s\n.*"),
                             output);
                         assertTrue(output.matches("(?s).*sm4j run: rank \\d \\(pid " + pid + "\\) was stopped for 4\\.\\d s " +
                             "\\(--stopped-limit 4\\); aborting the job\n.*"), output);

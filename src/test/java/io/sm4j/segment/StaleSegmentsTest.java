@@ -4,6 +4,8 @@ import io.sm4j.it.ScratchDir;
 import io.sm4j.layout.ControlBlockDescriptor;
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.layout.SegmentHeaderDescriptor;
+import io.sm4j.transport.Endpoints;
+import io.sm4j.transport.TransportOptions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -21,6 +23,7 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -49,6 +52,24 @@ class StaleSegmentsTest
     void tearDown() throws IOException
     {
         scratch.close();
+    }
+
+    @Test
+    @Timeout(60)
+    void aRankLeavingAnAbortedCreateJobShouldLeaveTheFileToTheRanksStillToCome() throws Exception
+    {
+        // an sm4j create segment for 3 ranks: rank 0 gives up waiting and aborts; ranks 1 and 2 come later
+        final Path segment = Segment.createForRanks(LayoutParams.defaults(3), dir, 77);
+        final TransportOptions shortWait = new TransportOptions(Duration.ofMillis(200), 0,
+            TransportOptions.Idle.AUTO, 0, 1 << 20);
+        final Sm4jException timedOut = assertThrows(Sm4jException.class,
+            () -> Endpoints.attach(segment, 0, 3, shortWait));
+        assertTrue(timedOut.getMessage().startsWith("timed out after 200 ms waiting for ranks [1, 2]"), timedOut.getMessage());
+        assertTrue(Files.exists(segment), "the file stays for the ranks still to come");
+        final JobAbortedException late = assertThrows(JobAbortedException.class,
+            () -> Endpoints.attach(segment, 1, 3, shortWait));
+        assertTrue(late.getMessage().contains("timed out after 200 ms waiting for ranks [1, 2]"), late.getMessage());
+        assertEquals(1, StaleSegments.reclaim(dir, false).size(), "sm4j clean removes it: every rank that joined is dead");
     }
 
     @Test
