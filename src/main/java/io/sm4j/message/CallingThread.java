@@ -22,7 +22,8 @@ import java.util.concurrent.locks.LockSupport;
  * waits is refused (the waiter may refuse too), and two threads never run the engine's passes at once
  * (before, a call that missed a wait not yet idle ran a pass beside it: the API fuzz found the fragment
  * returns corrupted once in 9,000 cases). Two threads taking over at once: the later store wins, the
- * other is refused after its grace. The price: a change of calling thread costs 1 ms. A call that does
+ * other is refused after its grace; a thread refused because a wait started during its grace hands the
+ * caller back to the waiter. The price: a change of calling thread costs 1 ms. A call that does
  * not wait (a send with room, an iprobe) is not announced: a thread taking over while the latest caller
  * is descheduled for more than the grace inside such a call can still meet it (marking every call would
  * need an exit hook on every public method; left open, docs/reliability.md).
@@ -33,12 +34,14 @@ final class CallingThread
     /** How long a thread taking over waits before it trusts that no other thread is waiting. */
     private static final long HANDOFF_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final VarHandle WAITER;
+    private static final VarHandle CALLER;
 
     static
     {
         try
         {
             WAITER = MethodHandles.lookup().findVarHandle(CallingThread.class, "waiter", Thread.class);
+            CALLER = MethodHandles.lookup().findVarHandle(CallingThread.class, "caller", Thread.class);
         }
         catch (final ReflectiveOperationException ex)
         {
@@ -102,6 +105,13 @@ final class CallingThread
             if (other != me && waiting == null)
             {
                 waiting = other; // another thread took over meanwhile: it goes on, this one is refused
+            }
+            else if (waiting != null && waiting != me && other == me)
+            {
+                // refused: the waiting thread stays the caller, so a close from this thread is one from another
+                // thread (it must not run passes beside the waiter); a CAS, so a third thread's take-over since
+                // the read above is not overwritten
+                CALLER.compareAndSet(this, me, waiting);
             }
         }
         if (waiting != null && waiting != me)

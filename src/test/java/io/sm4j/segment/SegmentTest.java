@@ -210,6 +210,28 @@ class SegmentTest
     }
 
     @Test
+    void anAbortReasonLongerThanTheHeaderHoldsShouldBeCutAtACharacterWithAMark()
+    {
+        final String whole = "rank 1 threw: " + "\u20ac".repeat(SegmentHeaderDescriptor.ABORT_REASON_MAX_LENGTH); // 3 bytes each
+        try (Segment segment = Segment.create(LayoutParams.defaults(2), dir, 3))
+        {
+            segment.ranks().register(0);
+            segment.abort(1, whole);
+            final String seen = assertThrows(JobAbortedException.class, segment::checkNotAborted).getMessage();
+            final String mark = " ... (cut: the rank's own output has it whole)";
+            assertTrue(seen.startsWith("job aborted by rank 1: rank 1 threw: \u20ac\u20ac"), seen);
+            assertTrue(seen.endsWith("\u20ac" + mark), "cut inside a character: " + seen.substring(seen.length() - 60));
+            final String kept = seen.substring("job aborted by rank 1: ".length(), seen.length() - mark.length());
+            assertTrue(whole.startsWith(kept), "the kept part is the reason's start");
+            final int bytes = (kept + mark).getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+            assertTrue(bytes <= SegmentHeaderDescriptor.ABORT_REASON_MAX_LENGTH &&
+                bytes > SegmentHeaderDescriptor.ABORT_REASON_MAX_LENGTH - 3, bytes + " bytes kept");
+        }
+        final String fits = "x".repeat(SegmentHeaderDescriptor.ABORT_REASON_MAX_LENGTH);
+        assertEquals(fits, new String(SegmentHeader.fitted(fits), java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    @Test
     void shouldRemoveTheFileWhenTheLastRankDetaches()
     {
         final Segment segment = Segment.create(LayoutParams.defaults(2), dir, 3);
