@@ -27,8 +27,8 @@ final class AgronaRingPair implements PairTransport
     private final OneToOneRingBuffer outbound;
     private final OneToOneRingBuffer inbound;
     private final int maxRecord;
-    private final UnsafeBuffer out = new UnsafeBuffer(new byte[MAX_MESSAGE]);
-    private final UnsafeBuffer in = new UnsafeBuffer(new byte[MAX_MESSAGE]);
+    private final UnsafeBuffer out = PairTransport.messageBuffer();
+    private final UnsafeBuffer in = PairTransport.messageBuffer();
     private final org.agrona.concurrent.MessageHandler copyIn = this::copyIn;
     private int received;
     private int records;

@@ -16,8 +16,8 @@ final class Sm4jPair implements PairTransport
 
     private final Communicator communicator;
     private final int peer;
-    private final UnsafeBuffer out = new UnsafeBuffer(new byte[MAX_MESSAGE]);
-    private final UnsafeBuffer in = new UnsafeBuffer(new byte[MAX_MESSAGE]);
+    private final UnsafeBuffer out = PairTransport.messageBuffer();
+    private final UnsafeBuffer in = PairTransport.messageBuffer();
     private final boolean persistent;
     private final Request[] window = new Request[BenchRank.MAX_WINDOW];
     private final Request[] sends = new Request[BenchRank.MAX_WINDOW];
