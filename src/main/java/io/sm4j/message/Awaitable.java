@@ -8,5 +8,18 @@ package io.sm4j.message;
 @FunctionalInterface
 interface Awaitable
 {
+    /** {@link #awaitedSource()} of a wait that messages from several ranks, or none, can complete. */
+    int ANY = -1;
+
     boolean isDone();
+
+    /**
+     * @return the one rank whose messages alone can complete this wait (a receive naming its source, a large
+     *         send's ACK, a barrier round's message), or {@link #ANY}: the engine fails a wait for a rank
+     *         whose messages the unexpected-message budget holds back, since nothing can free it meanwhile.
+     */
+    default int awaitedSource()
+    {
+        return ANY;
+    }
 }

@@ -20,7 +20,20 @@ final class Barrier
     private int from;
     private Progress progress;
     private final Awaitable sent = this::trySend;
-    private final Awaitable heard = this::heard;
+    private final Awaitable heard = new Awaitable()
+    {
+        @Override
+        public boolean isDone()
+        {
+            return heard();
+        }
+
+        @Override
+        public int awaitedSource()
+        {
+            return from;
+        }
+    };
 
     Barrier(final MessageSender sender, final int rank, final int size)
     {

@@ -1,5 +1,7 @@
 package io.sm4j.message;
 
+import io.sm4j.segment.Sm4jException;
+
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,6 +16,10 @@ import java.util.concurrent.TimeUnit;
  * <p>
  * {@link Matcher#accepts} notes each decline; the progress engine calls {@link #check} on its health tick
  * (about every 100 ms of polling): declines in every tick for {@link #NOTICE_NANOS} make the line.
+ * <p>
+ * It is an error when a wait without a deadline needs a message from a rank held back that long
+ * ({@link #starved}): the messages ahead of it can only be taken by receives this thread would post after
+ * the wait, and the budget frees nothing before, so the wait could never end (issue 21, item 4).
  */
 final class BudgetStalls
 {
@@ -24,6 +30,8 @@ final class BudgetStalls
     private final long limit;
     private final PrintStream err;
     private final boolean[] heldBack;
+    /** Per source: when its declines began without a tick free of them, or -1. */
+    private final long[] heldSince;
     private int heldCount;
     /** When declines began without a tick free of them, or -1. */
     private long since = -1;
@@ -35,6 +43,8 @@ final class BudgetStalls
         this.limit = limit;
         this.err = err;
         this.heldBack = new boolean[size];
+        this.heldSince = new long[size];
+        java.util.Arrays.fill(heldSince, -1);
     }
 
     void declined(final int source)
@@ -52,6 +62,10 @@ final class BudgetStalls
      */
     void check(final long now, final long kept)
     {
+        for (int source = 0; source < heldSince.length; source++)
+        {
+            heldSince[source] = !heldBack[source] ? -1 : heldSince[source] < 0 ? now : heldSince[source];
+        }
         if (heldCount == 0)
         {
             since = -1; // a tick without a decline: the budget let everything in
@@ -73,6 +87,29 @@ final class BudgetStalls
         }
         java.util.Arrays.fill(heldBack, false);
         heldCount = 0;
+    }
+
+    /**
+     * @param source the rank whose message a wait without a deadline needs; the wait has lasted
+     *               {@link #NOTICE_NANOS} (a hold that ended just before it began may not be cleared until the
+     *               next tick, and during the wait no receive can end one).
+     * @param now    the progress loop's clock.
+     * @param kept   bytes the unexpected messages keep now.
+     * @return the one-line error if the budget has held {@code source}'s messages back for
+     *         {@link #NOTICE_NANOS} (the wait can never end), else null.
+     */
+    Sm4jException starved(final int source, final long now, final long kept)
+    {
+        final long since = heldSince[source];
+        if (!heldBack[source] || since < 0 || now - since < NOTICE_NANOS)
+        {
+            return null;
+        }
+        return new Sm4jException(String.format(Locale.ROOT, "rank %d waits for a message from rank %d that cannot " +
+            "arrive: it is behind messages from rank %d that no receive has taken, and the unexpected-message " +
+            "budget is full (%,d bytes kept, limit %,d: SM4J_UNEXPECTED_BYTES, by default a quarter of the heap). " +
+            "Receive those messages first, or raise SM4J_UNEXPECTED_BYTES (and -Xmx)",
+            rank, source, source, kept, limit));
     }
 
     private List<Integer> sources()

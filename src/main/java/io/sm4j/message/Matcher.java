@@ -92,6 +92,15 @@ final class Matcher implements FragmentHandler
         stalls.check(now, queues.unexpectedBytes());
     }
 
+    /**
+     * @return the error for a wait without a deadline that needs a message from {@code source} which the
+     *         budget has held back for a while ({@link BudgetStalls#starved}), else null.
+     */
+    Sm4jException starved(final int source, final long now)
+    {
+        return stalls.starved(source, now, queues.unexpectedBytes());
+    }
+
     MatchQueues queues()
     {
         return queues;

@@ -80,6 +80,7 @@ final class ProgressEngine implements Progress
         checkUsable();
         boolean announced = false; // this thread is the communicator's announced waiter (from its first pass)
         boolean idling = false; // idled since the last endWait: the wait policy is inside a wait
+        long firstIdle = -1; // the endpoint's clock at this wait's first empty pass
         try
         {
             try
@@ -116,6 +117,15 @@ final class ProgressEngine implements Progress
                     }
                     else
                     {
+                        if (deadlineNanos == NO_DEADLINE)
+                        {
+                            final long now = endpoint.clock();
+                            firstIdle = firstIdle < 0 ? now : firstIdle;
+                            if (now - firstIdle >= BudgetStalls.NOTICE_NANOS)
+                            {
+                                checkStarved(condition, now);
+                            }
+                        }
                         endpoint.idle(left);
                         idling = true;
                     }
@@ -131,6 +141,24 @@ final class ProgressEngine implements Progress
         {
             // a fault of compiled code surfaces on a return a little after the access: the finally's too
             throw fault(error);
+        }
+    }
+
+    /**
+     * After an empty pass of a wait without a deadline that has lasted {@link BudgetStalls#NOTICE_NANOS}: fails
+     * it if it needs a message that the unexpected-message budget holds back and nothing can free (only this
+     * thread's later receives could).
+     */
+    private void checkStarved(final Awaitable condition, final long now)
+    {
+        final int source = condition.awaitedSource();
+        if (source >= 0 && source != rank)
+        {
+            final Sm4jException starved = matcher.starved(source, now);
+            if (starved != null)
+            {
+                throw starved;
+            }
         }
     }
 

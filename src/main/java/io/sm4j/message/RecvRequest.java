@@ -52,6 +52,12 @@ final class RecvRequest extends Request
         progress.post(this);
     }
 
+    @Override
+    public int awaitedSource()
+    {
+        return source; // Communicator.ANY_SOURCE is Awaitable.ANY
+    }
+
     boolean matches(final int messageSource, final int messageTag)
     {
         return accepts(source, tag, messageSource, messageTag);

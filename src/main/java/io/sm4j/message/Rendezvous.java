@@ -34,6 +34,7 @@ final class Rendezvous
     /** A send whose RNDV fragment has left waits for the receiver's ACK. */
     void awaitAck(final SendRequest request)
     {
+        request.awaitingAck = true;
         awaitingAck.put(ackKey(request.dest, request.sequence), request);
     }
 
@@ -61,6 +62,7 @@ final class Rendezvous
         {
             throw f.protocolError("ACK for no pending send (sequence " + f.sequence() + ")");
         }
+        request.awaitingAck = false;
         if (f.aux() == DISCARD)
         {
             request.complete();

@@ -17,6 +17,8 @@ final class SendRequest extends Request
     int length;
     long remoteId;
     int sent;
+    /** A large send whose RNDV has left and whose ACK has not come. */
+    boolean awaitingAck;
 
     SendRequest(final Progress progress, final boolean persistent)
     {
@@ -39,6 +41,13 @@ final class SendRequest extends Request
         super.reset();
         remoteId = 0;
         sent = 0;
+        awaitingAck = false;
+    }
+
+    @Override
+    public int awaitedSource()
+    {
+        return awaitingAck ? dest : ANY; // the ACK comes behind whatever dest sent this rank before it
     }
 
     @Override

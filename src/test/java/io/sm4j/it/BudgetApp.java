@@ -13,7 +13,8 @@ import java.time.Duration;
  *   <li>{@code behind COUNT SIZE}: rank 1 isends COUNT messages of SIZE bytes, then one byte with another
  *       tag; rank 0 receives that byte first, then the COUNT messages. With {@code stall} as a fourth
  *       argument rank 0 first waits 3 s for the byte in vain (the budget holds the messages ahead of it
- *       back), then receives in order.</li>
+ *       back), then receives in order; with {@code forever} it waits without a deadline, which the budget
+ *       makes impossible: it must fail with one line.</li>
  * </ul>
  * Every message's bytes are checked. Prints "budget ok" with the largest unexpected bytes rank 0 kept, or
  * exits 1.
@@ -32,7 +33,7 @@ public final class BudgetApp
         final boolean behind = args[0].equals("behind");
         final int count = Integer.parseInt(args[1]);
         final int size = Integer.parseInt(args[2]);
-        final boolean stall = args.length > 3 && args[3].equals("stall");
+        final String wait = args.length > 3 ? args[3] : "";
         try (Communicator comm = Communicator.attachFromEnvironment())
         {
             if (comm.rank() != 0)
@@ -41,7 +42,7 @@ public final class BudgetApp
             }
             else if (behind)
             {
-                receiveBehind(comm, count, size, stall);
+                receiveBehind(comm, count, size, wait);
             }
             else
             {
@@ -60,16 +61,7 @@ public final class BudgetApp
      */
     private static void send(final Communicator comm, final int count, final int size, final boolean behind)
     {
-        final byte[] pattern = new byte[size + count];
-        for (int i = 0; i < pattern.length; i++)
-        {
-            pattern[i] = (byte)(comm.rank() * 31 + i);
-        }
-        final Request[] sends = new Request[count];
-        for (int i = 0; i < count; i++)
-        {
-            sends[i] = comm.isend(0, DATA, pattern, i, size);
-        }
+        final Request[] sends = startSends(comm, count, size);
         if (behind)
         {
             comm.send(0, LAST, new byte[]{ 42 });
@@ -80,13 +72,33 @@ public final class BudgetApp
         }
     }
 
-    private static void receiveBehind(final Communicator comm, final int count, final int size, final boolean stall)
+    private static Request[] startSends(final Communicator comm, final int count, final int size)
+    {
+        final byte[] pattern = new byte[size + count];
+        for (int i = 0; i < pattern.length; i++)
+        {
+            pattern[i] = (byte)(comm.rank() * 31 + i);
+        }
+        final Request[] sends = new Request[count];
+        for (int i = 0; i < count; i++)
+        {
+            sends[i] = comm.isend(0, DATA, pattern, i, size);
+        }
+        return sends;
+    }
+
+    private static void receiveBehind(final Communicator comm, final int count, final int size, final String wait)
     {
         final byte[] last = new byte[1];
         final Request lastReceive = comm.irecv(1, LAST, last, 0, 1);
-        if (stall)
+        if (wait.equals("stall"))
         {
             check(lastReceive.await(Duration.ofSeconds(3)) == null, "the byte arrived past a full budget");
+        }
+        else if (wait.equals("forever"))
+        {
+            lastReceive.await();
+            check(false, "the byte arrived past a full budget");
         }
         else
         {

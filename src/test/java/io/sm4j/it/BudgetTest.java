@@ -12,6 +12,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -58,6 +60,23 @@ class BudgetTest
         assertTrue(lines.get(0).matches("\\[0] sm4j: rank 0 has held back messages from rank\\(s\\) \\[1] for \\d+ ms: its " +
             "unexpected-message budget is full \\([\\d,]+ bytes kept, limit 65,536: SM4J_UNEXPECTED_BYTES, .*Receive them, " +
             "or raise SM4J_UNEXPECTED_BYTES \\(and -Xmx\\)"), lines.get(0));
+    }
+
+    @Test
+    void aWaitThatABudgetMakesImpossibleShouldFailWithOneLine() throws IOException
+    {
+        // a receive naming rank 1 waits for what rank 1 sent after 200 x 1,000 B that nothing receives: without a
+        // deadline, that wait can never end (before: it hung until --timeout)
+        final JobRunner job = JobRunner.run(LayoutParams.defaults(2), Map.of(TransportOptions.UNEXPECTED_BYTES_ENV, "65536"),
+            BudgetApp.class.getName(), "behind", "200", "1000", "forever");
+        assertNotEquals(0, job.exitCode(), job.out() + job.err());
+        assertFalse(job.out().contains("rank failed"), job.out());
+        assertFalse(job.leftFiles(), "files left behind");
+        assertTrue(Pattern.compile("job was aborted by rank 0: rank 0 threw io\\.sm4j\\.segment\\.Sm4jException: rank 0 waits " +
+            "for a message from rank 1 that cannot arrive: it is behind messages from rank 1 that no receive has taken, " +
+            "and the unexpected-message budget is full \\([\\d,]+ bytes kept, limit 65,536: SM4J_UNEXPECTED_BYTES, by default " +
+            "a quarter of the heap\\)\\. Receive those messages first, or raise SM4J_UNEXPECTED_BYTES \\(and -Xmx\\)$",
+            Pattern.MULTILINE).matcher(job.err()).find(), job.err());
     }
 
     private static long kept(final String out)
