@@ -81,8 +81,9 @@ final class RunCommand implements Callable<Integer>
     long timeoutSeconds;
 
     @Option(names = "--stopped-limit", paramLabel = "SECONDS",
-        description = "Abort the job (exit code 125) if a rank stays stopped (SIGSTOP, Ctrl-Z, a native debugger) this " +
-            "long; a rank stopped for 2 s is always named in a warning (default: no limit).")
+        description = "Abort the job (exit code 125) if a rank stays stopped (SIGSTOP, Ctrl-Z, a native debugger) or " +
+            "frozen inside an sm4j wait (its heartbeat stops: a Java debugger, a long GC pause) this long; a rank held " +
+            "up for 2 s is always named in a warning (default: no limit).")
     long stoppedLimitSeconds;
 
     @Option(names = "--bind-to", paramLabel = "core|none",

@@ -1,5 +1,6 @@
 package io.sm4j.launch;
 
+import io.sm4j.segment.RankRegistry;
 import io.sm4j.segment.WatchedProcess;
 import org.agrona.CloseHelper;
 
@@ -9,36 +10,45 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Watches a job's rank JVMs for being stopped (SIGSTOP, Ctrl-Z, a debugger: state T or t in
- * {@code /proc/PID/stat}): a stopped rank holds up every rank that waits for it, and nothing else tells.
- * A rank stopped for {@link #NOTICE} is named in a warning (and again when it runs on); past the job's
- * stopped limit, if it has one, the launcher aborts the job. A long GC pause does not stop a process and
- * is not reported here; {@code --timeout} bounds it.
+ * Watches a job's rank JVMs for being held up: stopped (SIGSTOP, Ctrl-Z, a native debugger: state T or t in
+ * {@code /proc/PID/stat}), or frozen inside an sm4j wait (a Java debugger that suspended its threads, a long
+ * GC pause, a machine too busy to run it: the process runs, but the rank, marked waiting, has not written
+ * its heartbeat for {@link #FROZEN_AFTER}, where a waiting rank writes it at least every 100 ms). Such a
+ * rank holds up every rank that waits for it, and nothing else tells. A rank held up for {@link #NOTICE}
+ * is named in a warning (and again when it runs on); past the job's stopped limit, if it has one, the
+ * launcher aborts the job. A rank that computes outside sm4j is not marked waiting and never named.
  */
 final class StoppedRanks implements AutoCloseable
 {
     /** How long a rank is stopped before it is named. */
     static final Duration NOTICE = Duration.ofSeconds(2);
+    /** A rank marked waiting whose heartbeat is this old is frozen (ten missed health checks). */
+    static final Duration FROZEN_AFTER = Duration.ofSeconds(1);
     /** How often the ranks' states are read (one small read per rank). */
     private static final long CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
 
     private final List<Process> ranks;
+    private final RankRegistry registry;
     private final WatchedProcess[] watched;
     private final Duration limit;
-    /** When each rank was first seen stopped, or 0. */
+    /** When each rank was first seen stopped, or last beat before it froze; 0 while it runs. */
     private final long[] since;
+    /** Each held-up rank's state: frozen (else stopped). */
+    private final boolean[] frozen;
     private final boolean[] told;
     private long nextCheck;
 
     /**
      * @param limit how long a rank may be stopped before the job is aborted, {@link Duration#ZERO}: no limit.
      */
-    StoppedRanks(final List<Process> ranks, final Duration limit)
+    StoppedRanks(final List<Process> ranks, final RankRegistry registry, final Duration limit)
     {
         this.ranks = ranks;
+        this.registry = registry;
         this.limit = limit;
         this.watched = new WatchedProcess[ranks.size()];
         this.since = new long[ranks.size()];
+        this.frozen = new boolean[ranks.size()];
         this.told = new boolean[ranks.size()];
     }
 
@@ -65,11 +75,15 @@ final class StoppedRanks implements AutoCloseable
             {
                 watched[rank] = WatchedProcess.of(ranks.get(rank).toHandle()); // opened once
             }
-            if (!watched[rank].isStopped())
+            final boolean stopped = watched[rank].isStopped();
+            final long beat = registry.lastHeartbeat(rank);
+            final boolean frozenNow = !stopped && beat != 0 && registry.isWaiting(rank) && now - beat >= FROZEN_AFTER.toNanos();
+            if (!stopped && !frozenNow)
             {
                 if (told[rank])
                 {
-                    err.println("sm4j run: rank " + rank + " runs again after " + seconds(now - since[rank]) + " stopped");
+                    err.println("sm4j run: rank " + rank + " runs again after " + seconds(now - since[rank]) +
+                        (frozen[rank] ? " frozen" : " stopped"));
                 }
                 since[rank] = 0;
                 told[rank] = false;
@@ -77,19 +91,23 @@ final class StoppedRanks implements AutoCloseable
             }
             if (since[rank] == 0)
             {
-                since[rank] = now;
+                since[rank] = stopped ? now : beat; // frozen since its last heartbeat
+                frozen[rank] = frozenNow;
             }
-            final long stopped = now - since[rank];
-            if (!limit.isZero() && stopped >= limit.toNanos())
+            final long held = now - since[rank];
+            final String what = frozen[rank] ? "frozen" : "stopped";
+            if (!limit.isZero() && held >= limit.toNanos())
             {
-                return "rank " + rank + " (pid " + watched[rank].pid() + ") was stopped for " + seconds(stopped) +
+                return "rank " + rank + " (pid " + watched[rank].pid() + ") was " + what + " for " + seconds(held) +
                     " (--stopped-limit " + limit.toSeconds() + ")";
             }
-            if (!told[rank] && stopped >= NOTICE.toNanos())
+            if (!told[rank] && held >= NOTICE.toNanos())
             {
                 told[rank] = true;
-                err.println("sm4j run: rank " + rank + " (pid " + watched[rank].pid() + ") has been stopped for " +
-                    seconds(stopped) + " (SIGSTOP, Ctrl-Z or a native debugger): the ranks that wait for it wait too" +
+                err.println("sm4j run: rank " + rank + " (pid " + watched[rank].pid() + ") has been " + what + " for " +
+                    seconds(held) + (frozen[rank] ? " inside an sm4j wait: its heartbeat stopped while its process runs " +
+                    "(a Java debugger that suspended it, a long GC pause, or a machine too busy to run it)" :
+                    " (SIGSTOP, Ctrl-Z or a native debugger)") + ": the ranks that wait for it wait too" +
                     (limit.isZero() ? "; --stopped-limit SECONDS aborts the job instead" : "; the job is aborted after " +
                     limit.toSeconds() + " s"));
             }

@@ -66,6 +66,24 @@ public final class RankRegistry
     }
 
     /**
+     * Marks whether {@code rank}'s thread waits in sm4j: a waiting rank beats at least every health interval,
+     * so a launcher that finds it waiting with an old heartbeat knows it is frozen (a Java debugger, a long GC
+     * pause).
+     */
+    public void markWaiting(final int rank, final boolean waiting)
+    {
+        control(rank).putIntRelease(WAITING_OFFSET, waiting ? 1 : 0); // NOTE: release only: a launcher samples it
+    }
+
+    /**
+     * @return true if {@code rank} marked itself waiting in sm4j.
+     */
+    public boolean isWaiting(final int rank)
+    {
+        return control(rank).getIntAcquire(WAITING_OFFSET) != 0;
+    }
+
+    /**
      * @return System.nanoTime() of {@code rank}'s last health check while waiting, 0 if never.
      */
     public long lastHeartbeat(final int rank)

@@ -433,6 +433,10 @@ public final class Endpoint implements AutoCloseable
         try
         {
             enter();
+            if (wait != null)
+            {
+                health.waiting(); // SINGLE mode: one thread, one mark (MULTIPLE: threads wait and work side by side)
+            }
             if (policy().idle(Math.max(0, Math.min(timeoutNanos, HealthMonitor.INTERVAL_NANOS))))
             {
                 health.checkNow(); // it slept: the job may have changed meanwhile
@@ -472,6 +476,10 @@ public final class Endpoint implements AutoCloseable
             if (gate.enter()) // closed: the doorbell is gone, and this thread's wait with it
             {
                 policy().reset();
+                if (wait != null)
+                {
+                    health.doneWaiting();
+                }
             }
         }
         catch (final InternalError error)

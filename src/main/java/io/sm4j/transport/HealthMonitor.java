@@ -28,6 +28,8 @@ final class HealthMonitor
     /** Where this rank says why it stops once the launcher is gone; null without a launcher. */
     private final LauncherConsole console;
     private int calls;
+    /** This rank's waiting mark is set ({@link #waiting}). */
+    private boolean marked;
     private long next;
     private long now = System.nanoTime();
     private long ticks;
@@ -97,6 +99,32 @@ final class HealthMonitor
                 console.sayOnce(rank, aborted.getMessage());
             }
             throw aborted;
+        }
+    }
+
+    /**
+     * A SINGLE-mode wait idles: marks the rank waiting (once per wait), so that a launcher can tell a rank
+     * frozen inside a wait (its heartbeat, written at least every {@link #INTERVAL_NANOS} while it waits,
+     * stops) from one that computes.
+     */
+    void waiting()
+    {
+        if (!marked)
+        {
+            marked = true;
+            segment.ranks().markWaiting(rank, true);
+        }
+    }
+
+    /**
+     * The wait has ended (a plain store on the rank's own line, once per wait that idled).
+     */
+    void doneWaiting()
+    {
+        if (marked)
+        {
+            marked = false;
+            segment.ranks().markWaiting(rank, false);
         }
     }
 

@@ -23,10 +23,6 @@ final class WaitingRanks
     }
 
     /**
-     * Reads the launcher's output until {@code count} ranks are waiting (or the output ends), then keeps
-     * draining it on a daemon thread so that the launcher never blocks on a full pipe.
-     */
-    /**
      * @return the ranks whose "waiting" lines {@code output} holds.
      */
     static List<ProcessHandle> in(final String output)
