@@ -81,7 +81,7 @@ final class Matcher implements FragmentHandler
      */
     String leftOver()
     {
-        return LeftOver.describe(rank, queues.unexpected());
+        return LeftOver.unreceived(rank, queues.unexpected());
     }
 
     /**

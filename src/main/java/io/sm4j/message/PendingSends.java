@@ -161,6 +161,20 @@ final class PendingSends
     /**
      * Fails the waiting sends to ranks in {@code gone}.
      */
+    /**
+     * Adds the sends waiting for room to {@code into} (a close names those that fail).
+     */
+    void addSends(final java.util.List<SendRequest> into)
+    {
+        for (final java.util.Collection<SendRequest> queue : waiting)
+        {
+            if (queue != null)
+            {
+                into.addAll(queue);
+            }
+        }
+    }
+
     void failOrphans(final boolean[] gone)
     {
         for (int dest = 0; dest < waiting.length; dest++)

@@ -288,7 +288,17 @@ final class ProgressEngine implements Progress
         checkNotInHandler(); // before the finally below closes the endpoint under the handler's poll
         try
         {
+            final java.util.List<SendRequest> outstanding = new java.util.ArrayList<>();
+            rendezvous.addSends(outstanding);
+            sends.addSends(outstanding);
             await(() -> !rendezvous.hasSends() && !sends.hasWaiting());
+            // a send whose receiver left without taking it failed: named, not dropped in silence
+            final String unsent = LeftOver.unsent(rank, outstanding.stream().filter(Request::failed)
+                .map(send -> new LeftOver.Message(send.dest, send.tag, send.length)).toList());
+            if (unsent != null)
+            {
+                System.err.println(unsent);
+            }
             matcher.closing();
             // what arrived and no receive took is named, not dropped in silence (bounded: a peer may still send)
             for (int passes = 0; passes < CLOSING_PASSES && pass() > 0; passes++)

@@ -166,6 +166,16 @@ final class Rendezvous
     /**
      * Fails every send to, and every receive being filled by, a rank in {@code gone}.
      */
+    /**
+     * Adds the large sends still waiting for their ACK or streaming to {@code into} (a close names those
+     * that fail).
+     */
+    void addSends(final java.util.List<SendRequest> into)
+    {
+        into.addAll(awaitingAck.values());
+        into.addAll(streaming);
+    }
+
     void failOrphans(final boolean[] gone)
     {
         awaitingAck.values().removeIf(send -> gone[send.dest] && Request.orphan(send, sendName(send)));

@@ -157,6 +157,14 @@ public abstract class Request implements Awaitable
         this.complete = true;
     }
 
+    /**
+     * @return true if it completed with an error.
+     */
+    boolean failed()
+    {
+        return complete && error != null;
+    }
+
     void fail(final Sm4jException error)
     {
         this.error = error;

@@ -343,8 +343,8 @@ public final class MessageApp
 
     /**
      * Rank 0 sends rank 1 a 1 MiB and a 100-byte message; rank 1 probes until both have arrived and closes
-     * without receiving them: its close names them on stderr (rank 0's close ends its large send when rank 1
-     * has left).
+     * without receiving them: its close names them on stderr, and rank 0's close, whose large send fails when
+     * rank 1 has left, names that send.
      */
     private void leftOver()
     {
