@@ -8,7 +8,8 @@ import io.sm4j.transport.Endpoints;
  * A job where the last rank fails right after attaching, either by exiting with code 3 ({@code exit}) or by
  * vanishing without detaching ({@code halt}, as a crash or kill -9 would), or where no rank fails
  * ({@code wait}: every rank prints its pid and waits for a message that never comes, until the launcher's
- * time limit or the launcher's death aborts the job). Every other rank polls until it is told the job was
+ * time limit or the launcher's death aborts the job; {@code wait stuck-hook}: rank 2's shutdown hook never
+ * ends, so only SIGKILL stops it). Every other rank polls until it is told the job was
  * aborted (possibly while still waiting for all ranks to attach), prints the reason, detaches and exits
  * with code 4. With {@code throw}, the last rank throws out of main and the others let the abort escape
  * their main as well.
@@ -44,7 +45,15 @@ public final class FailureApp
         if (args[0].equals("wait"))
         {
             // a launcher that is interrupted forwards the signal: this hook runs
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> System.out.println("rank " + rank + ": shutdown hook ran")));
+            final boolean stuck = args.length > 1 && args[1].equals("stuck-hook") && endpoint.rank() == 2;
+            Runtime.getRuntime().addShutdownHook(new Thread(() ->
+            {
+                System.out.println("rank " + rank + (stuck ? ": shutdown hook stuck" : ": shutdown hook ran"));
+                while (stuck)
+                {
+                    java.util.concurrent.locks.LockSupport.park(); // a hook that never ends: the JVM never exits by itself
+                }
+            }));
             System.out.println("rank " + rank + " pid " + ProcessHandle.current().pid() + " waiting");
         }
         else if (endpoint.rank() == endpoint.size() - 1)

@@ -38,6 +38,8 @@ class KillMatrixTest
         TERM,
         /** SIGINT the launcher (Ctrl-C), as TERM. */
         INT,
+        /** SIGTERM the launcher while rank 2's shutdown hook never ends: the launcher kills it after the grace period. */
+        TERM_STUCK,
         /**
          * SIGSTOP one rank, the job run with --stopped-limit 4: the launcher names it after 2 s, aborts the job
          * after 4 s (exit 125) and kills it after the grace period.
@@ -75,7 +77,8 @@ class KillMatrixTest
             final Path log = Files.createTempFile("sm4j-kill-", ".log");
             final Process launcher = startLauncher(dir.path, log, allocating ?
                 List.of("--max-frag", "16777216", "--max-frags-per-rank", "64") :
-                kill == Kill.STOP ? List.of("--stopped-limit", "4", "--grace", "1000") : List.of());
+                kill == Kill.STOP ? List.of("--stopped-limit", "4", "--grace", "1000") :
+                kill == Kill.TERM_STUCK ? List.of("--grace", "2000") : List.of(), kill == Kill.TERM_STUCK ? "stuck-hook" : "");
             final List<ProcessHandle> ranks = new ArrayList<>();
             try
             {
@@ -132,6 +135,16 @@ class KillMatrixTest
                         assertTrue(output.matches("(?s).*sm4j run: rank \\d \\(pid " + pid + "\\) was stopped for 4\\.\\d s " +
                             "\\(--stopped-limit 4\\); aborting the job\n.*"), output);
                     }
+                    case TERM_STUCK ->
+                    {
+                        assertEquals(List.of(), files(dir.path), "removed by the launcher");
+                        assertEquals(143, launcher.exitValue());
+                        final String output = Files.readString(log);
+                        assertTrue(output.contains("sm4j run: interrupted (SIGINT, SIGTERM or SIGHUP): sent SIGTERM to rank(s) " +
+                            "[0, 1, 2, 3]; killing any still running after 2000 ms\n"), output);
+                        assertTrue(output.contains("[2] rank 2: shutdown hook stuck\n"), output);
+                        assertTrue(output.matches("(?s).*sm4j run: killed rank\\(s\\) \\[2] after the 2000 ms grace period\n.*"), output);
+                    }
                     case TERM, INT ->
                     {
                         assertEquals(List.of(), files(dir.path), "removed by the launcher");
@@ -182,11 +195,16 @@ class KillMatrixTest
         return ranks;
     }
 
-    private static Process startLauncher(final Path dir, final Path log, final List<String> options) throws IOException
+    private static Process startLauncher(final Path dir, final Path log, final List<String> options, final String variant)
+        throws IOException
     {
         final List<String> command = new ArrayList<>(List.of(Sm4jCli.class.getName(), "run", "-n", "4", "--dir", dir.toString()));
         command.addAll(options);
         command.addAll(List.of("--", FailureApp.class.getName(), "wait"));
+        if (!variant.isEmpty())
+        {
+            command.add(variant);
+        }
         final List<String> line = new ArrayList<>(List.of("setsid"));
         line.addAll(JobLauncher.javaCommand(System.getProperty("java.class.path"), List.of("-Xmx256m"), command));
         return new ProcessBuilder(line).redirectErrorStream(true).redirectOutput(log.toFile()).start();
@@ -198,7 +216,7 @@ class KillMatrixTest
         {
             case RANK -> Procs.signal("-KILL", Long.toString(ranks.get(2).pid()));
             case LAUNCHER -> Procs.signal("-KILL", Long.toString(launcher.pid()));
-            case TERM -> Procs.signal("-TERM", Long.toString(launcher.pid()));
+            case TERM, TERM_STUCK -> Procs.signal("-TERM", Long.toString(launcher.pid()));
             case INT -> Procs.signal("-INT", Long.toString(launcher.pid()));
             case STOP -> Procs.signal("-STOP", Long.toString(ranks.get(2).pid()));
             case LAUNCHER_AND_RANK -> Procs.signal("-KILL", Long.toString(launcher.pid()), Long.toString(ranks.get(1).pid()));
