@@ -12,7 +12,7 @@ import java.util.List;
  */
 @Command(name = "sm4j", mixinStandardHelpOptions = true, versionProvider = Version.class,
     description = "Shared-memory message transport for JVM processes on one node.",
-    subcommands = { DemoCommand.class, RunCommand.class, CreateCommand.class, CleanCommand.class, BenchCommand.class,
+    subcommands = { DemoCommand.class, RunCommand.class, CreateCommand.class, CleanCommand.class, StatCommand.class, BenchCommand.class,
         ReportCommand.class,
         CommandLine.HelpCommand.class })
 public final class Sm4jCli

@@ -336,7 +336,7 @@ public final class JobLauncher
         long killAt = Long.MAX_VALUE;
         final boolean[] done = new boolean[ranks.size()];
         int remaining = ranks.size();
-        try (StoppedRanks stopped = new StoppedRanks(ranks, segment.ranks(), job.stoppedLimit()))
+        try (StoppedRanks stopped = new StoppedRanks(ranks, segment, job.stoppedLimit()))
         {
             while (remaining > 0)
             {

@@ -1,6 +1,7 @@
 package io.sm4j.launch;
 
-import io.sm4j.segment.RankRegistry;
+import io.sm4j.layout.CountersDescriptor;
+import io.sm4j.segment.Segment;
 import io.sm4j.segment.WatchedProcess;
 import org.agrona.CloseHelper;
 
@@ -28,7 +29,9 @@ final class StoppedRanks implements AutoCloseable
     private static final long CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
 
     private final List<Process> ranks;
-    private final RankRegistry registry;
+    private final Segment segment;
+    /** Each rank's counters, for its waiting mark (made once). */
+    private final org.agrona.concurrent.AtomicBuffer[] counters;
     private final WatchedProcess[] watched;
     private final Duration limit;
     /** When each rank was first seen stopped, or last beat before it froze; 0 while it runs. */
@@ -41,10 +44,11 @@ final class StoppedRanks implements AutoCloseable
     /**
      * @param limit how long a rank may be stopped before the job is aborted, {@link Duration#ZERO}: no limit.
      */
-    StoppedRanks(final List<Process> ranks, final RankRegistry registry, final Duration limit)
+    StoppedRanks(final List<Process> ranks, final Segment segment, final Duration limit)
     {
         this.ranks = ranks;
-        this.registry = registry;
+        this.segment = segment;
+        this.counters = new org.agrona.concurrent.AtomicBuffer[ranks.size()];
         this.limit = limit;
         this.watched = new WatchedProcess[ranks.size()];
         this.since = new long[ranks.size()];
@@ -76,8 +80,8 @@ final class StoppedRanks implements AutoCloseable
                 watched[rank] = WatchedProcess.of(ranks.get(rank).toHandle()); // opened once
             }
             final boolean stopped = watched[rank].isStopped();
-            final long beat = registry.lastHeartbeat(rank);
-            final boolean frozenNow = !stopped && beat != 0 && registry.isWaiting(rank) && now - beat >= FROZEN_AFTER.toNanos();
+            final long frozenSince = stopped ? 0 : frozenSince(rank, now);
+            final boolean frozenNow = frozenSince != 0;
             if (!stopped && !frozenNow)
             {
                 if (told[rank])
@@ -91,7 +95,7 @@ final class StoppedRanks implements AutoCloseable
             }
             if (since[rank] == 0)
             {
-                since[rank] = stopped ? now : beat; // frozen since its last heartbeat
+                since[rank] = stopped ? now : frozenSince;
                 frozen[rank] = frozenNow;
             }
             final long held = now - since[rank];
@@ -113,6 +117,29 @@ final class StoppedRanks implements AutoCloseable
             }
         }
         return null;
+    }
+
+    /**
+     * @return the last heartbeat of {@code rank} if it is marked waiting and has not beaten for
+     *         {@link #FROZEN_AFTER} (frozen since then), else 0; 0 too if the segment file was truncated under
+     *         the job (its ranks report that).
+     */
+    private long frozenSince(final int rank, final long now)
+    {
+        try
+        {
+            final long beat = segment.ranks().lastHeartbeat(rank);
+            if (counters[rank] == null)
+            {
+                counters[rank] = segment.views().counters(rank);
+            }
+            final boolean waiting = counters[rank].getLongVolatile(CountersDescriptor.offset(CountersDescriptor.WAITING)) != 0;
+            return beat != 0 && waiting && now - beat >= FROZEN_AFTER.toNanos() ? beat : 0;
+        }
+        catch (final InternalError truncated)
+        {
+            return 0; // HotSpot's SIGBUS on a mapping whose file was cut: not a frozen rank
+        }
     }
 
     private static String seconds(final long nanos)

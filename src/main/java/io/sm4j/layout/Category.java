@@ -14,7 +14,8 @@ public enum Category
     EAGER_CREDITS("eager credits"),
     FAST_BOXES("fast boxes"),
     HEADER_AND_CONTROL("header and control"),
-    DOORBELLS("doorbells");
+    DOORBELLS("doorbells"),
+    COUNTERS("counters");
 
     private final String label;
 

@@ -12,7 +12,7 @@ package io.sm4j.layout;
  *  +---------------------------------------------------------------+ 8
  *  |      Rank state (ABSENT, ATTACHED, DETACHED), released last   |
  *  +---------------------------------------------------------------+ 12
- *  |   Waiting: 1 while the rank's thread waits in sm4j (SINGLE)   |
+ *  |                           Reserved                            |
  *  +---------------------------------------------------------------+ 16
  *  |          Heartbeat, System.nanoTime() of last progress       ...
  *  +---------------------------------------------------------------+ 24
@@ -33,9 +33,7 @@ public final class ControlBlockDescriptor
 
     public static final int PID_OFFSET = 0;
     public static final int STATE_OFFSET = PID_OFFSET + Long.BYTES;
-    /** 1 from a SINGLE-mode rank's first idle pass of a wait to the wait's end, else 0 (a launcher reads it). */
-    public static final int WAITING_OFFSET = STATE_OFFSET + Integer.BYTES;
-    public static final int HEARTBEAT_OFFSET = WAITING_OFFSET + Integer.BYTES;
+    public static final int HEARTBEAT_OFFSET = STATE_OFFSET + Integer.BYTES + Integer.BYTES;
     public static final int START_OFFSET = HEARTBEAT_OFFSET + Long.BYTES;
     public static final int OWNER_LENGTH = START_OFFSET + Long.BYTES;
 

@@ -12,6 +12,7 @@ import java.util.Map;
  *  | segment header (SegmentHeaderDescriptor)                     |
  *  | control block rank 0 .. n-1 (owner line | activity bitmap)   |
  *  | doorbell rank 0 .. n-1 (DoorbellDescriptor, a line each)      |
+ *  | counters rank 0 .. n-1 (CountersDescriptor, whole lines each) |
  *  +--------------------------------------------------------------+ section 1 + r: CB region of receiver r
  *  | AGGREGATED (RFC section 2), for receiver r, each group on a   |
  *  | cacheline boundary:                                          |
@@ -48,6 +49,8 @@ public final class SegmentLayout
     private final long controlBlockStride;
     private final long doorbellsOffset;
     private final long doorbellStride;
+    private final long countersOffset;
+    private final long countersStride;
     private final long cbRegionsOffset;
     private final long cbRegionStride;
     private final long poolRegionsOffset;
@@ -83,6 +86,9 @@ public final class SegmentLayout
         final Run bells = header.packed(Category.DOORBELLS, n, DoorbellDescriptor.stride(params.cacheline()), cacheline);
         doorbellsOffset = bells.start();
         doorbellStride = bells.stride();
+        final Run counters = header.packed(Category.COUNTERS, n, CountersDescriptor.stride(params.cacheline()), cacheline);
+        countersOffset = counters.start();
+        countersStride = counters.stride();
         cbRegionsOffset = header.finish(Category.HEADER_AND_CONTROL, regionAlign);
 
         final RegionBuilder cb = new RegionBuilder();
@@ -198,6 +204,14 @@ public final class SegmentLayout
     public long bellOffset(final int rank)
     {
         return doorbellsOffset + checkRank("rank", rank) * doorbellStride;
+    }
+
+    /**
+     * @return offset of {@code rank}'s counters ({@link CountersDescriptor}).
+     */
+    public long countersOffset(final int rank)
+    {
+        return countersOffset + checkRank("rank", rank) * countersStride;
     }
 
     public long activityOffset(final int rank)

@@ -129,6 +129,17 @@ final class CallingThread
     }
 
     /**
+     * @throws IllegalStateException naming both threads if another thread has closed the communicator.
+     */
+    void checkNotClosedByAnother()
+    {
+        if (closer != null)
+        {
+            throw closedBy(Thread.currentThread());
+        }
+    }
+
+    /**
      * @return true if a thread other than the latest caller has closed the communicator.
      */
     boolean isClosedByAnother()

@@ -90,6 +90,7 @@ final class Matcher implements FragmentHandler
     void checkStalls(final long now)
     {
         stalls.check(now, queues.unexpectedBytes());
+        endpoint.counters().unexpected(queues.unexpectedBytes(), unexpectedLimit);
     }
 
     /**
@@ -239,6 +240,7 @@ final class Matcher implements FragmentHandler
      */
     void sendToSelf(final SendRequest request)
     {
+        endpoint.counters().messageSent(request.length);
         if (request.length <= eagerPayload || queues.hasPosted(rank, request.tag))
         {
             arrival(queues.takePosted(rank, request.tag), rank, request.tag, 0, request.length, request.buffer,
@@ -284,6 +286,7 @@ final class Matcher implements FragmentHandler
         final RecvRequest request, final int source, final int tag, final long sequence, final int total,
         final DirectBuffer buffer, final int offset, final int length, final boolean large)
     {
+        endpoint.counters().messageReceived(total);
         request.matchedSource = source;
         request.matchedTag = tag;
         request.total = total;

@@ -1,6 +1,7 @@
 package io.sm4j.message;
 
 import io.sm4j.transport.Endpoint;
+import io.sm4j.transport.RankCounters;
 import io.sm4j.transport.SendClaim;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
@@ -20,10 +21,12 @@ final class MessageSender
     private static final DirectBuffer NO_PAYLOAD = new UnsafeBuffer(new byte[0]);
 
     private final Endpoint endpoint;
+    private final RankCounters counters;
     private final SendClaim claim = new SendClaim();
 
     MessageSender(final Endpoint endpoint)
     {
+        this.counters = endpoint.counters();
         this.endpoint = endpoint;
     }
 
@@ -110,6 +113,10 @@ final class MessageSender
             }
             buffer.putBytes(header, payload, offset, length);
             claim.commit();
+            if (type == EAGER || type == RNDV)
+            {
+                counters.messageSent(type == EAGER ? length : aux); // a RNDV's aux is the message's length
+            }
             return true;
         }
         catch (final InternalError error)

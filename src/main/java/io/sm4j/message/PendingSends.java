@@ -61,6 +61,7 @@ final class PendingSends
             {
                 waiting[request.dest] = new ArrayDeque<>(); // kept once made: a steady stream allocates nothing
             }
+            request.queuedAt = endpoint.clock();
             waiting[request.dest].add(request);
             waitingCount++;
         }
@@ -137,7 +138,7 @@ final class PendingSends
             // sends to a rank that has detached stay until failOrphans fails them
             while (queue != null && !queue.isEmpty() && endpoint.isAttached(dest) && tryStart(queue.peek()))
             {
-                queue.poll();
+                endpoint.counters().roomWait(endpoint.clock() - queue.poll().queuedAt);
                 waitingCount--;
                 sent++;
             }
@@ -159,9 +160,6 @@ final class PendingSends
     }
 
     /**
-     * Fails the waiting sends to ranks in {@code gone}.
-     */
-    /**
      * Adds the sends waiting for room to {@code into} (a close names those that fail).
      */
     void addSends(final java.util.List<SendRequest> into)
@@ -175,6 +173,9 @@ final class PendingSends
         }
     }
 
+    /**
+     * Fails the waiting sends to ranks in {@code gone}.
+     */
     void failOrphans(final boolean[] gone)
     {
         for (int dest = 0; dest < waiting.length; dest++)

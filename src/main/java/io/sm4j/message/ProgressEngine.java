@@ -328,6 +328,7 @@ final class ProgressEngine implements Progress
         checkNotInHandler();
         if (closed)
         {
+            thread.checkNotClosedByAnother(); // a close from another thread may have come after the check above
             throw new IllegalStateException("communicator of rank " + rank + " is closed");
         }
     }

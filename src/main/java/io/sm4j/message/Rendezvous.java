@@ -164,9 +164,6 @@ final class Rendezvous
     }
 
     /**
-     * Fails every send to, and every receive being filled by, a rank in {@code gone}.
-     */
-    /**
      * Adds the large sends still waiting for their ACK or streaming to {@code into} (a close names those
      * that fail).
      */
@@ -176,6 +173,9 @@ final class Rendezvous
         into.addAll(streaming);
     }
 
+    /**
+     * Fails every send to, and every receive being filled by, a rank in {@code gone}.
+     */
     void failOrphans(final boolean[] gone)
     {
         awaitingAck.values().removeIf(send -> gone[send.dest] && Request.orphan(send, sendName(send)));

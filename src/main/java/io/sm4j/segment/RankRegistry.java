@@ -66,24 +66,6 @@ public final class RankRegistry
     }
 
     /**
-     * Marks whether {@code rank}'s thread waits in sm4j: a waiting rank beats at least every health interval,
-     * so a launcher that finds it waiting with an old heartbeat knows it is frozen (a Java debugger, a long GC
-     * pause).
-     */
-    public void markWaiting(final int rank, final boolean waiting)
-    {
-        control(rank).putIntRelease(WAITING_OFFSET, waiting ? 1 : 0); // NOTE: release only: a launcher samples it
-    }
-
-    /**
-     * @return true if {@code rank} marked itself waiting in sm4j.
-     */
-    public boolean isWaiting(final int rank)
-    {
-        return control(rank).getIntAcquire(WAITING_OFFSET) != 0;
-    }
-
-    /**
      * @return System.nanoTime() of {@code rank}'s last health check while waiting, 0 if never.
      */
     public long lastHeartbeat(final int rank)
@@ -211,6 +193,24 @@ public final class RankRegistry
     public boolean isAttached(final int rank)
     {
         return control(rank).getIntAcquire(STATE_OFFSET) == STATE_ATTACHED;
+    }
+
+    /**
+     * @return "absent" (never registered), "attached" or "detached".
+     */
+    public String stateOf(final int rank)
+    {
+        final int state = control(rank).getIntAcquire(STATE_OFFSET);
+        return state == STATE_ATTACHED ? "attached" : state == STATE_DETACHED ? "detached" : "absent";
+    }
+
+    /**
+     * @return true if {@code rank} recorded a process that is alive (pid and start time; a zombie is dead).
+     */
+    public boolean isProcessAlive(final int rank)
+    {
+        final long pid = pidOf(rank);
+        return pid != 0 && isAlive(rank, pid);
     }
 
     public long pidOf(final int rank)

@@ -3,6 +3,7 @@ package io.sm4j.segment;
 import io.sm4j.layout.CbIndexDescriptor;
 import io.sm4j.layout.CbWrapperDescriptor;
 import io.sm4j.layout.ControlBlockDescriptor;
+import io.sm4j.layout.CountersDescriptor;
 import io.sm4j.layout.DoorbellDescriptor;
 import io.sm4j.layout.FastBoxDescriptor;
 import io.sm4j.layout.SegmentLayout;
@@ -62,6 +63,12 @@ public final class SegmentViews
     public UnsafeBuffer bell(final int rank)
     {
         return segment.view(layout().bellOffset(rank), DoorbellDescriptor.LENGTH);
+    }
+
+    /** @return the counters of {@code rank} ({@link CountersDescriptor}). */
+    public UnsafeBuffer counters(final int rank)
+    {
+        return segment.view(layout().countersOffset(rank), CountersDescriptor.LENGTH);
     }
 
     /** @return the eager credit word of the pair {@code sender -> receiver}. */

@@ -216,37 +216,27 @@ public final class StaleSegments
     {
         try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS))
         {
-            final UnsafeBuffer headerBytes = read(channel, 0, SegmentHeaderDescriptor.LENGTH);
-            if (headerBytes == null)
-            {
-                return entry(path, name, "unreadable: shorter than a header", 0, 0, false, "not an sm4j segment; left alone");
-            }
-            final SegmentHeader header = new SegmentHeader(headerBytes);
-            final SegmentLayout layout;
+            final SegmentCopy copy;
             final String state;
             try
             {
-                if (!header.hasMagic(path.toString()))
-                {
-                    return entry(path, name, "unreadable: no magic", 0, 0, false, "not an sm4j segment; left alone");
-                }
-                layout = header.validate(channel.size(), path.toString());
-                state = header.abortCause() != null ? "ABORTED" : header.isReady() ? "READY" : "CREATING";
+                copy = SegmentCopy.read(channel, path);
+                state = copy.state();
+            }
+            catch (final SegmentCopy.Unreadable ex)
+            {
+                return entry(path, name, "unreadable: " + ex.getMessage(), 0, 0, false,
+                    ex.sm4j ? "another sm4j version or a damaged file; left alone" : "not an sm4j segment; left alone");
             }
             catch (final Sm4jException ex)
             {
                 return entry(path, name, "unreadable: " + ex.getMessage(), 0, 0, false,
                     "another sm4j version or a damaged file; left alone");
             }
-            final int n = layout.params().peers();
-            final UnsafeBuffer[] controls = new UnsafeBuffer[n];
-            for (int r = 0; r < n; r++)
-            {
-                final UnsafeBuffer control = read(channel, layout.controlBlockOffset(r), ControlBlockDescriptor.OWNER_LENGTH);
-                controls[r] = control == null ? new UnsafeBuffer(new byte[ControlBlockDescriptor.OWNER_LENGTH]) : control;
-            }
+            final SegmentHeader header = copy.header;
+            final int n = copy.layout.params().peers();
             // the same reading of the owner lines as the ranks' own (a copy of them: nothing here is mapped)
-            final RankRegistry registry = new RankRegistry(path.toString(), controls);
+            final RankRegistry registry = copy.ranks;
             final int registered;
             final int alive;
             try
@@ -287,19 +277,6 @@ public final class StaleSegments
     /**
      * @return {@code length} bytes at {@code position}, or null if the file ends first.
      */
-    private static UnsafeBuffer read(final FileChannel channel, final long position, final int length) throws IOException
-    {
-        final ByteBuffer bytes = ByteBuffer.allocate(length).order(ByteOrder.nativeOrder());
-        while (bytes.hasRemaining())
-        {
-            if (channel.read(bytes, position + bytes.position()) < 0)
-            {
-                return null;
-            }
-        }
-        return new UnsafeBuffer(bytes.array());
-    }
-
     private static Entry entry(
         final Path path, final String name, final String state, final int ranks, final int alive, final boolean stale,
         final String verdict) throws IOException

@@ -69,6 +69,7 @@ public final class Endpoint implements AutoCloseable
     private final ThreadLocal<SendClaim> threadClaim;
     private final OptionalLock pollLock;
     private final HealthMonitor health;
+    private final RankCounters counters;
     private final long unexpectedBytes;
     private final CallGate gate;
     private final boolean supervised;
@@ -101,13 +102,14 @@ public final class Endpoint implements AutoCloseable
         inbound = new Inbound(segment, rank, options.lazyFreeBatch(params.queueEntries()));
         fragments = new FragmentAccess(segment, rank, multiple);
         gate = new CallGate(multiple);
-        sender = new Sender(rank, outbound, fragments, new FastBoxSender(segment, rank, multiple), peerBells, gate);
+        counters = new RankCounters(segment.views().counters(rank));
+        sender = new Sender(rank, outbound, fragments, new FastBoxSender(segment, rank, multiple), peerBells, gate, counters);
         receiver = new Receiver(inbound, outbound, fragments, peerBells);
         ownClaim = multiple ? null : new SendClaim();
         threadClaim = multiple ? ThreadLocal.withInitial(SendClaim::new) : null;
         pollLock = OptionalLock.create(multiple);
         supervised = options.launcherPid() != 0;
-        health = new HealthMonitor(segment, rank, options.launcherPid(), peerBells);
+        health = new HealthMonitor(segment, rank, options.launcherPid(), peerBells, counters);
         unexpectedBytes = options.unexpectedBytes();
         bell = Doorbell.open(segment.views().bell(rank), SegmentFiles.bellPath(segment.path(), rank), multiple); // a file: late
         final boolean contended = options.startsContended(size);
@@ -149,6 +151,15 @@ public final class Endpoint implements AutoCloseable
             segment.detach(rank);
             throw ex;
         }
+    }
+
+    /**
+     * @return this rank's counters in the segment, which {@code sm4j stat} reads: the message layer adds its
+     *         own to the transport's.
+     */
+    public RankCounters counters()
+    {
+        return counters;
     }
 
     public int rank()

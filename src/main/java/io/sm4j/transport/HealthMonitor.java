@@ -23,6 +23,7 @@ final class HealthMonitor
     private final int rank;
     private final long launcherPid;
     private final PeerBells bells;
+    private final RankCounters counters;
     /** Looked up once: a check allocates nothing; null if the launcher was already gone. */
     private final WatchedProcess launcher;
     /** Where this rank says why it stops once the launcher is gone; null without a launcher. */
@@ -37,9 +38,12 @@ final class HealthMonitor
     /**
      * @param launcherPid the supervising launcher's pid, 0 if none (then only peers are watched).
      * @param bells       rung when this rank aborts the job, so sleeping ranks see the abort at once.
+     * @param counters    where this rank marks itself waiting.
      */
-    HealthMonitor(final Segment segment, final int rank, final long launcherPid, final PeerBells bells)
+    HealthMonitor(
+        final Segment segment, final int rank, final long launcherPid, final PeerBells bells, final RankCounters counters)
     {
+        this.counters = counters;
         this.segment = segment;
         this.bells = bells;
         this.rank = rank;
@@ -112,7 +116,7 @@ final class HealthMonitor
         if (!marked)
         {
             marked = true;
-            segment.ranks().markWaiting(rank, true);
+            counters.waiting(true);
         }
     }
 
@@ -124,7 +128,7 @@ final class HealthMonitor
         if (marked)
         {
             marked = false;
-            segment.ranks().markWaiting(rank, false);
+            counters.waiting(false);
         }
     }
 

@@ -25,11 +25,13 @@ final class Sender
     private final FastBoxSender fastBoxes;
     private final PeerBells bells;
     private final CallGate gate;
+    private final RankCounters counters;
 
     Sender(
         final int rank, final Outbound outbound, final FragmentAccess fragments, final FastBoxSender fastBoxes,
-        final PeerBells bells, final CallGate gate)
+        final PeerBells bells, final CallGate gate, final RankCounters counters)
     {
+        this.counters = counters;
         this.gate = gate;
         this.rank = rank;
         this.outbound = outbound;
@@ -113,6 +115,7 @@ final class Sender
                 }
                 fragments.published(dest, claim.max);
             }
+            counters.fragmentSent(claim.fragment < 0);
             bells.afterPublish(dest); // a receiver asleep waiting for this message wakes
         }
         finally

@@ -29,13 +29,13 @@ class HelpTest
             assertTrue(m.group(2).matches("[A-Z].*\\.$"), "not a sentence: " + line);
             seen++;
         }
-        assertEquals(7, seen, joined);
+        assertEquals(8, seen, joined);
     }
 
     @Test
     void everySubcommandShouldHaveHelp()
     {
-        for (final String command : List.of("demo", "run", "create", "clean", "bench", "report"))
+        for (final String command : List.of("demo", "run", "create", "clean", "stat", "bench", "report"))
         {
             final CliRun run = CliRun.of(command, "--help");
             assertEquals(0, run.exitCode(), command);

@@ -31,6 +31,7 @@ final class LayoutComponents
             all.add(new Component("control " + r, layout.controlBlockOffset(r), ControlBlockDescriptor.OWNER_LENGTH, cl, r));
             all.add(new Component("doorbell " + r, layout.bellOffset(r), DoorbellDescriptor.LENGTH, cl,
                 Component.MANY_WRITERS));
+            all.add(new Component("counters " + r, layout.countersOffset(r), CountersDescriptor.LENGTH, cl, r));
             all.add(new Component("activity " + r, layout.activityOffset(r), ControlBlockDescriptor.activityLength(n), cl,
                 Component.MANY_WRITERS));
             for (int s = 0; s < n; s++)

@@ -1,0 +1,199 @@
+package io.sm4j.it;
+
+import io.sm4j.cli.Sm4jCli;
+import io.sm4j.launch.JobLauncher;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code sm4j stat} on real files: a live two-JVM job (its counters, liveness and a rank asleep in a receive,
+ * in text and JSON, and {@code --watch} until the job ends), the file of a job whose processes are gone, and
+ * files that are not segments (one line each, no crash).
+ */
+@Timeout(180)
+class StatCommandTest
+{
+    private static final int COUNT = 1000;
+    private static final int SIZE = 100;
+
+    @Test
+    void aLiveJobShouldShowItsCountersAndRanksAndBeWatchedUntilItEnds() throws Exception
+    {
+        try (ScratchDir dir = ScratchDir.create("sm4j-stat-"))
+        {
+            final Path log = Files.createTempFile("sm4j-stat-", ".log");
+            final Path go = dir.path.resolve("go");
+            final List<String> command = new ArrayList<>(List.of(Sm4jCli.class.getName(), "run", "-n", "2", "--dir",
+                dir.path.toString(), "--", StatApp.class.getName(), Integer.toString(COUNT), Integer.toString(SIZE), go.toString()));
+            final Process launcher = new ProcessBuilder(
+                JobLauncher.javaCommand(System.getProperty("java.class.path"), List.of("-Xmx256m"), command))
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            try
+            {
+                awaitLog(log, launcher, "[0] rank 0 sent " + COUNT, "[1] rank 1 received " + COUNT);
+                // rank 1 now waits in a receive: within a few milliseconds it sleeps on its doorbell
+                String json = stat("--dir", dir.path.toString(), "--format", "json");
+                final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (!json.contains("\"rank\":1,") || !rank(json, 1).contains("\"activity\":\"sleeping\""))
+                {
+                    assertTrue(System.nanoTime() < deadline, "rank 1 never shown sleeping: " + json);
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10)); // a poll of what stat shows
+                    json = stat("--dir", dir.path.toString(), "--format", "json");
+                }
+                assertTrue(json.matches("\\[\\{\"segment\":\"" + Pattern.quote(dir.path.toString()) + "/sm4j-[^\"]+\\.seg\"," +
+                    "\"state\":\"READY\",\"abort\":null,\"ranks\":\\[.*]}]\n"), json);
+                final String zero = rank(json, 0);
+                final String one = rank(json, 1);
+                assertTrue(zero.matches("\\{\"rank\":0,\"pid\":\\d+,\"state\":\"attached\",\"alive\":true,\"activity\":\"(running|waiting|sleeping)\",.*"), zero);
+                assertTrue(one.matches("\\{\"rank\":1,\"pid\":\\d+,\"state\":\"attached\",\"alive\":true,\"activity\":\"sleeping\",.*"), one);
+                assertEquals(List.of((long)COUNT, (long)COUNT * SIZE, 0L, 0L, (long)COUNT), List.of(field(zero, "messages_sent"),
+                    field(zero, "bytes_sent"), field(zero, "messages_received"), field(zero, "bytes_received"),
+                    field(zero, "box_sends") + field(zero, "fifo_sends")), zero);
+                assertEquals(List.of(0L, 0L, (long)COUNT, (long)COUNT * SIZE, 0L, 0L), List.of(field(one, "messages_sent"),
+                    field(one, "bytes_sent"), field(one, "messages_received"), field(one, "bytes_received"), field(one, "box_sends"),
+                    field(one, "unexpected_bytes")), one);
+                assertTrue(field(one, "unexpected_limit") > 0 && field(one, "heartbeat_ms") >= 0, one);
+                final Path segment = Path.of(json.replaceAll("(?s)^\\[\\{\"segment\":\"([^\"]+)\".*", "$1"));
+                final String text = stat(segment.toString());
+                assertTrue(text.startsWith(segment + ": READY, 2 ranks\n"), text);
+                assertTrue(text.matches("(?s).*\n +1 +\\d+ attached yes +sleeping +\\d+ +0 +0 +1,000 +100,000 +0 +\\d+ +0\\.0 0 / [\\d,]+\n"),
+                    text);
+                // --watch shows the job again until its file goes with it
+                final StringWriter watchOut = new StringWriter(); // a StringBuffer inside: read while the watch writes
+                final CompletableFuture<Integer> watch = CompletableFuture.supplyAsync(() -> Sm4jCli.execute(
+                    new String[]{ "stat", segment.toString(), "--watch", "0.2" }, new PrintWriter(watchOut, true),
+                    new PrintWriter(new StringWriter(), true)));
+                while (!watchOut.toString().contains(segment + ": READY, 2 ranks\n"))
+                {
+                    assertTrue(System.nanoTime() < deadline && !watch.isDone(), "the watch showed nothing: " + watchOut);
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5)); // a poll of what the watch printed
+                }
+                Files.createFile(go);
+                assertTrue(launcher.waitFor(60, TimeUnit.SECONDS), "the job ended");
+                assertEquals(0, launcher.exitValue(), Files.readString(log));
+                assertEquals(0, watch.get(60, TimeUnit.SECONDS));
+                final String watched = watchOut.toString();
+                assertTrue(watched.startsWith("-- ") && watched.contains(segment + ": READY, 2 ranks\n"), watched);
+                assertTrue(watched.endsWith(segment + ": gone (the job has ended)\n"), watched);
+                final StringWriter err = new StringWriter();
+                assertEquals(1, Sm4jCli.execute(new String[]{ "stat", segment.toString() }, new PrintWriter(new StringWriter(), true),
+                    new PrintWriter(err, true)));
+                assertEquals("sm4j stat: " + segment + ": no such file (the job has ended, or the name is wrong)\n", err.toString());
+            }
+            finally
+            {
+                launcher.destroyForcibly();
+                Files.deleteIfExists(log);
+            }
+        }
+    }
+
+    @Test
+    void theFileOfAJobWithoutLiveProcessesShouldShowThemDead() throws Exception
+    {
+        try (ScratchDir dir = ScratchDir.create("sm4j-stat-"))
+        {
+            final String created = run(0, "create", "-n", "3", "--dir", dir.path.toString()).trim(); // its creator exits
+            final Path segment = Path.of(created.lines().reduce((a, b) -> b).orElseThrow());
+            final String text = stat(segment.toString());
+            assertTrue(text.startsWith(segment + ": READY, 3 ranks\n"), text);
+            for (int rank = 0; rank < 3; rank++)
+            {
+                assertTrue(text.matches("(?s).*\n +" + rank + " +- absent +no +- +- +0 +0 +0 +0 +0 +0 +0\\.0 0 / 0\n.*"), text);
+            }
+            assertEquals(text, stat("--dir", dir.path.toString()), "the directory's one job");
+            Files.delete(segment);
+            assertEquals("no sm4j jobs in " + dir.path + "\n", stat("--dir", dir.path.toString()));
+        }
+    }
+
+    @Test
+    void filesThatAreNotSegmentsShouldBeOneLineEach() throws Exception
+    {
+        try (ScratchDir dir = ScratchDir.create("sm4j-stat-"))
+        {
+            final Path garbage = dir.path.resolve("sm4j-user-0123456789abcdef.seg");
+            final byte[] bytes = new byte[65536];
+            new java.util.Random(7).nextBytes(bytes);
+            Files.write(garbage, bytes);
+            final Path empty = Files.createFile(dir.path.resolve("sm4j-user-00000000000000aa.seg"));
+            assertRejected(1, "sm4j stat: " + garbage + ": not an sm4j segment: its magic is 0x" + Long.toHexString(java.nio.ByteBuffer.wrap(bytes).order(java.nio.ByteOrder.nativeOrder()).getLong()), "stat", garbage.toString());
+            assertRejected(1, "sm4j stat: " + empty + ": not an sm4j segment: shorter than a header", "stat", empty.toString());
+            final StringWriter out = new StringWriter();
+            final StringWriter err = new StringWriter();
+            assertEquals(0, Sm4jCli.execute(new String[]{ "stat", "--dir", dir.path.toString() }, new PrintWriter(out, true),
+                new PrintWriter(err, true)));
+            assertEquals("no sm4j jobs in " + dir.path + "\n", out.toString());
+            assertEquals(List.of("sm4j stat: " + empty + ": not an sm4j segment: shorter than a header",
+                "sm4j stat: " + garbage + ": not an sm4j segment: its magic is 0x" + Long.toHexString(java.nio.ByteBuffer.wrap(bytes).order(java.nio.ByteOrder.nativeOrder()).getLong())), err.toString().lines().toList());
+            assertRejected(2, "sm4j stat: --watch must be between 0 and 3600 seconds, not -1.0", "stat", "--watch", "-1",
+                garbage.toString());
+            assertRejected(2, "sm4j stat: give a SEGMENT or --dir, not both", "stat", garbage.toString(), "--dir", dir.path.toString());
+        }
+    }
+
+    private static void assertRejected(final int code, final String line, final String... args)
+    {
+        final StringWriter err = new StringWriter();
+        assertEquals(code, Sm4jCli.execute(args, new PrintWriter(new StringWriter(), true), new PrintWriter(err, true)), err.toString());
+        assertEquals(line + "\n", err.toString());
+    }
+
+    private static String stat(final String... args)
+    {
+        final List<String> all = new ArrayList<>(List.of("stat"));
+        all.addAll(List.of(args));
+        return run(0, all.toArray(String[]::new));
+    }
+
+    private static String run(final int code, final String... args)
+    {
+        final StringWriter out = new StringWriter();
+        final StringWriter err = new StringWriter();
+        assertEquals(code, Sm4jCli.execute(args, new PrintWriter(out, true), new PrintWriter(err, true)), err.toString());
+        return out.toString();
+    }
+
+    private static long field(final String object, final String name)
+    {
+        final Matcher matcher = Pattern.compile("\"" + name + "\":(-?\\d+)").matcher(object);
+        assertTrue(matcher.find(), name + " in " + object);
+        return Long.parseLong(matcher.group(1));
+    }
+
+    /**
+     * @return rank {@code rank}'s object in stat's JSON.
+     */
+    private static String rank(final String json, final int rank)
+    {
+        final Matcher matcher = Pattern.compile("\\{\"rank\":" + rank + ",[^}]*}").matcher(json);
+        return matcher.find() ? matcher.group() : "";
+    }
+
+    private static void awaitLog(final Path log, final Process launcher, final String... lines) throws Exception
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        String output = Files.readString(log);
+        while (!List.of(lines).stream().allMatch(output::contains))
+        {
+            assertTrue(launcher.isAlive() && System.nanoTime() < deadline, "the job did not get there: " + output);
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5)); // a poll of the file, not a wait for time
+            output = Files.readString(log);
+        }
+    }
+}
