@@ -23,6 +23,12 @@ class AllocationTest extends TwoCommunicators
     private static final int WARM_UP = 50_000;
     private static final int MESSAGES = 100_000;
     private static final int TAG = 5;
+    /**
+     * What a rank may allocate once, whatever the count: on a loaded machine a wait can outlast the spin and
+     * sleep on the doorbell for the first time inside the measured loop, and the first ring each way opens
+     * the doorbell connection (a socket channel and its selection key: about 12 KiB, seen in a full test run).
+     */
+    private static final int ONE_TIME_SETUP = 32 << 10;
 
     @Test
     void blockingByteArrayPingPongShouldAllocateNothingPerMessage()
@@ -183,12 +189,16 @@ class AllocationTest extends TwoCommunicators
         }
     }
 
+    /**
+     * Less than a byte per message, beside {@link #ONE_TIME_SETUP}: an object per message (16 bytes at least)
+     * fails it whatever the count.
+     */
     private static void assertBelowOneBytePerMessage(final long[] bytes, final int messages, final String what)
     {
         for (int rank = 0; rank < bytes.length; rank++)
         {
-            assertTrue(bytes[rank] < messages, what + ": rank " + rank + " allocated " + bytes[rank] + " bytes over " +
-                messages + " round trips");
+            assertTrue(bytes[rank] < messages + ONE_TIME_SETUP, what + ": rank " + rank + " allocated " + bytes[rank] +
+                " bytes over " + messages + " round trips");
         }
     }
 
