@@ -45,7 +45,7 @@ import static io.sm4j.layout.CountersDescriptor.UNEXPECTED_LIMIT;
         "",
         "ACTIVITY is running (in its own code), waiting (spinning or yielding inside sm4j), sleeping (on its " +
             "doorbell, using no CPU) or - (not attached); BEAT is how long ago the rank last checked the job's " +
-            "health inside sm4j. Counters: messages and bytes sent and received (matched to a receive), fragments " +
+            "health inside sm4j. Counters: messages and bytes sent and received (arrived, matched or not), fragments " +
             "sent inline in a fast box (BOX) or by FIFO word or box reference (FIFO), time sends waited for " +
             "credit, pool or box room (ROOM WAIT), and the unexpected-message bytes kept against the budget.",
         "",
@@ -94,56 +94,54 @@ final class StatCommand implements Callable<Integer>
         }
         final PrintWriter out = spec.commandLine().getOut();
         final Path directory = segment == null ? SegmentFiles.directory(dir, spec.commandLine().getErr()::println) : null;
+        boolean seen = false; // the one SEGMENT was read once: its disappearance is the job's end
         while (true)
         {
-            if (segment != null && !Files.exists(segment) && watchSeconds > 0)
+            final List<JobStats.Job> jobs = new ArrayList<>();
+            if (segment != null)
             {
-                out.println(segment + ": gone (the job has ended)");
-                return 0;
+                try
+                {
+                    jobs.add(JobStats.read(segment));
+                    seen = true;
+                }
+                catch (final Sm4jException ex)
+                {
+                    if (seen && !Files.exists(segment))
+                    {
+                        out.println(segment + ": gone (the job has ended)");
+                        return 0;
+                    }
+                    spec.commandLine().getErr().println("sm4j stat: " + ex.getMessage());
+                    return 1;
+                }
             }
-            final int code = show(out, directory);
-            if (watchSeconds == 0 || code != 0)
+            show(out, directory, jobs);
+            if (watchSeconds == 0)
             {
-                return code;
+                return 0;
             }
             LockSupport.parkNanos((long)(watchSeconds * TimeUnit.SECONDS.toNanos(1)));
         }
     }
 
     /**
-     * Shows the jobs once.
-     *
-     * @return 0, or 1 if the one SEGMENT asked for cannot be read.
+     * Shows the jobs once: the SEGMENT's, read by the caller into {@code jobs}, or every job in
+     * {@code directory} (null with a SEGMENT).
      */
-    private int show(final PrintWriter out, final Path directory) throws IOException
+    private void show(final PrintWriter out, final Path directory, final List<JobStats.Job> jobs) throws IOException
     {
-        final List<JobStats.Job> jobs = new ArrayList<>();
-        if (segment != null)
+        for (final Path path : directory == null ? List.<Path>of() : JobStats.segments(directory))
         {
             try
             {
-                jobs.add(JobStats.read(segment));
+                jobs.add(JobStats.read(path));
             }
             catch (final Sm4jException ex)
             {
-                spec.commandLine().getErr().println("sm4j stat: " + ex.getMessage());
-                return 1;
-            }
-        }
-        else
-        {
-            for (final Path path : JobStats.segments(directory))
-            {
-                try
+                if (Files.exists(path)) // else its job ended while we looked
                 {
-                    jobs.add(JobStats.read(path));
-                }
-                catch (final Sm4jException ex)
-                {
-                    if (Files.exists(path)) // else its job ended while we looked
-                    {
-                        spec.commandLine().getErr().println("sm4j stat: " + ex.getMessage());
-                    }
+                    spec.commandLine().getErr().println("sm4j stat: " + ex.getMessage());
                 }
             }
         }
@@ -164,7 +162,6 @@ final class StatCommand implements Callable<Integer>
             jobs.forEach(job -> text(job, out));
         }
         out.flush();
-        return 0;
     }
 
     private static void text(final JobStats.Job job, final PrintWriter out)

@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
  * Watches a job's rank JVMs for being held up: stopped (SIGSTOP, Ctrl-Z, a native debugger: state T or t in
  * {@code /proc/PID/stat}), or frozen inside an sm4j wait (a Java debugger that suspended its threads, a long
  * GC pause, a machine too busy to run it: the process runs, but the rank, marked waiting, has not written
- * its heartbeat for {@link #FROZEN_AFTER}, where a waiting rank writes it at least every 100 ms). Such a
+ * its heartbeat for {@link #FROZEN_AFTER}, where a waiting rank writes it about every 100 ms). Such a
  * rank holds up every rank that waits for it, and nothing else tells. A rank held up for {@link #NOTICE}
  * is named in a warning (and again when it runs on); past the job's stopped limit, if it has one, the
  * launcher aborts the job. A rank that computes outside sm4j is not marked waiting and never named.
@@ -38,6 +38,9 @@ final class StoppedRanks implements AutoCloseable
     private final long[] since;
     /** Each held-up rank's state: frozen (else stopped). */
     private final boolean[] frozen;
+    /** Per rank, the heartbeat last read while it was marked waiting (0: not marked), and when it was first read. */
+    private final long[] beat;
+    private final long[] beatSeen;
     private final boolean[] told;
     private long nextCheck;
 
@@ -53,6 +56,8 @@ final class StoppedRanks implements AutoCloseable
         this.watched = new WatchedProcess[ranks.size()];
         this.since = new long[ranks.size()];
         this.frozen = new boolean[ranks.size()];
+        this.beat = new long[ranks.size()];
+        this.beatSeen = new long[ranks.size()];
         this.told = new boolean[ranks.size()];
     }
 
@@ -120,21 +125,33 @@ final class StoppedRanks implements AutoCloseable
     }
 
     /**
-     * @return the last heartbeat of {@code rank} if it is marked waiting and has not beaten for
-     *         {@link #FROZEN_AFTER} (frozen since then), else 0; 0 too if the segment file was truncated under
-     *         the job (its ranks report that).
+     * A rank is frozen when it stays marked waiting and attached while its heartbeat does not move for
+     * {@link #FROZEN_AFTER}, timed by this launcher from the first check that read that heartbeat (a rank
+     * that enters a wait after a long computation is marked before its first new beat: its old beat is not
+     * counted against it).
+     *
+     * @return when the launcher first read the heartbeat that has not moved since, if the rank is frozen,
+     *         else 0; 0 too if the segment file was truncated under the job (its ranks report that).
      */
     private long frozenSince(final int rank, final long now)
     {
         try
         {
-            final long beat = segment.ranks().lastHeartbeat(rank);
             if (counters[rank] == null)
             {
                 counters[rank] = segment.views().counters(rank);
             }
-            final boolean waiting = counters[rank].getLongVolatile(CountersDescriptor.offset(CountersDescriptor.WAITING)) != 0;
-            return beat != 0 && waiting && now - beat >= FROZEN_AFTER.toNanos() ? beat : 0;
+            // the mark first: a rank that marks itself, then beats, is never judged by a beat older than its mark
+            final boolean waiting = counters[rank].getLongVolatile(CountersDescriptor.offset(CountersDescriptor.WAITING)) != 0 &&
+                segment.ranks().isAttached(rank);
+            final long last = waiting ? segment.ranks().lastHeartbeat(rank) : 0;
+            if (last != beat[rank])
+            {
+                beat[rank] = last;
+                beatSeen[rank] = now;
+                return 0;
+            }
+            return last != 0 && now - beatSeen[rank] >= FROZEN_AFTER.toNanos() ? beatSeen[rank] : 0;
         }
         catch (final InternalError truncated)
         {

@@ -16,7 +16,7 @@ import java.util.List;
  *  +---------------------------------------------------------------+ 8
  *  |          Bytes of the messages sent                          ...
  *  +---------------------------------------------------------------+ 16
- *  |          Messages received (matched to a receive)            ...
+ *  |          Messages received (arrived from a peer)             ...
  *  +---------------------------------------------------------------+ 24
  *  |          Bytes of the messages received                      ...
  *  +---------------------------------------------------------------+ 32
@@ -36,7 +36,9 @@ import java.util.List;
  *  +---------------------------------------------------------------+ stride
  * </pre>
  * A counter that the message layer keeps (messages, bytes, unexpected) stays 0 for a rank that uses the
- * transport's raw API.
+ * transport's raw API; messages a rank sends itself are not counted. Messages are counted as their first
+ * fragment is published and as it arrives (matched to a receive or kept as unexpected); room waits and the
+ * unexpected bytes are published on the rank's health check, at most 100 ms old while it is inside sm4j.
  */
 public final class CountersDescriptor
 {

@@ -45,7 +45,7 @@ public final class SegmentHeaderDescriptor
     /** "SM4JSEG1" read as a little-endian long. */
     public static final long MAGIC = 0x3147455334534D53L;
     /**
-     * 7: each rank's counters after the doorbells, and its waiting mark in the control block (6: a 1,928-byte
+     * 7: each rank's counters (with its waiting mark) after the doorbells (6: a 1,928-byte
      * abort reason; 5: a doorbell line per rank after the control blocks; 4: the creator's and each rank's
      * start time, the owner).
      */

@@ -210,6 +210,7 @@ final class Matcher implements FragmentHandler
                 }
                 final RecvRequest match = accepted;
                 accepted = null;
+                endpoint.counters().messageReceived(total); // inside the poll, and so inside the endpoint's gate
                 arrival(match, f.source(), f.tag(), f.sequence(), (int)total, f.buffer(), f.offset(),
                     keepEnvelopeOnly ? 0 : length, large);
             }
@@ -240,7 +241,6 @@ final class Matcher implements FragmentHandler
      */
     void sendToSelf(final SendRequest request)
     {
-        endpoint.counters().messageSent(request.length);
         if (request.length <= eagerPayload || queues.hasPosted(rank, request.tag))
         {
             arrival(queues.takePosted(rank, request.tag), rank, request.tag, 0, request.length, request.buffer,
@@ -286,7 +286,6 @@ final class Matcher implements FragmentHandler
         final RecvRequest request, final int source, final int tag, final long sequence, final int total,
         final DirectBuffer buffer, final int offset, final int length, final boolean large)
     {
-        endpoint.counters().messageReceived(total);
         request.matchedSource = source;
         request.matchedTag = tag;
         request.total = total;

@@ -112,11 +112,12 @@ final class MessageSender
                 buffer.putLong(AUX_OFFSET, aux);
             }
             buffer.putBytes(header, payload, offset, length);
-            claim.commit();
             if (type == EAGER || type == RNDV)
             {
+                // before the commit, which leaves the endpoint's gate: a close from another thread cannot unmap
                 counters.messageSent(type == EAGER ? length : aux); // a RNDV's aux is the message's length
             }
+            claim.commit();
             return true;
         }
         catch (final InternalError error)

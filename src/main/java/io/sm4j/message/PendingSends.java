@@ -61,7 +61,7 @@ final class PendingSends
             {
                 waiting[request.dest] = new ArrayDeque<>(); // kept once made: a steady stream allocates nothing
             }
-            request.queuedAt = endpoint.clock();
+            request.queuedAt = System.nanoTime(); // a slow path: the engine's clock may be a long compute old
             waiting[request.dest].add(request);
             waitingCount++;
         }
@@ -138,7 +138,7 @@ final class PendingSends
             // sends to a rank that has detached stay until failOrphans fails them
             while (queue != null && !queue.isEmpty() && endpoint.isAttached(dest) && tryStart(queue.peek()))
             {
-                endpoint.counters().roomWait(endpoint.clock() - queue.poll().queuedAt);
+                endpoint.counters().roomWait(System.nanoTime() - queue.poll().queuedAt);
                 waitingCount--;
                 sent++;
             }

@@ -19,7 +19,7 @@ final class SendRequest extends Request
     int sent;
     /** A large send whose RNDV has left and whose ACK has not come. */
     boolean awaitingAck;
-    /** The engine's clock when it was queued for room (counted as a wait when it starts). */
+    /** System.nanoTime() when it was queued for room (counted as a wait when it starts). */
     long queuedAt;
 
     SendRequest(final Progress progress, final boolean persistent)

@@ -1,13 +1,8 @@
 package io.sm4j.segment;
 
-import io.sm4j.layout.ControlBlockDescriptor;
 import io.sm4j.layout.SegmentHeaderDescriptor;
-import io.sm4j.layout.SegmentLayout;
-import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -274,9 +269,6 @@ public final class StaleSegments
         }
     }
 
-    /**
-     * @return {@code length} bytes at {@code position}, or null if the file ends first.
-     */
     private static Entry entry(
         final Path path, final String name, final String state, final int ranks, final int alive, final boolean stale,
         final String verdict) throws IOException

@@ -704,6 +704,8 @@ public final class Endpoint implements AutoCloseable
         finally
         {
             policy().reset();
+            health.doneWaiting(); // a close from another thread may have ended a wait whose endWait found the gate shut
+            counters.publish();
             segment.detach(rank);
             peerBells.ringAll(); // a peer asleep waiting for this rank sees it gone now
         }

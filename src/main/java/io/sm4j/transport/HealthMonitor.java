@@ -80,6 +80,7 @@ final class HealthMonitor
         }
         next = now + INTERVAL_NANOS;
         ticks++;
+        counters.publish();
         final RankRegistry ranks = segment.ranks();
         ranks.heartbeat(rank);
         try

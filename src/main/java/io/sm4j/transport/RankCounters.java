@@ -13,39 +13,44 @@ import static io.sm4j.layout.CountersDescriptor.MESSAGES_SENT;
 import static io.sm4j.layout.CountersDescriptor.ROOM_WAIT_NANOS;
 import static io.sm4j.layout.CountersDescriptor.UNEXPECTED_BYTES;
 import static io.sm4j.layout.CountersDescriptor.UNEXPECTED_LIMIT;
+import static io.sm4j.layout.CountersDescriptor.WAITING;
 
 /**
- * This rank's counters in the segment ({@link CountersDescriptor}), for {@code sm4j stat} to read from
- * outside. Only this rank writes them.
+ * This rank's counters ({@link CountersDescriptor}), for {@code sm4j stat} to read from outside. Only this
+ * rank writes them.
  * <p>
- * Implementation notes: each update is a plain load and an ordered (release) store of the rank's own line:
- * on x86 two ordinary moves, no fence, no locked instruction. One writer needs no atomic increment; the
- * release keeps a reader from seeing a count before what it counts, and an aligned 64-bit store is never
- * torn. The updates address the mapping directly ({@link UnsafeApi}, the region's address checked once here):
- * through the buffer's bounds-checked accessors the five updates of a message cost about 5 % of the 64-byte
- * windowed rate (docs/benchmarks.md). In MULTIPLE thread mode two threads may update one counter at once and
- * lose an increment: these are statistics, not protocol state, and a lock per message would cost more than
- * they are worth.
+ * Implementation notes: every write to the mapping runs inside the endpoint's {@code CallGate} (a claim's,
+ * a poll's, an idle's, or close), where a close from another thread cannot have unmapped it: the
+ * per-message counts are made by the sender's claim and by the receiver's poll, and the two that change
+ * off those paths (room waits, unexpected bytes) are kept in fields and published on the health check
+ * (at most every 100 ms while the rank is inside sm4j). A per-message update is a plain load and a release
+ * store of the rank's own line, addressed directly (bounds-checked once here): on x86 two ordinary moves,
+ * no fence; one writer needs no atomic increment, the release keeps a reader from seeing a count before
+ * what it counts, and an aligned 64-bit store is never torn. Through the buffer's bounds-checked accessors
+ * the updates of a message cost about 6 % of the 64-byte windowed rate, this way 1.5-4 %
+ * (docs/benchmarks.md). In MULTIPLE thread mode two threads may update one counter at once and lose an
+ * increment: these are statistics, not protocol state.
  */
 public final class RankCounters
 {
-    private final AtomicBuffer counters;
-    /** Address of the region in the mapping. */
+    /** Address of the region in the mapping, bounds-checked once. */
     private final long address;
+    private long roomWaitNanos;
+    private long unexpectedBytes;
+    private long unexpectedLimit;
 
     RankCounters(final AtomicBuffer counters)
     {
-        counters.boundsCheck(0, CountersDescriptor.LENGTH); // once: updates address the region directly
+        counters.boundsCheck(0, CountersDescriptor.LENGTH);
         if (counters.byteArray() != null)
         {
             throw new IllegalArgumentException("counters must be off the heap: " + counters);
         }
-        this.counters = counters;
         this.address = counters.addressOffset();
     }
 
     /**
-     * A message (not a control message) left: its first fragment was published.
+     * A message (not a control message) is being published: for the sender's claim, before its commit.
      */
     public void messageSent(final long bytes)
     {
@@ -54,7 +59,7 @@ public final class RankCounters
     }
 
     /**
-     * A message was matched to a receive.
+     * A message (not a control message) arrived from a peer: for the receiver's poll, as it is handed over.
      */
     public void messageReceived(final long bytes)
     {
@@ -63,34 +68,44 @@ public final class RankCounters
     }
 
     /**
-     * A send waited this long for an eager credit, a max-size fragment or fast box room.
+     * A send waited this long for an eager credit, a max-size fragment or fast box room (published later).
      */
     public void roomWait(final long nanos)
     {
-        add(ROOM_WAIT_NANOS, nanos);
+        roomWaitNanos += nanos;
     }
 
     /**
-     * The unexpected messages kept now, against the budget.
+     * The unexpected messages kept now, against the budget (published later).
      */
     public void unexpected(final long bytes, final long limit)
     {
-        counters.putLongOrdered(CountersDescriptor.offset(UNEXPECTED_BYTES), bytes);
-        counters.putLongOrdered(CountersDescriptor.offset(UNEXPECTED_LIMIT), limit);
-    }
-
-    /**
-     * Marks whether this rank's thread waits inside sm4j (SINGLE mode), for a launcher that watches for frozen
-     * ranks ({@link CountersDescriptor#WAITING}).
-     */
-    void waiting(final boolean waiting)
-    {
-        counters.putLongOrdered(CountersDescriptor.offset(CountersDescriptor.WAITING), waiting ? 1 : 0);
+        unexpectedBytes = bytes;
+        unexpectedLimit = limit;
     }
 
     void fragmentSent(final boolean inline)
     {
         add(inline ? BOX_SENDS : FIFO_SENDS, 1);
+    }
+
+    /**
+     * Marks whether this rank's thread waits inside sm4j (SINGLE mode), for a launcher that watches for
+     * frozen ranks ({@link CountersDescriptor#WAITING}).
+     */
+    void waiting(final boolean waiting)
+    {
+        UnsafeApi.putLongRelease(null, address + CountersDescriptor.offset(WAITING), waiting ? 1 : 0);
+    }
+
+    /**
+     * Publishes the counts kept in fields: on the health check, and at close.
+     */
+    void publish()
+    {
+        UnsafeApi.putLongRelease(null, address + CountersDescriptor.offset(ROOM_WAIT_NANOS), roomWaitNanos);
+        UnsafeApi.putLongRelease(null, address + CountersDescriptor.offset(UNEXPECTED_BYTES), unexpectedBytes);
+        UnsafeApi.putLongRelease(null, address + CountersDescriptor.offset(UNEXPECTED_LIMIT), unexpectedLimit);
     }
 
     private void add(final int counter, final long delta)
