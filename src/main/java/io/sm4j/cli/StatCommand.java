@@ -93,7 +93,9 @@ final class StatCommand implements Callable<Integer>
             throw new IllegalArgumentException("give a SEGMENT or --dir, not both");
         }
         final PrintWriter out = spec.commandLine().getOut();
-        final Path directory = segment == null ? SegmentFiles.directory(dir, spec.commandLine().getErr()::println) : null;
+        // a read-only command: a --dir it may not write to is fine
+        final Path directory = segment != null ? null : dir != null ? existingDirectory(dir) :
+            SegmentFiles.directory(null, spec.commandLine().getErr()::println);
         boolean seen = false; // the one SEGMENT was read once: its disappearance is the job's end
         while (true)
         {
@@ -123,6 +125,15 @@ final class StatCommand implements Callable<Integer>
             }
             LockSupport.parkNanos((long)(watchSeconds * TimeUnit.SECONDS.toNanos(1)));
         }
+    }
+
+    private static Path existingDirectory(final Path dir)
+    {
+        if (!Files.isDirectory(dir))
+        {
+            throw new IllegalArgumentException("--dir " + dir + " is not a directory");
+        }
+        return dir;
     }
 
     /**

@@ -108,7 +108,7 @@ final class BudgetStalls
         return new Sm4jException(String.format(Locale.ROOT, "rank %d waits for a message from rank %d that cannot " +
             "arrive: it is behind messages from rank %d that no receive has taken, and the unexpected-message " +
             "budget is full (%,d bytes kept, limit %,d: SM4J_UNEXPECTED_BYTES, by default a quarter of the heap). " +
-            "Receive those messages first, or raise SM4J_UNEXPECTED_BYTES (and -Xmx)",
+            "Post receives for them before such a wait, or raise SM4J_UNEXPECTED_BYTES (and -Xmx)",
             rank, source, source, kept, limit));
     }
 

@@ -75,7 +75,7 @@ class BudgetTest
         assertTrue(Pattern.compile("job was aborted by rank 0: rank 0 threw io\\.sm4j\\.segment\\.Sm4jException: rank 0 waits " +
             "for a message from rank 1 that cannot arrive: it is behind messages from rank 1 that no receive has taken, " +
             "and the unexpected-message budget is full \\([\\d,]+ bytes kept, limit 65,536: SM4J_UNEXPECTED_BYTES, by default " +
-            "a quarter of the heap\\)\\. Receive those messages first, or raise SM4J_UNEXPECTED_BYTES \\(and -Xmx\\)$",
+            "a quarter of the heap\\)\\. Post receives for them before such a wait, or raise SM4J_UNEXPECTED_BYTES \\(and -Xmx\\)$",
             Pattern.MULTILINE).matcher(job.err()).find(), job.err());
     }
 

@@ -144,6 +144,7 @@ class StatCommandTest
             assertRejected(2, "sm4j stat: --watch must be between 0 and 3600 seconds, not -1.0", "stat", "--watch", "-1",
                 garbage.toString());
             assertRejected(2, "sm4j stat: give a SEGMENT or --dir, not both", "stat", garbage.toString(), "--dir", dir.path.toString());
+            assertRejected(2, "sm4j stat: --dir " + garbage + " is not a directory", "stat", "--dir", garbage.toString());
         }
     }
 
