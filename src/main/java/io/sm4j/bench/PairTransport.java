@@ -1,5 +1,9 @@
 package io.sm4j.bench;
 
+import org.agrona.BitUtil;
+import org.agrona.BufferUtil;
+import org.agrona.concurrent.UnsafeBuffer;
+
 /**
  * One side of a two-rank exchange over some transport: the operations OSU's loops need. Every call moves
  * whole messages of {@code length} bytes between this rank's send or receive buffer and the peer.
@@ -14,10 +18,9 @@ interface PairTransport extends AutoCloseable
      *         osu_mpi.c's malloc'ed buffers: a 4 MiB array on the heap is copied by every young collection
      *         (2-10 ms on this machine), which turned the allocating isend windows' rates into GC pauses.
      */
-    static org.agrona.concurrent.UnsafeBuffer messageBuffer()
+    static UnsafeBuffer messageBuffer()
     {
-        return new org.agrona.concurrent.UnsafeBuffer(
-            org.agrona.BufferUtil.allocateDirectAligned(MAX_MESSAGE, org.agrona.BitUtil.CACHE_LINE_LENGTH));
+        return new UnsafeBuffer(BufferUtil.allocateDirectAligned(MAX_MESSAGE, BitUtil.CACHE_LINE_LENGTH));
     }
 
     /**

@@ -4,6 +4,7 @@ import io.sm4j.layout.CountersDescriptor;
 import io.sm4j.segment.Segment;
 import io.sm4j.segment.WatchedProcess;
 import org.agrona.CloseHelper;
+import org.agrona.concurrent.AtomicBuffer;
 
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -31,7 +32,7 @@ final class StoppedRanks implements AutoCloseable
     private final List<Process> ranks;
     private final Segment segment;
     /** Each rank's counters, for its waiting mark (made once). */
-    private final org.agrona.concurrent.AtomicBuffer[] counters;
+    private final AtomicBuffer[] counters;
     private final WatchedProcess[] watched;
     private final Duration limit;
     /** When each rank was first seen stopped, or last beat before it froze; 0 while it runs. */
@@ -51,7 +52,7 @@ final class StoppedRanks implements AutoCloseable
     {
         this.ranks = ranks;
         this.segment = segment;
-        this.counters = new org.agrona.concurrent.AtomicBuffer[ranks.size()];
+        this.counters = new AtomicBuffer[ranks.size()];
         this.limit = limit;
         this.watched = new WatchedProcess[ranks.size()];
         this.since = new long[ranks.size()];

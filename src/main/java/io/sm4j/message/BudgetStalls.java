@@ -90,9 +90,10 @@ final class BudgetStalls
     }
 
     /**
-     * @param source the rank whose message a wait without a deadline needs; the wait has lasted
-     *               {@link #NOTICE_NANOS} (a hold that ended just before it began may not be cleared until the
-     *               next tick, and during the wait no receive can end one).
+     * @param source the rank whose message a wait without a deadline needs; before this tick's {@link #check}
+     *               (which clears the declines it reads), and only for a wait that has spanned a whole tick (a
+     *               hold that ended just before it began is cleared by the tick after; during the wait no
+     *               receive can end one).
      * @param now    the progress loop's clock.
      * @param kept   bytes the unexpected messages keep now.
      * @return the one-line error if the budget has held {@code source}'s messages back for

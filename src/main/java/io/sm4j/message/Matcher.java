@@ -89,8 +89,9 @@ final class Matcher implements FragmentHandler
      */
     void checkStalls(final long now)
     {
-        stalls.check(now, queues.unexpectedBytes());
-        endpoint.counters().unexpected(queues.unexpectedBytes(), unexpectedLimit);
+        final long kept = queues.unexpectedBytes();
+        stalls.check(now, kept);
+        endpoint.counters().unexpected(kept);
     }
 
     /**

@@ -5,6 +5,8 @@ import org.agrona.DirectBuffer;
 import org.agrona.collections.LongArrayQueue;
 
 import java.util.ArrayDeque;
+import java.util.Collection;
+import java.util.List;
 
 /**
  * What this rank sends to its peers and that may have to wait for room: sends (an eager message in one
@@ -162,9 +164,9 @@ final class PendingSends
     /**
      * Adds the sends waiting for room to {@code into} (a close names those that fail).
      */
-    void addSends(final java.util.List<SendRequest> into)
+    void addSends(final List<SendRequest> into)
     {
-        for (final java.util.Collection<SendRequest> queue : waiting)
+        for (final Collection<SendRequest> queue : waiting)
         {
             if (queue != null)
             {

@@ -3,6 +3,9 @@ package io.sm4j.message;
 import io.sm4j.segment.Sm4jException;
 import io.sm4j.transport.Endpoint;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * The one place a rank makes progress: it alone polls the transport, idles, checks the job's health (through
  * the endpoint's poll and idle) and fails requests orphaned by a peer that left. Requests and the barrier
@@ -38,6 +41,10 @@ final class ProgressEngine implements Progress
     private final boolean[] gone;
     /** Volatile: a close from another thread ({@link CallingThread}) sets it. */
     private volatile boolean closed;
+    /** The wait without a deadline in progress, or null (one at a time: the communicator is single-threaded). */
+    private Awaitable blocking;
+    /** The endpoint's health tick when {@link #blocking} began. */
+    private long blockingSince;
     private final CallingThread thread;
 
     ProgressEngine(final Endpoint endpoint, final Matcher matcher, final PendingSends sends, final Rendezvous rendezvous)
@@ -80,7 +87,11 @@ final class ProgressEngine implements Progress
         checkUsable();
         boolean announced = false; // this thread is the communicator's announced waiter (from its first pass)
         boolean idling = false; // idled since the last endWait: the wait policy is inside a wait
-        long firstIdle = -1; // the endpoint's clock at this wait's first empty pass
+        if (deadlineNanos == NO_DEADLINE)
+        {
+            blocking = condition; // judged on the health ticks for a message the budget holds back (checkStarved)
+            blockingSince = endpoint.ticks();
+        }
         try
         {
             try
@@ -117,15 +128,6 @@ final class ProgressEngine implements Progress
                     }
                     else
                     {
-                        if (deadlineNanos == NO_DEADLINE)
-                        {
-                            final long now = endpoint.clock();
-                            firstIdle = firstIdle < 0 ? now : firstIdle;
-                            if (now - firstIdle >= BudgetStalls.NOTICE_NANOS)
-                            {
-                                checkStarved(condition, now);
-                            }
-                        }
                         endpoint.idle(left);
                         idling = true;
                     }
@@ -134,6 +136,7 @@ final class ProgressEngine implements Progress
             }
             finally
             {
+                blocking = null;
                 endWait(idling, announced);
             }
         }
@@ -141,24 +144,6 @@ final class ProgressEngine implements Progress
         {
             // a fault of compiled code surfaces on a return a little after the access: the finally's too
             throw fault(error);
-        }
-    }
-
-    /**
-     * After an empty pass of a wait without a deadline that has lasted {@link BudgetStalls#NOTICE_NANOS}: fails
-     * it if it needs a message that the unexpected-message budget holds back and nothing can free (only this
-     * thread's later receives could).
-     */
-    private void checkStarved(final Awaitable condition, final long now)
-    {
-        final int source = condition.awaitedSource();
-        if (source >= 0 && source != rank)
-        {
-            final Sm4jException starved = matcher.starved(source, now);
-            if (starved != null)
-            {
-                throw starved;
-            }
         }
     }
 
@@ -288,7 +273,7 @@ final class ProgressEngine implements Progress
         checkNotInHandler(); // before the finally below closes the endpoint under the handler's poll
         try
         {
-            final java.util.List<SendRequest> outstanding = new java.util.ArrayList<>();
+            final List<SendRequest> outstanding = new ArrayList<>();
             rendezvous.addSends(outstanding);
             sends.addSends(outstanding);
             await(() -> !rendezvous.hasSends() && !sends.hasWaiting());
@@ -351,6 +336,7 @@ final class ProgressEngine implements Progress
             {
                 orphanCheckTick = tick; // first: the drain in failOrphans runs this pass again
                 failOrphans();
+                checkStarved(tick);
                 matcher.checkStalls(endpoint.clock());
             }
             return work;
@@ -358,6 +344,25 @@ final class ProgressEngine implements Progress
         catch (final InternalError error)
         {
             throw fault(error);
+        }
+    }
+
+    /**
+     * On each health tick, before the budget's ticks are counted: fails a wait without a deadline that has
+     * spanned a whole tick and needs a message that the unexpected-message budget holds back, which nothing
+     * can free (only this thread's later receives could). The whole tick makes the holds it reads this wait's
+     * own: a hold that ended just before the wait began is still marked until the tick after it.
+     */
+    private void checkStarved(final long tick)
+    {
+        if (blocking != null && tick - blockingSince >= 2)
+        {
+            final int source = blocking.awaitedSource();
+            final Sm4jException starved = source < 0 ? null : matcher.starved(source, endpoint.clock());
+            if (starved != null)
+            {
+                throw starved;
+            }
         }
     }
 

@@ -5,6 +5,7 @@ import io.sm4j.segment.Sm4jException;
 import org.agrona.collections.Long2ObjectHashMap;
 
 import java.util.ArrayDeque;
+import java.util.List;
 
 import static io.sm4j.message.MessageType.DISCARD;
 import static io.sm4j.message.MessageType.FROM_START;
@@ -167,7 +168,7 @@ final class Rendezvous
      * Adds the large sends still waiting for their ACK or streaming to {@code into} (a close names those
      * that fail).
      */
-    void addSends(final java.util.List<SendRequest> into)
+    void addSends(final List<SendRequest> into)
     {
         into.addAll(awaitingAck.values());
         into.addAll(streaming);

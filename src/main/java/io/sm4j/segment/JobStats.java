@@ -62,15 +62,13 @@ public final class JobStats
         try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
              SegmentCopy copy = SegmentCopy.read(channel, path))
         {
-            final String state = copy.state();
-            final JobAbortedException aborted = copy.header.abortCause();
             final List<Rank> ranks = new ArrayList<>();
             final long now = System.nanoTime();
             for (int r = 0; r < copy.layout.params().peers(); r++)
             {
                 ranks.add(rank(copy, r, now));
             }
-            return new Job(path, state, aborted == null ? null : aborted.getMessage(), ranks);
+            return new Job(path, copy.state(), copy.aborted == null ? null : copy.aborted.getMessage(), ranks);
         }
         catch (final NoSuchFileException ex)
         {

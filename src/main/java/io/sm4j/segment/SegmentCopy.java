@@ -22,6 +22,8 @@ final class SegmentCopy implements AutoCloseable
     final SegmentHeader header;
     final SegmentLayout layout;
     final RankRegistry ranks;
+    /** The job's abort, or null: read once (a reader of an ABORTING header waits up to 1 s for it). */
+    final JobAbortedException aborted;
 
     /**
      * Why a file is not a segment this version can read.
@@ -39,17 +41,21 @@ final class SegmentCopy implements AutoCloseable
         }
     }
 
-    private SegmentCopy(final FileChannel channel, final SegmentHeader header, final SegmentLayout layout, final RankRegistry ranks)
+    private SegmentCopy(
+        final FileChannel channel, final SegmentHeader header, final SegmentLayout layout, final RankRegistry ranks,
+        final JobAbortedException aborted)
     {
         this.channel = channel;
         this.header = header;
         this.layout = layout;
         this.ranks = ranks;
+        this.aborted = aborted;
     }
 
     /**
      * @param channel open for reading; the copy does not close it.
-     * @throws Unreadable if the file is shorter than a header, has no magic, or does not validate.
+     * @throws Unreadable if the file is shorter than a header, has no magic, does not validate, or holds a state
+     *                    sm4j never writes.
      */
     static SegmentCopy read(final FileChannel channel, final Path path) throws IOException, Unreadable
     {
@@ -66,9 +72,11 @@ final class SegmentCopy implements AutoCloseable
         }
         final SegmentHeader header = new SegmentHeader(headerBytes);
         final SegmentLayout layout;
+        final JobAbortedException aborted;
         try
         {
             layout = header.validate(channel.size(), path.toString());
+            aborted = header.abortCause();
         }
         catch (final Sm4jException ex)
         {
@@ -81,16 +89,15 @@ final class SegmentCopy implements AutoCloseable
             final UnsafeBuffer control = read(channel, layout.controlBlockOffset(r), ControlBlockDescriptor.OWNER_LENGTH);
             controls[r] = control == null ? new UnsafeBuffer(new byte[ControlBlockDescriptor.OWNER_LENGTH]) : control;
         }
-        return new SegmentCopy(channel, header, layout, new RankRegistry(path.toString(), controls));
+        return new SegmentCopy(channel, header, layout, new RankRegistry(path.toString(), controls), aborted);
     }
 
     /**
      * @return READY, ABORTED or CREATING.
-     * @throws Sm4jException if the state is none that sm4j writes.
      */
     String state()
     {
-        return header.abortCause() != null ? "ABORTED" : header.isReady() ? "READY" : "CREATING";
+        return aborted != null ? "ABORTED" : header.isReady() ? "READY" : "CREATING";
     }
 
     /**

@@ -223,11 +223,6 @@ public final class StaleSegments
                 return entry(path, name, "unreadable: " + ex.getMessage(), 0, 0, false,
                     ex.sm4j ? "another sm4j version or a damaged file; left alone" : "not an sm4j segment; left alone");
             }
-            catch (final Sm4jException ex)
-            {
-                return entry(path, name, "unreadable: " + ex.getMessage(), 0, 0, false,
-                    "another sm4j version or a damaged file; left alone");
-            }
             final SegmentHeader header = copy.header;
             final int n = copy.layout.params().peers();
             // the same reading of the owner lines as the ranks' own (a copy of them: nothing here is mapped)

@@ -102,7 +102,8 @@ public final class Endpoint implements AutoCloseable
         inbound = new Inbound(segment, rank, options.lazyFreeBatch(params.queueEntries()));
         fragments = new FragmentAccess(segment, rank, multiple);
         gate = new CallGate(multiple);
-        counters = new RankCounters(segment.views().counters(rank));
+        unexpectedBytes = options.unexpectedBytes();
+        counters = new RankCounters(segment.views().counters(rank), unexpectedBytes);
         sender = new Sender(rank, outbound, fragments, new FastBoxSender(segment, rank, multiple), peerBells, gate, counters);
         receiver = new Receiver(inbound, outbound, fragments, peerBells);
         ownClaim = multiple ? null : new SendClaim();
@@ -110,7 +111,6 @@ public final class Endpoint implements AutoCloseable
         pollLock = OptionalLock.create(multiple);
         supervised = options.launcherPid() != 0;
         health = new HealthMonitor(segment, rank, options.launcherPid(), peerBells, counters);
-        unexpectedBytes = options.unexpectedBytes();
         bell = Doorbell.open(segment.views().bell(rank), SegmentFiles.bellPath(segment.path(), rank), multiple); // a file: late
         final boolean contended = options.startsContended(size);
         wait = multiple ? null : new WaitPolicy(options.idle(), bell, peerBells, contended);
@@ -446,7 +446,7 @@ public final class Endpoint implements AutoCloseable
             enter();
             if (wait != null)
             {
-                health.waiting(); // SINGLE mode: one thread, one mark (MULTIPLE: threads wait and work side by side)
+                counters.waiting(); // SINGLE mode: one thread, one mark (MULTIPLE: threads wait and work side by side)
             }
             if (policy().idle(Math.max(0, Math.min(timeoutNanos, HealthMonitor.INTERVAL_NANOS))))
             {
@@ -487,10 +487,7 @@ public final class Endpoint implements AutoCloseable
             if (gate.enter()) // closed: the doorbell is gone, and this thread's wait with it
             {
                 policy().reset();
-                if (wait != null)
-                {
-                    health.doneWaiting();
-                }
+                counters.doneWaiting(); // set only in SINGLE mode
             }
         }
         catch (final InternalError error)
@@ -704,7 +701,7 @@ public final class Endpoint implements AutoCloseable
         finally
         {
             policy().reset();
-            health.doneWaiting(); // a close from another thread may have ended a wait whose endWait found the gate shut
+            counters.doneWaiting(); // a close from another thread may have ended a wait whose endWait found the gate shut
             counters.publish();
             segment.detach(rank);
             peerBells.ringAll(); // a peer asleep waiting for this rank sees it gone now

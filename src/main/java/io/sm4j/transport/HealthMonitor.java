@@ -29,8 +29,6 @@ final class HealthMonitor
     /** Where this rank says why it stops once the launcher is gone; null without a launcher. */
     private final LauncherConsole console;
     private int calls;
-    /** This rank's waiting mark is set ({@link #waiting}). */
-    private boolean marked;
     private long next;
     private long now = System.nanoTime();
     private long ticks;
@@ -38,7 +36,7 @@ final class HealthMonitor
     /**
      * @param launcherPid the supervising launcher's pid, 0 if none (then only peers are watched).
      * @param bells       rung when this rank aborts the job, so sleeping ranks see the abort at once.
-     * @param counters    where this rank marks itself waiting.
+     * @param counters    published on every check.
      */
     HealthMonitor(
         final Segment segment, final int rank, final long launcherPid, final PeerBells bells, final RankCounters counters)
@@ -104,32 +102,6 @@ final class HealthMonitor
                 console.sayOnce(rank, aborted.getMessage());
             }
             throw aborted;
-        }
-    }
-
-    /**
-     * A SINGLE-mode wait idles: marks the rank waiting (once per wait), so that a launcher can tell a rank
-     * frozen inside a wait (its heartbeat, written at least every {@link #INTERVAL_NANOS} while it waits,
-     * stops) from one that computes.
-     */
-    void waiting()
-    {
-        if (!marked)
-        {
-            marked = true;
-            counters.waiting(true);
-        }
-    }
-
-    /**
-     * The wait has ended (a plain store on the rank's own line, once per wait that idled).
-     */
-    void doneWaiting()
-    {
-        if (marked)
-        {
-            marked = false;
-            counters.waiting(false);
         }
     }
 

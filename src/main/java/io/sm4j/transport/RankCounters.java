@@ -37,9 +37,13 @@ public final class RankCounters
     private final long address;
     private long roomWaitNanos;
     private long unexpectedBytes;
-    private long unexpectedLimit;
+    /** The waiting mark is set ({@link #waiting}). */
+    private boolean waiting;
 
-    RankCounters(final AtomicBuffer counters)
+    /**
+     * @param unexpectedLimit the unexpected-message budget, published at once (it never changes).
+     */
+    RankCounters(final AtomicBuffer counters, final long unexpectedLimit)
     {
         counters.boundsCheck(0, CountersDescriptor.LENGTH);
         if (counters.byteArray() != null)
@@ -47,6 +51,7 @@ public final class RankCounters
             throw new IllegalArgumentException("counters must be off the heap: " + counters);
         }
         this.address = counters.addressOffset();
+        UnsafeApi.putLongRelease(null, address + CountersDescriptor.offset(UNEXPECTED_LIMIT), unexpectedLimit);
     }
 
     /**
@@ -76,12 +81,11 @@ public final class RankCounters
     }
 
     /**
-     * The unexpected messages kept now, against the budget (published later).
+     * The unexpected messages kept now (published later).
      */
-    public void unexpected(final long bytes, final long limit)
+    public void unexpected(final long bytes)
     {
         unexpectedBytes = bytes;
-        unexpectedLimit = limit;
     }
 
     void fragmentSent(final boolean inline)
@@ -90,12 +94,29 @@ public final class RankCounters
     }
 
     /**
-     * Marks whether this rank's thread waits inside sm4j (SINGLE mode), for a launcher that watches for
-     * frozen ranks ({@link CountersDescriptor#WAITING}).
+     * Marks this rank's thread waiting inside sm4j (SINGLE mode; once per wait, on every idle pass), for a
+     * launcher that watches for frozen ranks ({@link CountersDescriptor#WAITING}): a waiting rank beats at
+     * least every health interval.
      */
-    void waiting(final boolean waiting)
+    void waiting()
     {
-        UnsafeApi.putLongRelease(null, address + CountersDescriptor.offset(WAITING), waiting ? 1 : 0);
+        if (!waiting)
+        {
+            waiting = true;
+            UnsafeApi.putLongRelease(null, address + CountersDescriptor.offset(WAITING), 1);
+        }
+    }
+
+    /**
+     * The wait has ended (a plain store on the rank's own line, once per wait that idled).
+     */
+    void doneWaiting()
+    {
+        if (waiting)
+        {
+            waiting = false;
+            UnsafeApi.putLongRelease(null, address + CountersDescriptor.offset(WAITING), 0);
+        }
     }
 
     /**
@@ -105,7 +126,6 @@ public final class RankCounters
     {
         UnsafeApi.putLongRelease(null, address + CountersDescriptor.offset(ROOM_WAIT_NANOS), roomWaitNanos);
         UnsafeApi.putLongRelease(null, address + CountersDescriptor.offset(UNEXPECTED_BYTES), unexpectedBytes);
-        UnsafeApi.putLongRelease(null, address + CountersDescriptor.offset(UNEXPECTED_LIMIT), unexpectedLimit);
     }
 
     private void add(final int counter, final long delta)
