@@ -2,6 +2,7 @@ package io.sm4j.bench;
 
 import io.sm4j.message.Communicator;
 import org.HdrHistogram.Histogram;
+import org.agrona.concurrent.UnsafeBuffer;
 
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
@@ -29,6 +30,9 @@ public final class BenchRank
     private static final int COLD_ROUND_TRIPS = 20_000;
     private static final long SETTLE_MILLIS = 20;
     private static final long QUIET_LIMIT_MILLIS = 10_000;
+    private static final long ROUNDS_LIMIT_MILLIS = 3_000;
+    /** The multi-pair tests' warm-up vote (the measured messages use tag 1). */
+    private static final int VOTE_TAG = 2;
     /** Environment variable with the scratch directory for the baselines' files and sockets. */
     public static final String SCRATCH_ENV = "SM4J_BENCH_SCRATCH";
 
@@ -87,7 +91,7 @@ public final class BenchRank
             for (final PairTransport transport : transports)
             {
                 sockets.sync();
-                warmUp(spec, transport, timer, () -> { });
+                warmUp(spec, transport, timer, () -> { }, sockets::both);
             }
             if (threads != null)
             {
@@ -127,7 +131,7 @@ public final class BenchRank
         final boolean sender = comm.rank() < half;
         final Sm4jPair pair = new Sm4jPair(comm, sender ? comm.rank() + half : comm.rank() - half, spec.persistent());
         comm.barrier();
-        warmUp(spec, pair, sender, comm::barrier);
+        warmUp(spec, pair, sender, comm::barrier, quiet -> everyRank(comm, quiet));
         awaitQuietCompiler();
         for (final int size : spec.sizes())
         {
@@ -153,20 +157,102 @@ public final class BenchRank
      * code for the receive path at the first measured size, and the recompilations, on a compiler thread
      * that does not yield, stalled ranks for 4 ms at a time (a scheduler tick) over the first 300 ms:
      * multi_lat with 4 ranks on 2 cores measured a mean of 3-4 us instead of 1.2 us.
+     * <p>
+     * Windowed tests run as many windows at 8 bytes as latency runs round trips: with a tenth as many, the
+     * methods called once per window (the acknowledgement's send and receive, the window's start) stayed
+     * below C2's threshold and were compiled during the first measured sizes, and while a compiler thread
+     * held one of two cores the ranks shared the other: every window then took a waiting rank's whole spin
+     * phase (1 ms), 40 % of the windows of the size measured then (docs/benchmarks.md). Then it repeats
+     * shorter rounds until one round compiled nothing on any rank (at most {@value #ROUNDS_LIMIT_MILLIS} ms).
      */
-    private static void warmUp(final BenchSpec measured, final PairTransport transport, final boolean timer, final Runnable between)
+    private static void warmUp(
+        final BenchSpec measured, final PairTransport transport, final boolean timer, final Runnable between,
+        final Vote everyRank)
     {
         final BenchSpec spec = measured.warmUp();
-        final int rounds = spec.jitWarmup();
+        if (spec.jitWarmup() == 0)
+        {
+            return;
+        }
+        warmUpRound(spec, transport, timer, between, WARM_UP_CALLS);
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ROUNDS_LIMIT_MILLIS);
+        boolean compiled = true;
+        while (compiled)
+        {
+            final long before = compilationMillis();
+            warmUpRound(spec, transport, timer, between, WARM_UP_CALLS / 10);
+            compiled = !everyRank.all(compilationMillis() == before || System.nanoTime() - deadline > 0);
+        }
+    }
+
+    /**
+     * One round of the warm-up: {@code calls} short calls of the test's loop at 8 bytes, then a tenth as many
+     * messages at 4 KiB and at 64 KiB.
+     */
+    private static void warmUpRound(
+        final BenchSpec spec, final PairTransport transport, final boolean timer, final Runnable between, final int calls)
+    {
+        final int share = spec.jitWarmup() * calls / WARM_UP_CALLS;
         final int divisor = spec.test().latency() ? 1 : 10;
-        final int perCall = Math.max(2, rounds / divisor / WARM_UP_CALLS);
-        for (int call = 0; call < WARM_UP_CALLS; call++)
+        final int perCall = Math.max(2, share / calls);
+        for (int call = 0; call < calls; call++)
         {
             measure(spec, transport, timer, 8, 1, perCall - 1);
             between.run();
         }
-        measure(spec, transport, timer, Math.min(4096, spec.maxSize()), 0, Math.max(1, rounds / 10 / divisor));
-        measure(spec, transport, timer, Math.min(65536, spec.maxSize()), 0, Math.max(1, rounds / 10 / divisor));
+        measure(spec, transport, timer, Math.min(4096, spec.maxSize()), 0, Math.max(1, share / 10 / divisor));
+        final ResultLine line = measure(spec, transport, timer, Math.min(65536, spec.maxSize()), 0, Math.max(1, share / 10 / divisor));
+        if (line != null)
+        {
+            // the report's path once, discarded: its first run (class loading, string concatenation's
+            // bootstraps) queued compilations that ran on a compiler thread through the next measured size
+            line.format();
+        }
+    }
+
+    /**
+     * @return the JIT's total compilation time so far, in ms (0 if the JVM does not measure it).
+     */
+    private static long compilationMillis()
+    {
+        final CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        return jit == null || !jit.isCompilationTimeMonitoringSupported() ? 0 : jit.getTotalCompilationTime();
+    }
+
+    /**
+     * The multi-pair tests' vote: every rank sends its answer to rank 0, which sends back whether all agreed.
+     */
+    private static boolean everyRank(final Communicator comm, final boolean mine)
+    {
+        final UnsafeBuffer vote = new UnsafeBuffer(new byte[Integer.BYTES]);
+        if (comm.rank() != 0)
+        {
+            vote.putInt(0, mine ? 1 : 0);
+            comm.send(0, VOTE_TAG, vote, 0, Integer.BYTES);
+            comm.recv(0, VOTE_TAG, vote, 0, Integer.BYTES);
+            return vote.getInt(0) == 1;
+        }
+        boolean all = mine;
+        for (int rank = 1; rank < comm.size(); rank++)
+        {
+            comm.recv(rank, VOTE_TAG, vote, 0, Integer.BYTES);
+            all &= vote.getInt(0) == 1;
+        }
+        vote.putInt(0, all ? 1 : 0);
+        for (int rank = 1; rank < comm.size(); rank++)
+        {
+            comm.send(rank, VOTE_TAG, vote, 0, Integer.BYTES);
+        }
+        return all;
+    }
+
+    /**
+     * Whether every rank of the test says yes.
+     */
+    @FunctionalInterface
+    interface Vote
+    {
+        boolean all(boolean mine);
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.sm4j.bench;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
@@ -111,6 +112,36 @@ final class PairSockets implements AutoCloseable
         {
             read();
             write();
+        }
+    }
+
+    /**
+     * A {@link #sync} that also votes: both ranks return whether both said yes.
+     */
+    boolean both(final boolean mine)
+    {
+        try
+        {
+            final boolean theirs;
+            if (rank == 0)
+            {
+                token.put(0, (byte)(mine ? 1 : 0));
+                write();
+                read();
+                theirs = token.get(0) == 1;
+            }
+            else
+            {
+                read();
+                theirs = token.get(0) == 1;
+                token.put(0, (byte)(mine ? 1 : 0));
+                write();
+            }
+            return mine && theirs;
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
         }
     }
 
