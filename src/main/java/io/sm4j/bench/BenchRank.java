@@ -186,8 +186,8 @@ public final class BenchRank
     }
 
     /**
-     * One round of the warm-up: {@code calls} short calls of the test's loop at 8 bytes, then a tenth as many
-     * messages at 4 KiB and at 64 KiB.
+     * One round of the warm-up: {@code calls} short calls of the test's loop at 8 bytes (every other one at
+     * the smallest size measured, if smaller), then a tenth as many messages at 4 KiB and at 64 KiB.
      */
     private static void warmUpRound(
         final BenchSpec spec, final PairTransport transport, final boolean timer, final Runnable between, final int calls)
@@ -197,7 +197,9 @@ public final class BenchRank
         final int perCall = Math.max(2, share / calls);
         for (int call = 0; call < calls; call++)
         {
-            measure(spec, transport, timer, 8, 1, perCall - 1);
+            // every other call at the smallest size measured, if smaller: a branch that C2 never saw taken
+            // (a copy of under 8 bytes) deoptimised the compiled path in the first size measured
+            measure(spec, transport, timer, call % 2 == 0 ? 8 : Math.min(8, spec.minSize()), 1, perCall - 1);
             between.run();
         }
         measure(spec, transport, timer, Math.min(4096, spec.maxSize()), 0, Math.max(1, share / 10 / divisor));
