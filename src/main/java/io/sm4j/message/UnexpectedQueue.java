@@ -105,6 +105,10 @@ final class UnexpectedQueue
 
     private Node find(final int source, final int tag)
     {
+        if (head == null)
+        {
+            return null; // the common case of a receive posted before its message: no lookup
+        }
         if (source != Communicator.ANY_SOURCE && tag != Communicator.ANY_TAG)
         {
             return bins.peek(source, tag);
