@@ -23,8 +23,8 @@ public final class LayoutOptions
     int queueEntries = LayoutParams.DEFAULT_QUEUE_ENTRIES;
 
     @Option(names = "--eager-frags-per-peer", paramLabel = "N",
-        description = "Eager fragments each sender owns per rank: N*n per sender (default: ${DEFAULT-VALUE}).")
-    int eagerFragsPerPeer = LayoutParams.DEFAULT_EAGER_FRAGS_PER_PEER;
+        description = "Eager fragments each sender owns per rank: N*n per sender; the RFC counts 2 (default: 64/(n-1), at least 2 and at most 16).")
+    Integer eagerFragsPerPeer;
 
     @Option(names = "--cacheline", paramLabel = "BYTES",
         description = "Alignment against false sharing, a power of two; 128 covers x86's line pairs (default: ${DEFAULT-VALUE}).")
@@ -57,10 +57,14 @@ public final class LayoutOptions
      */
     public LayoutParams toParams(final int peers)
     {
-        return pipeline.applyTo(LayoutParams.builder(peers))
+        final LayoutParams.Builder builder = pipeline.applyTo(LayoutParams.builder(peers));
+        if (eagerFragsPerPeer != null)
+        {
+            builder.eagerFragsPerPeer(eagerFragsPerPeer);
+        }
+        return builder
             .eagerLimit(eagerLimit)
             .queueEntries(queueEntries)
-            .eagerFragsPerPeer(eagerFragsPerPeer)
             .cacheline(cacheline)
             .pageSize(pageSize)
             .threadMode(threadMode)

@@ -130,7 +130,7 @@ final class ReportCommand implements Callable<Integer>
             throw new IllegalArgumentException("--sweep " + sweep + ": expected FROM..TO with 1 <= FROM <= TO <= " +
                 LayoutParams.MAX_PEERS);
         }
-        final Sweep result = Sweep.run(layout.toParams(from), model, from, to);
+        final Sweep result = Sweep.run(layout::toParams, model, from, to);
         final Path data = Path.of(out + "." + format.name());
         final Path png = Path.of(out + ".png");
         if (out.toAbsolutePath().getParent() != null)

@@ -8,8 +8,8 @@ package io.sm4j.layout;
  * @param eagerLimit        bytes of one eager fragment, fragment header included.
  * @param maxFragSize       bytes of one max-size fragment, fragment header included.
  * @param queueEntries      slots of one CB queue, a power of two.
- * @param eagerFragsPerPeer eager fragments each sender owns per rank on the node ({@code 2n} per sender,
- *                          {@code 2n²} in the job, as the RFC counts).
+ * @param eagerFragsPerPeer eager fragments each sender owns per rank on the node (the RFC counts 2: {@code 2n}
+ *                          per sender, {@code 2n²} in the job); by default {@link #defaultEagerFragsPerPeer}.
  * @param maxFragsPerRank   max-size fragments each sender owns.
  * @param cacheline         alignment unit against false sharing; 128 because x86 prefetches line pairs.
  * @param pageSize          alignment of {@link Policy#PAGE} allocations.
@@ -37,7 +37,15 @@ public record LayoutParams(
     public static final int DEFAULT_EAGER_LIMIT = 4096;
     public static final int DEFAULT_MAX_FRAG_SIZE = 32768;
     public static final int DEFAULT_QUEUE_ENTRIES = 128;
-    public static final int DEFAULT_EAGER_FRAGS_PER_PEER = 2;
+    /**
+     * The default's floor, the RFC's count: at and above 33 ranks every sender owns 2 eager fragments per
+     * rank ({@link #defaultEagerFragsPerPeer}).
+     */
+    public static final int MIN_DEFAULT_EAGER_FRAGS_PER_PEER = 2;
+    /** The default's ceiling: eager messages in flight from one sender to one receiver before a credit returns. */
+    public static final int MAX_DEFAULT_EAGER_FRAGS_PER_PEER = 16;
+    /** The default's budget per sender, shared by its peers, between the floor and the ceiling. */
+    public static final int DEFAULT_EAGER_FRAGS_PER_SENDER = 64;
     public static final int DEFAULT_MAX_FRAGS_PER_RANK = 8;
     public static final int DEFAULT_CACHELINE = 128;
     public static final int DEFAULT_PAGE_SIZE = 4096;
@@ -88,6 +96,25 @@ public record LayoutParams(
         {
             throw new InvalidParameterException("policy", "null", "PAGE, CACHELINE or AGGREGATED");
         }
+    }
+
+    /**
+     * The default eager fragments per peer: {@value #DEFAULT_EAGER_FRAGS_PER_SENDER} per sender shared by its
+     * {@code n - 1} peers, at least {@value #MIN_DEFAULT_EAGER_FRAGS_PER_PEER} (the RFC's count) and at most
+     * {@value #MAX_DEFAULT_EAGER_FRAGS_PER_PEER}: 16 up to 5 ranks, 9 at 8, 4 at 16, 2 from 33 on. With the
+     * RFC's 2, a window of eager messages that do not fit a fast box record (993 bytes to 4 KiB by default)
+     * waited for a credit every second message: with 4 ranks on 2 cores, a context switch each, and
+     * {@code mbw_mr} moved 1 KiB at 189-248 MB/s against 2,756-2,849 with 16 (docs/benchmarks.md). The
+     * budget keeps the pools' growth linear in {@code n} until the floor takes over at 33 ranks, where the
+     * pools are what they were.
+     *
+     * @param peers ranks on the node.
+     * @return eager fragments each sender owns per rank by default.
+     */
+    public static int defaultEagerFragsPerPeer(final int peers)
+    {
+        final int share = DEFAULT_EAGER_FRAGS_PER_SENDER / Math.max(1, peers - 1);
+        return Math.max(MIN_DEFAULT_EAGER_FRAGS_PER_PEER, Math.min(MAX_DEFAULT_EAGER_FRAGS_PER_PEER, share));
     }
 
     /**
@@ -158,7 +185,9 @@ public record LayoutParams(
         private int eagerLimit = DEFAULT_EAGER_LIMIT;
         private int maxFragSize = DEFAULT_MAX_FRAG_SIZE;
         private int queueEntries = DEFAULT_QUEUE_ENTRIES;
-        private int eagerFragsPerPeer = DEFAULT_EAGER_FRAGS_PER_PEER;
+        /** 0 until set: {@link #build} takes the default for the peers then. */
+        private int eagerFragsPerPeer;
+        private boolean eagerFragsPerPeerSet;
         private int maxFragsPerRank = DEFAULT_MAX_FRAGS_PER_RANK;
         private int cacheline = DEFAULT_CACHELINE;
         private int pageSize = DEFAULT_PAGE_SIZE;
@@ -194,6 +223,7 @@ public record LayoutParams(
         public Builder eagerFragsPerPeer(final int eagerFragsPerPeer)
         {
             this.eagerFragsPerPeer = eagerFragsPerPeer;
+            this.eagerFragsPerPeerSet = true;
             return this;
         }
 
@@ -242,7 +272,8 @@ public record LayoutParams(
         public LayoutParams build()
         {
             return new LayoutParams(
-                peers, eagerLimit, maxFragSize, queueEntries, eagerFragsPerPeer, maxFragsPerRank,
+                peers, eagerLimit, maxFragSize, queueEntries,
+                eagerFragsPerPeerSet ? eagerFragsPerPeer : defaultEagerFragsPerPeer(peers), maxFragsPerRank,
                 cacheline, pageSize, threadMode, policy, fastBoxes, fastBoxSize);
         }
     }

@@ -6,6 +6,7 @@ import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
+import java.util.function.IntFunction;
 
 /**
  * Segment size against peer count for every column, plus Open MPI's file sizes, for CSV, JSON and chart.
@@ -30,13 +31,13 @@ public final class Sweep
     }
 
     /**
-     * @param base  parameters whose peer count is replaced by each point's.
+     * @param paramsFor the parameters of each point's peer count (a default may depend on it).
      * @param model whose structures to count.
      * @param from  first peer count, >= 1.
      * @param to    last peer count, >= from.
      * @return the sweep.
      */
-    public static Sweep run(final LayoutParams base, final MemoryModel model, final int from, final int to)
+    public static Sweep run(final IntFunction<LayoutParams> paramsFor, final MemoryModel model, final int from, final int to)
     {
         if (from < 1 || to < from || to > LayoutParams.MAX_PEERS)
         {
@@ -46,7 +47,7 @@ public final class Sweep
         final List<Point> points = new ArrayList<>();
         for (final int peers : peerCounts(from, to))
         {
-            final LayoutParams params = base.toBuilder().peers(peers).build();
+            final LayoutParams params = paramsFor.apply(peers);
             final MemoryTable table = MemoryTable.of(params, model);
             final long[] totals = new long[Column.values().length];
             for (final Column column : Column.values())
