@@ -1,5 +1,6 @@
 package io.sm4j.transport;
 
+import io.sm4j.layout.CountersDescriptor;
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.segment.Segment;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -254,6 +255,51 @@ class EndpointTest
             expected.add(i);
         }
         assertEquals(expected, order);
+    }
+
+    /**
+     * A fast box without room for one more record overflows into references to eager fragments while credits
+     * last (a window does not wait on the receiver's next pass), and the pair's messages still arrive in order.
+     */
+    @Test
+    void aFullFastBoxShouldOverflowIntoReferencesWhileCreditsLast() throws IOException
+    {
+        final int credits = 4;
+        try (TwoRanks small = new TwoRanks(LayoutParams.builder(2).queueEntries(8).eagerFragsPerPeer(credits)
+            .fastBoxSize(LayoutParams.MIN_FAST_BOX_SIZE).build()))
+        {
+            final List<Long> order = new ArrayList<>();
+            final FragmentHandler handler = fragment -> order.add(fragment.buffer().getLong(fragment.offset()));
+            final UnsafeBuffer payload = new UnsafeBuffer(new byte[96]);
+            long sent = 0;
+            for (int i = 0; i <= FastBoxSender.THRESHOLD; i++) // 16 by FIFO, then the pair has a box
+            {
+                payload.putLong(0, sent++);
+                assertTrue(small.rank0.trySend(1, payload, 0, Long.BYTES));
+                assertEquals(1, small.rank1.poll(handler, 10));
+            }
+            // the ring (1,024 bytes) now starts at 16: nine records of 104 bytes fit, the tenth would need 72
+            // bytes of padding first, and the 88 bytes left hold the references
+            payload.putLong(0, sent);
+            while (small.rank0.trySend(1, payload, 0, payload.capacity()))
+            {
+                payload.putLong(0, ++sent);
+            }
+            final long fragments = small.segment.views().counters(0).getLong(CountersDescriptor.offset(CountersDescriptor.FIFO_SENDS));
+            assertEquals(FastBoxSender.THRESHOLD + credits, fragments, "the FIFO's 16, then a reference per credit");
+            assertEquals(FastBoxSender.THRESHOLD + 1 + 9 + credits, sent);
+            while (order.size() < sent)
+            {
+                small.rank1.poll(handler, 100);
+            }
+            final List<Long> expected = new ArrayList<>();
+            for (long i = 0; i < sent; i++)
+            {
+                expected.add(i);
+            }
+            assertEquals(expected, order);
+            assertTrue(small.rank0.trySend(1, payload, 0, Long.BYTES), "room again once the receiver has taken them");
+        }
     }
 
     /**
