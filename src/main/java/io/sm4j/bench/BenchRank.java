@@ -192,7 +192,7 @@ public final class BenchRank
     private static void warmUpRound(
         final BenchSpec spec, final PairTransport transport, final boolean timer, final Runnable between, final int calls)
     {
-        final int share = spec.jitWarmup() * calls / WARM_UP_CALLS;
+        final int share = (int)((long)spec.jitWarmup() * calls / WARM_UP_CALLS); // up to 10^8 x 1,000
         final int divisor = spec.test().latency() ? 1 : 10;
         final int perCall = Math.max(2, share / calls);
         for (int call = 0; call < calls; call++)

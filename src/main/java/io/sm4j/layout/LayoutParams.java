@@ -136,7 +136,8 @@ public record LayoutParams(
     }
 
     /**
-     * @return a builder initialised with these parameters.
+     * @return a builder initialised with these parameters, the eager fragments per peer as set: a builder
+     * that then changes the peer count keeps them (build from {@link #builder} for that count's default).
      */
     public Builder toBuilder()
     {

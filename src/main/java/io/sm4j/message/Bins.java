@@ -76,6 +76,19 @@ final class Bins<T>
         bins.values().removeIf(ArrayDeque::isEmpty);
     }
 
+    /**
+     * @return entries in every queue (a cold path: it visits every key).
+     */
+    int count()
+    {
+        int count = 0;
+        for (final ArrayDeque<T> bin : bins.values())
+        {
+            count += bin.size();
+        }
+        return count;
+    }
+
     private void retireIfEmpty(final long key, final ArrayDeque<T> bin)
     {
         if (bin.isEmpty())

@@ -1,7 +1,6 @@
 package io.sm4j.message;
 
 import java.util.ArrayList;
-import java.util.function.Predicate;
 
 /**
  * The receives of one rank posted and not yet matched. A receive that names its source and tag waits in the
@@ -134,17 +133,16 @@ final class PostedReceives
         {
             lone = null;
         }
-        final Predicate<RecvRequest> fail = recv ->
+        try
         {
-            if (!orphaned(recv, gone, everyoneGone))
-            {
-                return false;
-            }
-            queued--;
-            return true;
-        };
-        exact.removeIf(fail);
-        wildcards.removeIf(fail);
+            exact.removeIf(recv -> orphaned(recv, gone, everyoneGone));
+            wildcards.removeIf(recv -> orphaned(recv, gone, everyoneGone));
+        }
+        finally
+        {
+            // counted afresh: an abort found while failing them throws before removeIf removes what it tested
+            queued = exact.count() + wildcards.size();
+        }
     }
 
     /**

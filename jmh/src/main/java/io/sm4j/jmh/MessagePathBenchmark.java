@@ -4,15 +4,12 @@ import io.sm4j.fifo.FastBoxConsumer;
 import io.sm4j.fifo.FastBoxProducer;
 import io.sm4j.layout.FastBoxDescriptor;
 import io.sm4j.layout.FragmentDescriptor;
-import io.sm4j.layout.LayoutParams;
 import io.sm4j.message.Communicator;
-import io.sm4j.segment.Segment;
-import io.sm4j.segment.SegmentFiles;
 import io.sm4j.transport.Endpoint;
 import io.sm4j.transport.FragmentHandler;
 import io.sm4j.transport.FragmentView;
-import io.sm4j.transport.TransportOptions;
 import org.agrona.BufferUtil;
+import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.MessageHandler;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
@@ -31,8 +28,6 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
-import java.nio.file.Path;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -66,7 +61,7 @@ public class MessagePathBenchmark
         @Param({ "8", "64" })
         int size;
 
-        Segment segment;
+        TwoEndpoints ranks;
         Endpoint rank0;
         Endpoint rank1;
         Communicator comm0;
@@ -77,11 +72,9 @@ public class MessagePathBenchmark
         @Setup(Level.Trial)
         public void setup()
         {
-            segment = Segment.create(LayoutParams.defaults(2), Path.of("/dev/shm"), SegmentFiles.newJobId());
-            final CompletableFuture<Endpoint> other =
-                CompletableFuture.supplyAsync(() -> Endpoint.open(segment, 1, TransportOptions.defaults(), false));
-            rank0 = Endpoint.open(segment, 0, TransportOptions.defaults(), false);
-            rank1 = other.join();
+            ranks = new TwoEndpoints();
+            rank0 = ranks.rank0;
+            rank1 = ranks.rank1;
             comm0 = new Communicator(rank0);
             comm1 = new Communicator(rank1);
         }
@@ -89,10 +82,7 @@ public class MessagePathBenchmark
         @TearDown(Level.Trial)
         public void tearDown()
         {
-            final CompletableFuture<Void> other = CompletableFuture.runAsync(comm1::close);
-            comm0.close();
-            other.join();
-            segment.close();
+            ranks.close(comm0::close, comm1::close);
         }
     }
 
@@ -150,7 +140,7 @@ public class MessagePathBenchmark
         }
 
         @Override
-        public void onMessage(final int type, final org.agrona.MutableDirectBuffer buffer, final int index, final int length)
+        public void onMessage(final int type, final MutableDirectBuffer buffer, final int index, final int length)
         {
             in.putBytes(0, buffer, index, length);
         }

@@ -1,12 +1,8 @@
 package io.sm4j.jmh;
 
-import io.sm4j.layout.LayoutParams;
-import io.sm4j.segment.Segment;
-import io.sm4j.segment.SegmentFiles;
 import io.sm4j.transport.Endpoint;
 import io.sm4j.transport.FragmentHandler;
 import io.sm4j.transport.FragmentView;
-import io.sm4j.transport.TransportOptions;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -25,8 +21,6 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Control;
 
-import java.nio.file.Path;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -47,7 +41,7 @@ public class SegmentPingPongBenchmark
     @Param({ "8", "1024" })
     int size;
 
-    Segment segment;
+    TwoEndpoints ranks;
     Endpoint rank0;
     Endpoint rank1;
     final UnsafeBuffer payload = new UnsafeBuffer(new byte[4096]);
@@ -55,20 +49,15 @@ public class SegmentPingPongBenchmark
     @Setup(Level.Trial)
     public void setup()
     {
-        segment = Segment.create(LayoutParams.defaults(2), Path.of("/dev/shm"), SegmentFiles.newJobId());
-        final CompletableFuture<Endpoint> other =
-            CompletableFuture.supplyAsync(() -> Endpoint.open(segment, 1, TransportOptions.defaults(), false));
-        rank0 = Endpoint.open(segment, 0, TransportOptions.defaults(), false);
-        rank1 = other.join();
+        ranks = new TwoEndpoints();
+        rank0 = ranks.rank0;
+        rank1 = ranks.rank1;
     }
 
     @TearDown(Level.Trial)
     public void tearDown()
     {
-        final CompletableFuture<Void> other = CompletableFuture.runAsync(rank1::close);
-        rank0.close();
-        other.join();
-        segment.close();
+        ranks.close(rank0::close, rank1::close);
     }
 
     /** Counts fragments a poll delivered; one per thread. */

@@ -1,0 +1,45 @@
+package io.sm4j.jmh;
+
+import io.sm4j.layout.LayoutParams;
+import io.sm4j.segment.Segment;
+import io.sm4j.segment.SegmentFiles;
+import io.sm4j.transport.Endpoint;
+import io.sm4j.transport.TransportOptions;
+
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Both ranks of a real two-rank segment in /dev/shm with the default layout, attached in this JVM (rank 1
+ * from another thread: attaching waits for every rank).
+ */
+final class TwoEndpoints
+{
+    final Segment segment;
+    final Endpoint rank0;
+    final Endpoint rank1;
+
+    TwoEndpoints()
+    {
+        segment = Segment.create(LayoutParams.defaults(2), Path.of("/dev/shm"), SegmentFiles.newJobId());
+        final CompletableFuture<Endpoint> other =
+            CompletableFuture.supplyAsync(() -> Endpoint.open(segment, 1, TransportOptions.defaults(), false));
+        rank0 = Endpoint.open(segment, 0, TransportOptions.defaults(), false);
+        rank1 = other.join();
+    }
+
+    /**
+     * Closes both ranks at once (a close may wait for the other rank to take what it sent), then removes the
+     * segment.
+     *
+     * @param closeRank0 closes rank 0 (its endpoint, or a communicator over it).
+     * @param closeRank1 closes rank 1.
+     */
+    void close(final Runnable closeRank0, final Runnable closeRank1)
+    {
+        final CompletableFuture<Void> other = CompletableFuture.runAsync(closeRank1);
+        closeRank0.run();
+        other.join();
+        segment.close();
+    }
+}
