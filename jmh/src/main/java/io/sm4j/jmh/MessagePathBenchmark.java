@@ -5,7 +5,6 @@ import io.sm4j.fifo.FastBoxProducer;
 import io.sm4j.layout.FastBoxDescriptor;
 import io.sm4j.layout.FragmentDescriptor;
 import io.sm4j.message.Communicator;
-import io.sm4j.transport.Endpoint;
 import io.sm4j.transport.FragmentHandler;
 import io.sm4j.transport.FragmentView;
 import org.agrona.BufferUtil;
@@ -61,9 +60,7 @@ public class MessagePathBenchmark
         @Param({ "8", "64" })
         int size;
 
-        TwoEndpoints ranks;
-        Endpoint rank0;
-        Endpoint rank1;
+        TwoEndpoints endpoints;
         Communicator comm0;
         Communicator comm1;
         final UnsafeBuffer out = new UnsafeBuffer(BufferUtil.allocateDirectAligned(4096, 64));
@@ -72,17 +69,15 @@ public class MessagePathBenchmark
         @Setup(Level.Trial)
         public void setup()
         {
-            ranks = new TwoEndpoints();
-            rank0 = ranks.rank0;
-            rank1 = ranks.rank1;
-            comm0 = new Communicator(rank0);
-            comm1 = new Communicator(rank1);
+            endpoints = new TwoEndpoints();
+            comm0 = new Communicator(endpoints.rank0);
+            comm1 = new Communicator(endpoints.rank1);
         }
 
         @TearDown(Level.Trial)
         public void tearDown()
         {
-            ranks.close(comm0::close, comm1::close);
+            endpoints.close(comm0::close, comm1::close); // a communicator closes its endpoint
         }
     }
 
@@ -157,11 +152,11 @@ public class MessagePathBenchmark
     @Benchmark
     public int endpoint(final Ranks ranks, final Counting counting)
     {
-        if (!ranks.rank0.trySend(1, ranks.out, 0, ranks.size))
+        if (!ranks.endpoints.rank0.trySend(1, ranks.out, 0, ranks.size))
         {
             throw new IllegalStateException("no room: the poll below took nothing");
         }
-        ranks.rank1.poll(counting, 1);
+        ranks.endpoints.rank1.poll(counting, 1);
         return counting.count;
     }
 
