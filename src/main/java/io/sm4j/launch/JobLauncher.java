@@ -309,6 +309,12 @@ public final class JobLauncher
         line.addAll(javaCommand(job.classpath(), job.jvmArgs(), job.command()));
         final ProcessBuilder builder = new ProcessBuilder(line);
         builder.environment().putAll(job.env());
+        if (!cpus.isEmpty() && job.processes() <= cpus.size())
+        {
+            // every rank has a core of its own: AUTO need not judge contention from its waits (a bound rank is
+            // allowed one core, fewer than the ranks, and would otherwise wait by yielding)
+            builder.environment().put(Endpoints.OWN_CORE_ENV, Integer.toString(cpus.get(rank)));
+        }
         builder.environment().put(Endpoints.SEGMENT_ENV, segment.toString());
         builder.environment().put(Endpoints.RANK_ENV, Integer.toString(rank));
         builder.environment().put(Endpoints.SIZE_ENV, Integer.toString(job.params().peers()));

@@ -22,6 +22,11 @@ public final class Endpoints
     public static final String SIZE_ENV = "SM4J_SIZE";
     /** Job id, hexadecimal, as in the segment's name. */
     public static final String JOB_ID_ENV = "SM4J_JOB_ID";
+    /**
+     * Set by the launcher to the core it bound this rank to when every rank has a core of its own
+     * ({@code --bind-to core} with no more ranks than cores): AUTO then spins as with a core per rank.
+     */
+    public static final String OWN_CORE_ENV = "SM4J_OWN_CORE";
 
     private Endpoints()
     {

@@ -63,8 +63,9 @@ public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle i
      * @param ranks ranks in the job.
      * @return true if AUTO judges contention as this job's waits go, starting contended (yielding): more
      * ranks than the node's cores ({@link CpuBudget#cores()}: online cores, capped by a cgroup quota), as
-     * mpirun starts an oversubscribed job, or fewer cores allowed to this process than ranks ({@code taskset},
-     * {@code --bind-to core}): its ranks may have to share. Else AUTO spins, then sleeps ({@link WaitPolicy}).
+     * mpirun starts an oversubscribed job, or fewer cores allowed to this process than ranks ({@code taskset}):
+     * its ranks may have to share. Else, and for ranks that {@code --bind-to core} gave a core each
+     * ({@link Endpoints#OWN_CORE_ENV}), AUTO spins, then sleeps ({@link WaitPolicy}).
      */
     public boolean startsContended(final int ranks)
     {
@@ -100,7 +101,9 @@ public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle i
             return ranks + " ranks > " + CpuBudget.cores() + " cores";
         }
         final int allowed = Runtime.getRuntime().availableProcessors();
-        return allowed < ranks ? "this process may run on " + allowed + " of " + CpuBudget.cores() + " cores" : null;
+        // a rank the launcher bound to a core of its own, as every other rank, shares it with nobody's rank
+        return allowed < ranks && System.getenv(Endpoints.OWN_CORE_ENV) == null ?
+            "this process may run on " + allowed + " of " + CpuBudget.cores() + " cores" : null;
     }
 
     /**
