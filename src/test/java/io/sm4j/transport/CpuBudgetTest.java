@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -50,14 +51,8 @@ class CpuBudgetTest
     @Timeout(60)
     void aJvmBoundToOneCoreShouldJudgeContentionFromItsWaits() throws IOException, InterruptedException
     {
-        assumeTrue(Executables.onPath("taskset") && CpuBudget.cores() >= 2, "needs taskset and 2 cores");
-        final List<String> command = new ArrayList<>(List.of("taskset", "-c", "0"));
-        command.addAll(JobLauncher.javaCommand(System.getProperty("java.class.path"), List.of(),
-            List.of(IdleChoiceApp.class.getName(), "2")));
-        final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        final String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(process.waitFor(30, TimeUnit.SECONDS));
-        assertEquals("auto (yield first: this process may run on 1 of " + CpuBudget.cores() + " cores)\n", out);
+        assertEquals("auto (yield first: this process may run on 1 of " + CpuBudget.cores() + " cores)\n",
+            idleChoiceOnCoreZero(Map.of()));
     }
 
     /**
@@ -69,15 +64,23 @@ class CpuBudgetTest
     @Timeout(60)
     void aJvmBoundToACoreOfItsOwnShouldSpinThenSleep() throws IOException, InterruptedException
     {
+        assertEquals("auto (spin, then sleep)\n", idleChoiceOnCoreZero(Map.of(Endpoints.OWN_CORE_ENV, "0")));
+    }
+
+    /**
+     * @return what AUTO picks for 2 ranks in a JVM that taskset confines to core 0, with {@code env} added.
+     */
+    private static String idleChoiceOnCoreZero(final Map<String, String> env) throws IOException, InterruptedException
+    {
         assumeTrue(Executables.onPath("taskset") && CpuBudget.cores() >= 2, "needs taskset and 2 cores");
         final List<String> command = new ArrayList<>(List.of("taskset", "-c", "0"));
         command.addAll(JobLauncher.javaCommand(System.getProperty("java.class.path"), List.of(),
             List.of(IdleChoiceApp.class.getName(), "2")));
         final ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
-        builder.environment().put(Endpoints.OWN_CORE_ENV, "0");
+        builder.environment().putAll(env);
         final Process process = builder.start();
         final String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(process.waitFor(30, TimeUnit.SECONDS));
-        assertEquals("auto (spin, then sleep)\n", out);
+        return out;
     }
 }
