@@ -133,7 +133,7 @@ final class BenchCommand implements Callable<Integer>
     @Option(names = "--idle", paramLabel = "MODE", description = "How a waiting rank waits: auto (spin, yield, then sleep on its doorbell, as the waits show), spin, yield or block (default: ${DEFAULT-VALUE}; see sm4j run --help).")
     TransportOptions.Idle idle = TransportOptions.Idle.AUTO;
 
-    @Option(names = "--bind-to", paramLabel = "core|none", description = "Pin rank r to the r-th online core with taskset, as mpirun --bind-to core (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--bind-to", paramLabel = "core|none", description = "Pin rank r to the r-th online core with taskset, as mpirun --bind-to core; with no more ranks than cores, idle auto then spins and sleeps as with a core per rank (default: ${DEFAULT-VALUE}).")
     Binding binding = Binding.NONE;
 
     @Option(names = "--jvm-arg", paramLabel = "OPTION", description = "Extra JVM option for the rank JVMs, e.g. -XX:StartFlightRecording=... (repeatable).")

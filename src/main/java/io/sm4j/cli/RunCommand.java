@@ -87,7 +87,7 @@ final class RunCommand implements Callable<Integer>
     long stoppedLimitSeconds;
 
     @Option(names = "--bind-to", paramLabel = "core|none",
-        description = "Pin rank r to the r-th online core with taskset, as mpirun --bind-to core (default: ${DEFAULT-VALUE}).")
+        description = "Pin rank r to the r-th online core with taskset, as mpirun --bind-to core; with no more ranks than cores, idle auto then spins and sleeps as with a core per rank (default: ${DEFAULT-VALUE}).")
     Binding binding = Binding.NONE;
 
     @Option(names = "--idle", paramLabel = "MODE",
