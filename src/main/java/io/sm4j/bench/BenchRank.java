@@ -31,6 +31,8 @@ public final class BenchRank
     private static final long SETTLE_MILLIS = 20;
     private static final long QUIET_LIMIT_MILLIS = 10_000;
     private static final long ROUNDS_LIMIT_MILLIS = 3_000;
+    /** The JIT, if it measures its compilation time (the warm-up waits for it to go quiet), else null. */
+    private static final CompilationMXBean JIT = compilationTimer();
     /** The multi-pair tests' warm-up vote (the measured messages use tag 1). */
     private static final int VOTE_TAG = 2;
     /** Environment variable with the scratch directory for the baselines' files and sockets. */
@@ -217,8 +219,16 @@ public final class BenchRank
      */
     private static long compilationMillis()
     {
+        return JIT == null ? 0 : JIT.getTotalCompilationTime();
+    }
+
+    /**
+     * @return the JIT's bean if it measures its compilation time, else null.
+     */
+    private static CompilationMXBean compilationTimer()
+    {
         final CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
-        return jit == null || !jit.isCompilationTimeMonitoringSupported() ? 0 : jit.getTotalCompilationTime();
+        return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit : null;
     }
 
     /**
@@ -265,18 +275,17 @@ public final class BenchRank
      */
     private static void awaitQuietCompiler() throws InterruptedException
     {
-        final CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
-        if (jit == null || !jit.isCompilationTimeMonitoringSupported())
+        if (JIT == null)
         {
             return;
         }
         final long limit = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(QUIET_LIMIT_MILLIS);
-        long last = jit.getTotalCompilationTime();
+        long last = JIT.getTotalCompilationTime();
         long quietSince = System.nanoTime();
         while (System.nanoTime() - quietSince < TimeUnit.MILLISECONDS.toNanos(QUIET_MILLIS) && System.nanoTime() - limit < 0)
         {
             Thread.sleep(20);
-            final long now = jit.getTotalCompilationTime();
+            final long now = JIT.getTotalCompilationTime();
             if (now != last)
             {
                 last = now;

@@ -103,16 +103,7 @@ final class PairSockets implements AutoCloseable
      */
     void sync() throws IOException
     {
-        if (rank == 0)
-        {
-            write();
-            read();
-        }
-        else
-        {
-            read();
-            write();
-        }
+        exchange(true);
     }
 
     /**
@@ -122,27 +113,34 @@ final class PairSockets implements AutoCloseable
     {
         try
         {
-            final boolean theirs;
-            if (rank == 0)
-            {
-                token.put(0, (byte)(mine ? 1 : 0));
-                write();
-                read();
-                theirs = token.get(0) == 1;
-            }
-            else
-            {
-                read();
-                theirs = token.get(0) == 1;
-                token.put(0, (byte)(mine ? 1 : 0));
-                write();
-            }
+            final boolean theirs = exchange(mine); // always: the other rank waits for this rank's answer
             return mine && theirs;
         }
         catch (final IOException ex)
         {
             throw new UncheckedIOException(ex);
         }
+    }
+
+    /**
+     * A {@link #sync} that carries a yes or no each way.
+     *
+     * @return the other rank's answer.
+     */
+    private boolean exchange(final boolean mine) throws IOException
+    {
+        if (rank == 0)
+        {
+            token.put(0, (byte)(mine ? 1 : 0));
+            write();
+            read();
+            return token.get(0) == 1;
+        }
+        read();
+        final boolean theirs = token.get(0) == 1;
+        token.put(0, (byte)(mine ? 1 : 0));
+        write();
+        return theirs;
     }
 
     private void write() throws IOException

@@ -32,7 +32,7 @@ final class StoppedRanks implements AutoCloseable
 
     private final List<Process> ranks;
     private final Segment segment;
-    /** Each rank's counters, for its waiting mark (made once). */
+    /** Each rank's counters, for its waiting mark. */
     private final AtomicBuffer[] counters;
     private final WatchedProcess[] watched;
     private final Duration limit;
@@ -54,6 +54,10 @@ final class StoppedRanks implements AutoCloseable
         this.ranks = ranks;
         this.segment = segment;
         this.counters = new AtomicBuffer[ranks.size()];
+        for (int rank = 0; rank < counters.length; rank++)
+        {
+            counters[rank] = segment.views().counters(rank); // a view: nothing is read until a check
+        }
         this.limit = limit;
         this.watched = new WatchedProcess[ranks.size()];
         this.since = new long[ranks.size()];
@@ -159,10 +163,6 @@ final class StoppedRanks implements AutoCloseable
     {
         try
         {
-            if (counters[rank] == null)
-            {
-                counters[rank] = segment.views().counters(rank);
-            }
             // the mark first: a rank that marks itself, then beats, is never judged by a beat older than its mark
             final boolean waiting = counters[rank].getLongVolatile(CountersDescriptor.offset(CountersDescriptor.WAITING)) != 0 &&
                 segment.ranks().isAttached(rank);

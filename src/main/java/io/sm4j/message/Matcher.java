@@ -3,6 +3,7 @@ package io.sm4j.message;
 import io.sm4j.transport.Endpoint;
 import io.sm4j.transport.FragmentHandler;
 import io.sm4j.transport.FragmentView;
+import io.sm4j.transport.RankCounters;
 import io.sm4j.segment.Sm4jException;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -35,6 +36,7 @@ final class Matcher implements FragmentHandler
     private final int eagerPayload;
     private final long unexpectedLimit;
     private final BudgetStalls stalls;
+    private final RankCounters counters;
     /** The posted receive {@link #accepts} found for the message about to be delivered, or null. */
     private RecvRequest accepted;
     /** What a probe waits for (tag {@link #NO_PROBE}: none), and the first declined message it would see. */
@@ -65,6 +67,7 @@ final class Matcher implements FragmentHandler
         this.eagerPayload = eagerPayload;
         this.unexpectedLimit = endpoint.unexpectedBytes();
         this.stalls = new BudgetStalls(rank, endpoint.size(), unexpectedLimit, System.err);
+        this.counters = endpoint.counters();
     }
 
     /**
@@ -91,7 +94,7 @@ final class Matcher implements FragmentHandler
     {
         final long kept = queues.unexpectedBytes();
         stalls.check(now, kept);
-        endpoint.counters().unexpected(kept);
+        counters.unexpected(kept);
     }
 
     /**
@@ -211,7 +214,7 @@ final class Matcher implements FragmentHandler
                 }
                 final RecvRequest match = accepted;
                 accepted = null;
-                endpoint.counters().messageReceived(total); // inside the poll, and so inside the endpoint's gate
+                counters.messageReceived(total); // inside the poll, and so inside the endpoint's gate
                 arrival(match, f.source(), f.tag(), f.sequence(), (int)total, f.buffer(), f.offset(),
                     keepEnvelopeOnly ? 0 : length, large);
             }

@@ -212,31 +212,24 @@ public final class StaleSegments
         try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS))
         {
             final SegmentCopy copy;
-            final String state;
             try
             {
                 copy = SegmentCopy.read(channel, path);
-                state = copy.state();
             }
             catch (final SegmentCopy.Unreadable ex)
             {
                 return entry(path, name, "unreadable: " + ex.getMessage(), 0, 0, false,
                     ex.sm4j ? "another sm4j version or a damaged file; left alone" : "not an sm4j segment; left alone");
             }
+            final String state = copy.state();
             final SegmentHeader header = copy.header;
             final int n = copy.layout.params().peers();
-            // the same reading of the owner lines as the ranks' own (a copy of them: nothing here is mapped)
-            final RankRegistry registry = copy.ranks;
             final int registered;
             final int alive;
-            try
+            try (copy)
             {
-                registered = registry.registeredCount();
-                alive = registry.liveCount();
-            }
-            finally
-            {
-                registry.close(); // the /proc files it opened to read the ranks' states
+                registered = copy.ranks.registeredCount();
+                alive = copy.ranks.liveCount();
             }
             final ProcessIdentity creator = header.creator();
             final boolean launcherOwned = header.owner() == SegmentHeaderDescriptor.OWNER_CREATOR;
