@@ -154,11 +154,11 @@ final class BenchCommand implements Callable<Integer>
             checkWake();
         }
         final int[] range = parseSizes();
-        Arguments.requireRange("-W", window, 1, io.sm4j.bench.BenchRank.MAX_WINDOW, "");
-        Arguments.requireRange("-i", iterations, 0, 100_000_000, " (0: OSU's default)");
-        Arguments.requireRange("-x", skip, -1, 100_000_000, " (-1: OSU's default)");
-        Arguments.requireRange("--jit-warmup", jitWarmup, 0, 100_000_000, "");
-        Arguments.requireRange("--timeout", timeoutSeconds, 0, RunCommand.MAX_TIMEOUT_SECONDS, " seconds (0: no limit)");
+        OptionChecks.requireRange("-W", window, 1, io.sm4j.bench.BenchRank.MAX_WINDOW, "");
+        OptionChecks.requireRange("-i", iterations, 0, 100_000_000, " (0: OSU's default)");
+        OptionChecks.requireRange("-x", skip, -1, 100_000_000, " (-1: OSU's default)");
+        OptionChecks.requireRange("--jit-warmup", jitWarmup, 0, 100_000_000, "");
+        OptionChecks.requireRange("--timeout", timeoutSeconds, 0, RunCommand.MAX_TIMEOUT_SECONDS, " seconds (0: no limit)");
         final int processes = benchTest.pair() ? 2 : ranks;
         if (benchTest.pair() && ranks != 2)
         {
@@ -166,7 +166,7 @@ final class BenchCommand implements Callable<Integer>
         }
         if (!benchTest.pair())
         {
-            Arguments.requireRange("-n", ranks, 2, LayoutParams.MAX_PEERS, "");
+            OptionChecks.requireRange("-n", ranks, 2, LayoutParams.MAX_PEERS, "");
             if (ranks % 2 != 0)
             {
                 throw new IllegalArgumentException("-n " + ranks + ": " + benchTest.id() + " pairs ranks, expected an even count");
@@ -177,7 +177,7 @@ final class BenchCommand implements Callable<Integer>
             }
         }
         final int segmentRanks = peers == null ? processes : peers;
-        Arguments.requireRange("--peers", segmentRanks, processes, LayoutParams.MAX_PEERS, "");
+        OptionChecks.requireRange("--peers", segmentRanks, processes, LayoutParams.MAX_PEERS, "");
         if (chart != null)
         {
             checkWritable(chart);
@@ -271,7 +271,7 @@ final class BenchCommand implements Callable<Integer>
         {
             throw new IllegalArgumentException("--compare: wake measures sm4j alone (a waiting Open MPI rank never sleeps)");
         }
-        Arguments.requireRange("--pause-us", pauseMicros, 0, 60_000_000, " microseconds");
+        OptionChecks.requireRange("--pause-us", pauseMicros, 0, 60_000_000, " microseconds");
     }
 
     /**

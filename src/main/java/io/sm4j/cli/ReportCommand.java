@@ -77,8 +77,8 @@ final class ReportCommand implements Callable<Integer>
     {
         final MemoryModel model = profile == Profile.ompi_1_3 ? new OmpiV13Model() : MemoryModel.SM4J;
         final boolean sweeping = sweep != null;
-        Arguments.requireWith(spec.commandLine().getParseResult().hasMatchedOption("--format"), "--format", sweeping, "--sweep");
-        Arguments.requireWith(out != null, "--out", sweeping, "--sweep");
+        OptionChecks.requireWith(spec.commandLine().getParseResult().hasMatchedOption("--format"), "--format", sweeping, "--sweep");
+        OptionChecks.requireWith(out != null, "--out", sweeping, "--sweep");
         if (sweeping)
         {
             if (peers != null)

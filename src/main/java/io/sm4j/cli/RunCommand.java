@@ -109,9 +109,9 @@ final class RunCommand implements Callable<Integer>
     public Integer call()
     {
         final LayoutParams params = layout.toParams(ranks);
-        Arguments.requireRange("--timeout", timeoutSeconds, 0, MAX_TIMEOUT_SECONDS, " seconds");
-        Arguments.requireRange("--grace", graceMillis, 0, MAX_GRACE_MILLIS, " ms");
-        Arguments.requireRange("--stopped-limit", stoppedLimitSeconds, 0, MAX_TIMEOUT_SECONDS, " seconds");
+        OptionChecks.requireRange("--timeout", timeoutSeconds, 0, MAX_TIMEOUT_SECONDS, " seconds");
+        OptionChecks.requireRange("--grace", graceMillis, 0, MAX_GRACE_MILLIS, " ms");
+        OptionChecks.requireRange("--stopped-limit", stoppedLimitSeconds, 0, MAX_TIMEOUT_SECONDS, " seconds");
         if (command.get(0).equals("-jar"))
         {
             if (command.size() < 2)

@@ -166,12 +166,12 @@ public final class Communicator implements AutoCloseable
 
     public void send(final int dest, final int tag, final byte[] buffer)
     {
-        send(dest, tag, buffer, 0, Arguments.lengthOf(buffer));
+        send(dest, tag, buffer, 0, CallChecks.lengthOf(buffer));
     }
 
     public void send(final int dest, final int tag, final byte[] buffer, final int offset, final int length)
     {
-        checkSend(dest, tag, Arguments.lengthOf(buffer), offset, length);
+        checkSend(dest, tag, CallChecks.lengthOf(buffer), offset, length);
         if (dest != rank && length <= eagerPayload)
         {
             // the hot path: no request, no status, no wrapper per call (the bytes are copied before it returns)
@@ -191,7 +191,7 @@ public final class Communicator implements AutoCloseable
 
     public void send(final int dest, final int tag, final ByteBuffer buffer)
     {
-        send(dest, tag, Arguments.wrap(buffer), buffer.position(), buffer.remaining());
+        send(dest, tag, CallChecks.wrap(buffer), buffer.position(), buffer.remaining());
     }
 
     /**
@@ -203,7 +203,7 @@ public final class Communicator implements AutoCloseable
      */
     public void send(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
     {
-        checkSend(dest, tag, Arguments.capacityOf(buffer), offset, length);
+        checkSend(dest, tag, CallChecks.capacityOf(buffer), offset, length);
         if (dest != rank && length <= eagerPayload)
         {
             sendEager(dest, tag, buffer, offset, length); // the hot path: no request, no status
@@ -260,12 +260,12 @@ public final class Communicator implements AutoCloseable
 
     public Request isend(final int dest, final int tag, final byte[] buffer, final int offset, final int length)
     {
-        return isend(dest, tag, Arguments.wrap(buffer), offset, length);
+        return isend(dest, tag, CallChecks.wrap(buffer), offset, length);
     }
 
     public Request isend(final int dest, final int tag, final ByteBuffer buffer)
     {
-        return isend(dest, tag, Arguments.wrap(buffer), buffer.position(), buffer.remaining());
+        return isend(dest, tag, CallChecks.wrap(buffer), buffer.position(), buffer.remaining());
     }
 
     /**
@@ -273,7 +273,7 @@ public final class Communicator implements AutoCloseable
      */
     public Request isend(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
     {
-        checkSend(dest, tag, Arguments.capacityOf(buffer), offset, length);
+        checkSend(dest, tag, CallChecks.capacityOf(buffer), offset, length);
         final SendRequest request = new SendRequest(engine, false).set(dest, tag, buffer, offset, length);
         engine.start(request);
         return request;
@@ -281,7 +281,7 @@ public final class Communicator implements AutoCloseable
 
     public Request sendInit(final int dest, final int tag, final byte[] buffer, final int offset, final int length)
     {
-        return sendInit(dest, tag, Arguments.wrap(buffer), offset, length);
+        return sendInit(dest, tag, CallChecks.wrap(buffer), offset, length);
     }
 
     /**
@@ -291,15 +291,15 @@ public final class Communicator implements AutoCloseable
      */
     public Request sendInit(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
     {
-        checkSend(dest, tag, Arguments.capacityOf(buffer), offset, length);
+        checkSend(dest, tag, CallChecks.capacityOf(buffer), offset, length);
         return new SendRequest(engine, true).set(dest, tag, buffer, offset, length);
     }
 
     private void checkSend(final int dest, final int tag, final int capacity, final int offset, final int length)
     {
         engine.checkUsable();
-        Arguments.checkRank("dest", dest, size, false);
-        Arguments.checkTag(tag, false);
+        CallChecks.checkRank("dest", dest, size, false);
+        CallChecks.checkTag(tag, false);
         BufferChecks.checkBounds(offset, length, capacity);
     }
 
@@ -308,7 +308,7 @@ public final class Communicator implements AutoCloseable
      */
     public Status recv(final int source, final int tag, final byte[] buffer)
     {
-        return recv(source, tag, buffer, 0, Arguments.lengthOf(buffer), new Status());
+        return recv(source, tag, buffer, 0, CallChecks.lengthOf(buffer), new Status());
     }
 
     public Status recv(final int source, final int tag, final byte[] buffer, final int offset, final int length)
@@ -339,7 +339,7 @@ public final class Communicator implements AutoCloseable
         final int source, final int tag, final byte[] buffer, final int offset, final int length, final Status status)
     {
         checkRecv(source, tag);
-        BufferChecks.checkBounds(offset, length, Arguments.lengthOf(buffer));
+        BufferChecks.checkBounds(offset, length, CallChecks.lengthOf(buffer));
         eagerScratch.wrap(buffer);
         try
         {
@@ -417,12 +417,12 @@ public final class Communicator implements AutoCloseable
 
     public Request irecv(final int source, final int tag, final byte[] buffer, final int offset, final int length)
     {
-        return irecv(source, tag, Arguments.wrap(buffer), offset, length);
+        return irecv(source, tag, CallChecks.wrap(buffer), offset, length);
     }
 
     public Request irecv(final int source, final int tag, final ByteBuffer buffer)
     {
-        return irecv(source, tag, Arguments.wrapWritable(buffer), buffer.position(), buffer.remaining());
+        return irecv(source, tag, CallChecks.wrapWritable(buffer), buffer.position(), buffer.remaining());
     }
 
     /**
@@ -439,7 +439,7 @@ public final class Communicator implements AutoCloseable
 
     public Request recvInit(final int source, final int tag, final byte[] buffer, final int offset, final int length)
     {
-        return recvInit(source, tag, Arguments.wrap(buffer), offset, length);
+        return recvInit(source, tag, CallChecks.wrap(buffer), offset, length);
     }
 
     /**
@@ -456,8 +456,8 @@ public final class Communicator implements AutoCloseable
     private void checkRecv(final int source, final int tag)
     {
         engine.checkUsable();
-        Arguments.checkRank("source", source, size, true);
-        Arguments.checkTag(tag, true);
+        CallChecks.checkRank("source", source, size, true);
+        CallChecks.checkTag(tag, true);
     }
 
     /**

@@ -28,7 +28,7 @@ final class Matcher implements FragmentHandler
 
     private final Endpoint endpoint;
     private final PendingSends sends;
-    private final Incoming incoming;
+    private final ArrivedMessage incoming;
     private final Rendezvous rendezvous;
     private final Barrier barrier;
     private final MatchQueues queues = new MatchQueues();
@@ -63,7 +63,7 @@ final class Matcher implements FragmentHandler
         this.rendezvous = rendezvous;
         this.barrier = barrier;
         this.rank = endpoint.rank();
-        this.incoming = new Incoming(rank);
+        this.incoming = new ArrivedMessage(rank);
         this.eagerPayload = eagerPayload;
         this.unexpectedLimit = endpoint.unexpectedBytes();
         this.stalls = new BudgetStalls(rank, endpoint.size(), unexpectedLimit, System.err);
@@ -137,7 +137,7 @@ final class Matcher implements FragmentHandler
     @Override
     public boolean accepts(final FragmentView fragment)
     {
-        final Incoming f = incoming.read(fragment);
+        final ArrivedMessage f = incoming.read(fragment);
         final int type = f.type();
         keepEnvelopeOnly = false;
         if (type != EAGER && type != RNDV)
@@ -199,7 +199,7 @@ final class Matcher implements FragmentHandler
     @Override
     public void onFragment(final FragmentView fragment)
     {
-        final Incoming f = incoming; // read by accepts, just before, from this fragment: read once
+        final ArrivedMessage f = incoming; // read by accepts, just before, from this fragment: read once
         final int type = f.type();
         switch (type)
         {
@@ -220,7 +220,7 @@ final class Matcher implements FragmentHandler
             }
             case ACK -> rendezvous.onAck(f);
             case FRAG -> complete(rendezvous.onFrag(f));
-            default -> barrier.onMessage(f.source()); // BARRIER: Incoming knows no other type
+            default -> barrier.onMessage(f.source()); // BARRIER: ArrivedMessage knows no other type
         }
     }
 

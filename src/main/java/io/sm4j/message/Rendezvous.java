@@ -56,7 +56,7 @@ final class Rendezvous
         return !awaitingAck.isEmpty() || !streaming.isEmpty();
     }
 
-    void onAck(final Incoming f)
+    void onAck(final ArrivedMessage f)
     {
         final SendRequest request = awaitingAck.remove(ackKey(f.source(), f.sequence()));
         if (request == null)
@@ -82,7 +82,7 @@ final class Rendezvous
      *
      * @return the receive if this fragment completed it, else null.
      */
-    RecvRequest onFrag(final Incoming f)
+    RecvRequest onFrag(final ArrivedMessage f)
     {
         final RecvRequest request = activeReceives.get(f.aux());
         final long position = f.sequence();

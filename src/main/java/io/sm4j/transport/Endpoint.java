@@ -21,13 +21,13 @@ import java.util.concurrent.locks.LockSupport;
  * transport knows a message's sender and length only: a sender claims room ({@link #tryClaim}), writes its
  * bytes in place, whatever header its layer wants first, and commits ({@link SendClaim}).
  * <p>
- * Implementation notes: after {@link FastBoxSender#THRESHOLD} messages to a receiver, a sender sends by a
+ * Implementation notes: after {@link FastBoxAssignment#THRESHOLD} messages to a receiver, a sender sends by a
  * fast box (Open MPI vader's idea): small messages inline, larger ones as references to fragments. Before
  * that, and for pairs that found no free box, each message takes a fragment and a FIFO slot (the RFC's sm
  * BTL). Eager fragments are per receiver and paid for with credits that the receiver returns in runs
  * ({@link io.sm4j.fragment.EagerCredits}); max-size fragments go back through the reverse FIFO with
  * {@link io.sm4j.layout.CbIndexDescriptor#RETURN_FLAG}. A word that finds its FIFO full waits on a
- * process-local pending list ({@link Outbound}). A send without credit or room waits: it never consumes
+ * process-local pending list ({@link OutboundQueues}). A send without credit or room waits: it never consumes
  * anything (no re-entrant drain, no heap copy), so memory stays bounded and back-pressure reaches senders.
  * <p>
  * Thread safety: in {@link ThreadMode#SINGLE} one thread must drive the endpoint. In
@@ -56,11 +56,11 @@ public final class Endpoint implements AutoCloseable
     private final int size;
     private final int maxPayload;
     private final int maxFragmentPayload;
-    private final Outbound outbound;
-    private final Inbound inbound;
+    private final OutboundQueues outbound;
+    private final InboundQueues inbound;
     private final FragmentAccess fragments;
-    private final Sender sender;
-    private final Receiver receiver;
+    private final Publisher publisher;
+    private final FragmentPoller poller;
     private final Doorbell bell;
     private final PeerBells peerBells;
     private final WaitPolicy wait;
@@ -98,14 +98,14 @@ public final class Endpoint implements AutoCloseable
             }
         }
         peerBells = new PeerBells(segment, rank);
-        outbound = new Outbound(segment, rank, multiple, peerBells);
-        inbound = new Inbound(segment, rank, options.lazyFreeBatch(params.queueEntries()));
+        outbound = new OutboundQueues(segment, rank, multiple, peerBells);
+        inbound = new InboundQueues(segment, rank, options.lazyFreeBatch(params.queueEntries()));
         fragments = new FragmentAccess(segment, rank, multiple);
         gate = new CallGate(multiple);
         unexpectedBytes = options.unexpectedBytes();
         counters = new RankCounters(segment.views().counters(rank), unexpectedBytes);
-        sender = new Sender(rank, outbound, fragments, new FastBoxSender(segment, rank, multiple), peerBells, gate, counters);
-        receiver = new Receiver(inbound, outbound, fragments, peerBells);
+        publisher = new Publisher(rank, outbound, fragments, new FastBoxAssignment(segment, rank, multiple), peerBells, gate, counters);
+        poller = new FragmentPoller(inbound, outbound, fragments, peerBells);
         ownClaim = multiple ? null : new SendClaim();
         threadClaim = multiple ? ThreadLocal.withInitial(SendClaim::new) : null;
         pollLock = OptionalLock.create(multiple);
@@ -248,7 +248,7 @@ public final class Endpoint implements AutoCloseable
             checkSend(dest, length, max ? maxFragmentPayload : maxPayload);
             // a successful claim holds dest's lock, and in SINGLE mode stays inside the gate (the caller writes into
             // the mapping), until its commit or abort: a close waits for it, from any thread
-            claimed = sender.tryClaim(dest, length, max, claim);
+            claimed = publisher.tryClaim(dest, length, max, claim);
             return claimed;
         }
         catch (final InternalError error)
@@ -380,7 +380,7 @@ public final class Endpoint implements AutoCloseable
             pollLock.lock();
             try
             {
-                delivered = receiver.poll(handler, limit);
+                delivered = poller.poll(handler, limit);
             }
             finally
             {
@@ -689,7 +689,7 @@ public final class Endpoint implements AutoCloseable
                 pollLock.lock();
                 try
                 {
-                    receiver.poll(DISCARD, Integer.MAX_VALUE);
+                    poller.poll(DISCARD, Integer.MAX_VALUE);
                 }
                 finally
                 {

@@ -21,7 +21,7 @@ public final class SendClaim
 
     private final UnsafeBuffer buffer = new UnsafeBuffer(NO_BYTES);
     /** Non-null while this claim holds room. */
-    private Sender sender;
+    private Publisher publisher;
     int dest;
     /** The box the record is in, or null for a fragment published through the FIFO. */
     FastBoxProducer box;
@@ -32,10 +32,10 @@ public final class SendClaim
     boolean max;
 
     void claimed(
-        final Sender sender, final int dest, final FastBoxProducer box, final int index, final long fragment,
+        final Publisher publisher, final int dest, final FastBoxProducer box, final int index, final long fragment,
         final boolean max, final DirectBuffer memory, final int payloadIndex, final int length)
     {
-        this.sender = sender;
+        this.publisher = publisher;
         this.dest = dest;
         this.box = box;
         this.index = index;
@@ -66,7 +66,7 @@ public final class SendClaim
      */
     public boolean isClaimed()
     {
-        return sender != null;
+        return publisher != null;
     }
 
     /**
@@ -74,7 +74,7 @@ public final class SendClaim
      */
     public void commit()
     {
-        final Sender holder = holder();
+        final Publisher holder = holder();
         try
         {
             holder.commit(this);
@@ -90,7 +90,7 @@ public final class SendClaim
      */
     public void abort()
     {
-        final Sender holder = holder();
+        final Publisher holder = holder();
         try
         {
             holder.abort(this);
@@ -103,25 +103,25 @@ public final class SendClaim
 
     void checkFree()
     {
-        if (sender != null)
+        if (publisher != null)
         {
             throw new IllegalStateException("this claim still holds " + length() + " bytes to rank " + dest +
                 ": commit or abort it first");
         }
     }
 
-    private Sender holder()
+    private Publisher holder()
     {
-        if (sender == null)
+        if (publisher == null)
         {
             throw new IllegalStateException("nothing claimed: commit and abort follow a successful tryClaim");
         }
-        return sender;
+        return publisher;
     }
 
     private void free()
     {
-        sender = null;
+        publisher = null;
         box = null;
         buffer.wrap(NO_BYTES); // do not keep the mapping reachable through an idle claim
     }

@@ -34,7 +34,7 @@ public final class FastBoxStress
 
     /**
      * Publication: a receiver that sees a record's commit word (its code, the inline length + 1, with its
-     * sequence) also sees what was written before it: the sender word, which {@code Receiver.drainBox} checks,
+     * sequence) also sees what was written before it: the sender word, which {@code FragmentPoller.drainBox} checks,
      * and the payload. r1 = the code (0 if none yet), r2 = the payload, -2 if the sender word was stale.
      */
     @JCStressTest
@@ -78,7 +78,7 @@ public final class FastBoxStress
     /**
      * Publication of a reference record: a receiver that sees a reference record's commit word also sees the
      * fragment offset in the record and the fragment it names, header and payload, all written with plain
-     * stores before {@link FastBoxProducer#commitReference}. The receiver reads them as {@code Receiver.drainBox}
+     * stores before {@link FastBoxProducer#commitReference}. The receiver reads them as {@code FragmentPoller.drainBox}
      * and {@code FragmentAccess.wrapReceived} do: the offset at {@link FastBoxDescriptor#REFERENCE_OFFSET}, then
      * the fragment's length and sender words, then the payload in place (plain loads after the acquire of the
      * commit word). r1 = the record's code (0 if none yet), r2 = the payload, -1 if not looked at or if the

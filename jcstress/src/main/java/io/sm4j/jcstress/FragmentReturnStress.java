@@ -41,8 +41,8 @@ public final class FragmentReturnStress
      * header written by plain {@code putInt} at {@link FragmentDescriptor#LENGTH_OFFSET} and
      * {@link FragmentDescriptor#SENDER_OFFSET} of the sender's pool region ({@code writeHeader}), read by plain
      * {@code getInt} ({@code wrapReceived}), the payload read in place by plain loads, the fragment returned
-     * as {@code offset | RETURN_FLAG} ({@code Receiver.giveBack}, {@code Outbound.enqueue}) and released to the
-     * pool on receipt ({@code Receiver.onControlWord}, {@code FragmentAccess.takeBack}).
+     * as {@code offset | RETURN_FLAG} ({@code FragmentPoller.giveBack}, {@code OutboundQueues.enqueue}) and released to the
+     * pool on receipt ({@code FragmentPoller.onControlWord}, {@code FragmentAccess.takeBack}).
      * <p>
      * The state publishes message 1 (120 payload bytes, 1 in its first and last words) before the actors run.
      * The receiver polls it, reads header and payload, and returns it; the sender polls the return and, if it

@@ -15,17 +15,17 @@ import org.agrona.concurrent.AtomicBuffer;
  * a later poll. Nothing is ever copied here, and nothing is consumed anywhere but in a poll: there is no
  * re-entrant drain. Callers hold the poll lock.
  */
-final class Receiver
+final class FragmentPoller
 {
-    private final Inbound inbound;
-    private final Outbound outbound;
+    private final InboundQueues inbound;
+    private final OutboundQueues outbound;
     private final FragmentAccess fragments;
     private final PeerBells bells;
     private final FragmentView view = new FragmentView();
     /** Words and records consumed so far: a source whose scan moved it gets its doorbell checked. */
     private long consumed;
 
-    Receiver(final Inbound inbound, final Outbound outbound, final FragmentAccess fragments, final PeerBells bells)
+    FragmentPoller(final InboundQueues inbound, final OutboundQueues outbound, final FragmentAccess fragments, final PeerBells bells)
     {
         this.inbound = inbound;
         this.outbound = outbound;

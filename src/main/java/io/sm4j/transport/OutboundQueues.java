@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * receiver's activity bitmap. In MULTIPLE thread mode each FIFO has its own process-local lock, as the sm
  * BTL locked each FIFO; no lock is in shared memory since only this process writes these heads.
  */
-final class Outbound
+final class OutboundQueues
 {
     private final int rank;
     private final int size;
@@ -29,7 +29,7 @@ final class Outbound
     /**
      * @param bells rung when a pending word reaches its FIFO ({@link #enqueue}'s callers ring for theirs).
      */
-    Outbound(final Segment segment, final int rank, final boolean locked, final PeerBells bells)
+    OutboundQueues(final Segment segment, final int rank, final boolean locked, final PeerBells bells)
     {
         this.bells = bells;
         final SegmentLayout layout = segment.layout();

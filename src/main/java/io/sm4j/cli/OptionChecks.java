@@ -3,9 +3,9 @@ package io.sm4j.cli;
 /**
  * Checks of option values that picocli's types do not express, with the flag in the message.
  */
-final class Arguments
+final class OptionChecks
 {
-    private Arguments()
+    private OptionChecks()
     {
     }
 

@@ -15,7 +15,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  * that receiver through the box, so the pair stays ordered. Disabled in MULTIPLE thread mode, where several
  * threads would write one ring.
  */
-final class FastBoxSender
+final class FastBoxAssignment
 {
     /** Messages to a receiver before this rank claims a fast box for it (Open MPI vader's default is 16). */
     static final int THRESHOLD = 16;
@@ -28,7 +28,7 @@ final class FastBoxSender
     private final FastBoxProducer[] producers;
     private final int[] sends;
 
-    FastBoxSender(final Segment segment, final int rank, final boolean multiple)
+    FastBoxAssignment(final Segment segment, final int rank, final boolean multiple)
     {
         this.segment = segment;
         this.layout = segment.layout();
@@ -54,7 +54,7 @@ final class FastBoxSender
      * @return the box to send to {@code dest} by, or null to use the FIFO; claims and announces one at the
      * threshold. The caller holds dest's lock.
      */
-    FastBoxProducer route(final int dest, final Outbound outbound)
+    FastBoxProducer route(final int dest, final OutboundQueues outbound)
     {
         final FastBoxProducer producer = producers[dest];
         if (producer != null || !enabled || sends[dest] > THRESHOLD)

@@ -8,9 +8,9 @@ import java.nio.ByteBuffer;
 /**
  * Argument checks of the message layer's public calls, made before anything touches shared memory.
  */
-final class Arguments
+final class CallChecks
 {
-    private Arguments()
+    private CallChecks()
     {
     }
 

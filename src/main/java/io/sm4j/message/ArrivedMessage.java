@@ -11,7 +11,7 @@ import static io.sm4j.message.MessageHeaderDescriptor.*;
  * from shared memory into fields and checked, since the sender can still write there, and its payload in
  * place. Reused for every message; valid while the transport's view is.
  */
-final class Incoming
+final class ArrivedMessage
 {
     private final int rank;
     private int source;
@@ -26,7 +26,7 @@ final class Incoming
     /**
      * @param rank the receiving rank, for error messages.
      */
-    Incoming(final int rank)
+    ArrivedMessage(final int rank)
     {
         this.rank = rank;
     }
@@ -34,7 +34,7 @@ final class Incoming
     /**
      * @throws Sm4jException if the payload is shorter than its type's header or the type is unknown.
      */
-    Incoming read(final FragmentView f)
+    ArrivedMessage read(final FragmentView f)
     {
         source = f.source();
         buffer = f.buffer();

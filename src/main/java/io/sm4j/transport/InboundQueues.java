@@ -15,7 +15,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  * per active sender (two with a fast box). Successive scans start at successive active senders, so no sender
  * starves another. Not thread-safe: the endpoint's poll lock serialises it.
  */
-final class Inbound
+final class InboundQueues
 {
     private final Segment segment;
     private final SegmentLayout layout;
@@ -29,7 +29,7 @@ final class Inbound
     private int activeCount;
     private int cursor;
 
-    Inbound(final Segment segment, final int rank, final int lazyFreeBatch)
+    InboundQueues(final Segment segment, final int rank, final int lazyFreeBatch)
     {
         this.segment = segment;
         this.layout = segment.layout();

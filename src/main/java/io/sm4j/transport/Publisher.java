@@ -18,18 +18,18 @@ import org.agrona.concurrent.AtomicBuffer;
  * {@link CallGate} (entered by the claim, left here), so that a close from another thread waits for the
  * caller's writes.
  */
-final class Sender
+final class Publisher
 {
     private final int rank;
-    private final Outbound outbound;
+    private final OutboundQueues outbound;
     private final FragmentAccess fragments;
-    private final FastBoxSender fastBoxes;
+    private final FastBoxAssignment fastBoxes;
     private final PeerBells bells;
     private final CallGate gate;
     private final RankCounters counters;
 
-    Sender(
-        final int rank, final Outbound outbound, final FragmentAccess fragments, final FastBoxSender fastBoxes,
+    Publisher(
+        final int rank, final OutboundQueues outbound, final FragmentAccess fragments, final FastBoxAssignment fastBoxes,
         final PeerBells bells, final CallGate gate, final RankCounters counters)
     {
         this.counters = counters;
