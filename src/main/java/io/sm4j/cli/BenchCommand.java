@@ -14,7 +14,7 @@ import io.sm4j.layout.LayoutParams;
 import io.sm4j.layout.Policy;
 import io.sm4j.layout.ThreadMode;
 import io.sm4j.segment.SegmentFiles;
-import io.sm4j.transport.CpuBudget;
+import io.sm4j.job.CpuBudget;
 import io.sm4j.transport.TransportOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -247,7 +247,7 @@ final class BenchCommand implements Callable<Integer>
         if (chart != null)
         {
             BenchChart.write(outcome.results(), "sm4j bench " + benchTest.id() + ", " + params.policy() + " layout, " +
-                io.sm4j.transport.CpuBudget.cores() + " cores", chart);
+                io.sm4j.job.CpuBudget.cores() + " cores", chart);
             err.println("# chart: " + chart);
         }
         return 0;

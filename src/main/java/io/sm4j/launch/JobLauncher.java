@@ -7,7 +7,7 @@ import io.sm4j.segment.Segment;
 import io.sm4j.segment.SegmentFiles;
 import io.sm4j.segment.Sm4jException;
 import io.sm4j.segment.StaleSegments;
-import io.sm4j.transport.CpuBudget;
+import io.sm4j.job.CpuBudget;
 import io.sm4j.transport.Endpoints;
 import io.sm4j.transport.TransportOptions;
 

@@ -3,7 +3,7 @@ package io.sm4j.message;
 import io.sm4j.transport.Endpoint;
 import io.sm4j.transport.FragmentHandler;
 import io.sm4j.transport.FragmentView;
-import io.sm4j.transport.RankCounters;
+import io.sm4j.job.RankCounters;
 import io.sm4j.segment.Sm4jException;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;

@@ -1,7 +1,7 @@
 package io.sm4j.message;
 
 import io.sm4j.transport.Endpoint;
-import io.sm4j.transport.RankCounters;
+import io.sm4j.job.RankCounters;
 import io.sm4j.transport.SendClaim;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;

@@ -1,5 +1,7 @@
 package io.sm4j.transport;
 
+import io.sm4j.job.RankCounters;
+import io.sm4j.job.HealthMonitor;
 import io.sm4j.layout.CbWrapperDescriptor;
 import io.sm4j.layout.FragmentDescriptor;
 import io.sm4j.layout.LayoutParams;
@@ -25,7 +27,7 @@ import java.util.concurrent.locks.LockSupport;
  * fast box (Open MPI vader's idea): small messages inline, larger ones as references to fragments. Before
  * that, and for pairs that found no free box, each message takes a fragment and a FIFO slot (the RFC's sm
  * BTL). Eager fragments are per receiver and paid for with credits that the receiver returns in runs
- * ({@link io.sm4j.fragment.EagerCredits}); max-size fragments go back through the reverse FIFO with
+ * ({@link io.sm4j.fifo.EagerCredits}); max-size fragments go back through the reverse FIFO with
  * {@link io.sm4j.layout.CbIndexDescriptor#RETURN_FLAG}. A word that finds its FIFO full waits on a
  * process-local pending list ({@link OutboundQueues}). A send without credit or room waits: it never consumes
  * anything (no re-entrant drain, no heap copy), so memory stays bounded and back-pressure reaches senders.
@@ -110,7 +112,7 @@ public final class Endpoint implements AutoCloseable
         threadClaim = multiple ? ThreadLocal.withInitial(SendClaim::new) : null;
         pollLock = OptionalLock.create(multiple);
         supervised = options.launcherPid() != 0;
-        health = new HealthMonitor(segment, rank, options.launcherPid(), peerBells, counters);
+        health = new HealthMonitor(segment, rank, options.launcherPid(), peerBells::ringAll, counters);
         bell = Doorbell.open(segment.views().bell(rank), SegmentFiles.bellPath(segment.path(), rank), multiple); // a file: late
         final boolean contended = options.startsContended(size);
         wait = multiple ? null : new WaitPolicy(options.idle(), bell, peerBells, contended);

@@ -1,5 +1,7 @@
 package io.sm4j.transport;
 
+import io.sm4j.job.Environment;
+import io.sm4j.job.AbortReporter;
 import io.sm4j.segment.BadSettingException;
 import io.sm4j.segment.ProcessIdentity;
 import io.sm4j.segment.Segment;

@@ -1,7 +1,7 @@
 package io.sm4j.transport;
 
-import io.sm4j.fragment.EagerCredits;
-import io.sm4j.fragment.FragmentPool;
+import io.sm4j.fifo.EagerCredits;
+import io.sm4j.fifo.FragmentPool;
 import io.sm4j.layout.FragmentDescriptor;
 import io.sm4j.layout.SegmentLayout;
 import io.sm4j.segment.Segment;

@@ -1,5 +1,6 @@
 package io.sm4j.transport;
 
+import io.sm4j.job.RankCounters;
 import io.sm4j.fifo.FastBoxProducer;
 import io.sm4j.layout.FastBoxDescriptor;
 import io.sm4j.layout.FragmentDescriptor;

@@ -272,7 +272,7 @@ class EndpointTest
             final FragmentHandler handler = fragment -> order.add(fragment.buffer().getLong(fragment.offset()));
             final UnsafeBuffer payload = new UnsafeBuffer(new byte[96]);
             long sent = 0;
-            for (int i = 0; i <= FastBoxSender.THRESHOLD; i++) // 16 by FIFO, then the pair has a box
+            for (int i = 0; i <= FastBoxAssignment.THRESHOLD; i++) // 16 by FIFO, then the pair has a box
             {
                 payload.putLong(0, sent++);
                 assertTrue(small.rank0.trySend(1, payload, 0, Long.BYTES));
@@ -286,8 +286,8 @@ class EndpointTest
                 payload.putLong(0, ++sent);
             }
             final long fragments = small.segment.views().counters(0).getLong(CountersDescriptor.offset(CountersDescriptor.FIFO_SENDS));
-            assertEquals(FastBoxSender.THRESHOLD + credits, fragments, "the FIFO's 16, then a reference per credit");
-            assertEquals(FastBoxSender.THRESHOLD + 1 + 9 + credits, sent);
+            assertEquals(FastBoxAssignment.THRESHOLD + credits, fragments, "the FIFO's 16, then a reference per credit");
+            assertEquals(FastBoxAssignment.THRESHOLD + 1 + 9 + credits, sent);
             while (order.size() < sent)
             {
                 small.rank1.poll(handler, 100);

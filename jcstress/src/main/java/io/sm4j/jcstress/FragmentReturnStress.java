@@ -2,7 +2,7 @@ package io.sm4j.jcstress;
 
 import io.sm4j.fifo.FifoConsumer;
 import io.sm4j.fifo.FifoProducer;
-import io.sm4j.fragment.FragmentPool;
+import io.sm4j.fifo.FragmentPool;
 import io.sm4j.layout.CbIndexDescriptor;
 import io.sm4j.layout.FragmentDescriptor;
 import io.sm4j.layout.LayoutParams;

@@ -1,6 +1,6 @@
 package io.sm4j.jmh;
 
-import io.sm4j.fragment.FragmentPool;
+import io.sm4j.fifo.FragmentPool;
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.layout.SegmentLayout;
 import org.openjdk.jmh.annotations.Benchmark;

@@ -1,4 +1,4 @@
-package io.sm4j.transport;
+package io.sm4j.job;
 
 import io.sm4j.segment.JobAbortedException;
 import io.sm4j.segment.Segment;
@@ -14,7 +14,7 @@ import java.nio.file.Path;
  * java.lang.OutOfMemoryError: Java heap space}), so that the other ranks and the launcher name it as the
  * cause, not whichever rank happens to exit first.
  */
-final class AbortReporter implements Thread.UncaughtExceptionHandler
+public final class AbortReporter implements Thread.UncaughtExceptionHandler
 {
     private final PrintStream err;
     private final Path segment;
@@ -33,7 +33,7 @@ final class AbortReporter implements Thread.UncaughtExceptionHandler
      * Installs the reporter unless the application has its own default handler; opens the launcher's
      * console while the launcher is alive.
      */
-    static void install(final Path segment, final int rank, final long launcherPid)
+    public static void install(final Path segment, final int rank, final long launcherPid)
     {
         if (Thread.getDefaultUncaughtExceptionHandler() == null)
         {

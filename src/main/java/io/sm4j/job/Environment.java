@@ -1,4 +1,4 @@
-package io.sm4j.transport;
+package io.sm4j.job;
 
 import io.sm4j.segment.BadSettingException;
 
@@ -9,13 +9,13 @@ import java.util.Map;
  * Reads sm4j's environment variables, with errors that name the variable and its value
  * ({@link BadSettingException}: one line).
  */
-final class Environment
+public final class Environment
 {
     private Environment()
     {
     }
 
-    static String require(final Map<String, String> env, final String name)
+    public static String require(final Map<String, String> env, final String name)
     {
         final String value = env.get(name);
         if (value == null || value.isBlank())
@@ -25,7 +25,7 @@ final class Environment
         return value;
     }
 
-    static long longValue(final Map<String, String> env, final String name)
+    public static long longValue(final Map<String, String> env, final String name)
     {
         final String value = require(env, name);
         try
@@ -38,7 +38,7 @@ final class Environment
         }
     }
 
-    static int intValue(final Map<String, String> env, final String name)
+    public static int intValue(final Map<String, String> env, final String name)
     {
         final long value = longValue(env, name);
         if (value != (int)value)
@@ -48,12 +48,12 @@ final class Environment
         return (int)value;
     }
 
-    static long longValue(final Map<String, String> env, final String name, final long otherwise)
+    public static long longValue(final Map<String, String> env, final String name, final long otherwise)
     {
         return env.containsKey(name) ? longValue(env, name) : otherwise;
     }
 
-    static <E extends Enum<E>> E enumValue(final Map<String, String> env, final String name, final E otherwise)
+    public static <E extends Enum<E>> E enumValue(final Map<String, String> env, final String name, final E otherwise)
     {
         if (!env.containsKey(name))
         {

@@ -1,4 +1,4 @@
-package io.sm4j.fragment;
+package io.sm4j.fifo;
 
 import io.sm4j.layout.SegmentLayout;
 import org.agrona.concurrent.AtomicBuffer;

@@ -1,4 +1,4 @@
-package io.sm4j.transport;
+package io.sm4j.job;
 
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package io.sm4j.transport;
+package io.sm4j.job;
 
 import io.sm4j.segment.JobAbortedException;
 import io.sm4j.segment.RankRegistry;
@@ -15,14 +15,14 @@ import java.util.concurrent.TimeUnit;
  * {@link #CALLS_PER_CLOCK_READ} calls, and layers above run their own periodic work (timeouts, orphaned
  * requests) on its reading and its ticks instead of reading the clock again.
  */
-final class HealthMonitor
+public final class HealthMonitor
 {
-    static final long INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    public static final long INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     private static final int CALLS_PER_CLOCK_READ = 64;
     private final Segment segment;
     private final int rank;
     private final long launcherPid;
-    private final PeerBells bells;
+    private final Runnable onAbort;
     private final RankCounters counters;
     /** Looked up once: a check allocates nothing; null if the launcher was already gone. */
     private final WatchedProcess launcher;
@@ -35,15 +35,16 @@ final class HealthMonitor
 
     /**
      * @param launcherPid the supervising launcher's pid, 0 if none (then only peers are watched).
-     * @param bells       rung when this rank aborts the job, so sleeping ranks see the abort at once.
+     * @param onAbort     run when this rank aborts the job: the transport rings its sleeping peers, so they
+     *                    see the abort at once.
      * @param counters    published on every check.
      */
-    HealthMonitor(
-        final Segment segment, final int rank, final long launcherPid, final PeerBells bells, final RankCounters counters)
+    public HealthMonitor(
+        final Segment segment, final int rank, final long launcherPid, final Runnable onAbort, final RankCounters counters)
     {
         this.counters = counters;
         this.segment = segment;
-        this.bells = bells;
+        this.onAbort = onAbort;
         this.rank = rank;
         this.launcherPid = launcherPid;
         this.launcher = launcherPid == 0 ? null : ProcessHandle.of(launcherPid).map(WatchedProcess::of).orElse(null);
@@ -56,7 +57,7 @@ final class HealthMonitor
      *
      * @throws io.sm4j.segment.JobAbortedException if the job is (or has just been) aborted.
      */
-    void check()
+    public void check()
     {
         // the clock is read every CALLS_PER_CLOCK_READ calls only: check() runs on every poll and idle
         if ((++calls & (CALLS_PER_CLOCK_READ - 1)) != 0)
@@ -69,7 +70,7 @@ final class HealthMonitor
     /**
      * As {@link #check()}, reading the clock now: after a sleep, which may have lasted a whole interval.
      */
-    void checkNow()
+    public void checkNow()
     {
         now = System.nanoTime();
         if (now - next < 0)
@@ -113,14 +114,14 @@ final class HealthMonitor
     private void abort(final String reason)
     {
         segment.abort(rank, reason);
-        bells.ringAll();
+        onAbort.run();
         segment.checkNotAborted();
     }
 
     /**
      * @return System.nanoTime() as last read, at most {@link #CALLS_PER_CLOCK_READ} calls ago.
      */
-    long now()
+    public long now()
     {
         return now;
     }
@@ -128,7 +129,7 @@ final class HealthMonitor
     /**
      * Stops watching the launcher (closes its /proc file).
      */
-    void close()
+    public void close()
     {
         if (launcher != null)
         {
@@ -139,7 +140,7 @@ final class HealthMonitor
     /**
      * @return how many checks have run: it moves at most every {@link #INTERVAL_NANOS}.
      */
-    long ticks()
+    public long ticks()
     {
         return ticks;
     }

@@ -1,4 +1,4 @@
-package io.sm4j.transport;
+package io.sm4j.job;
 
 import io.sm4j.layout.CountersDescriptor;
 import org.agrona.UnsafeApi;
@@ -43,7 +43,7 @@ public final class RankCounters
     /**
      * @param unexpectedLimit the unexpected-message budget, published at once (it never changes).
      */
-    RankCounters(final AtomicBuffer counters, final long unexpectedLimit)
+    public RankCounters(final AtomicBuffer counters, final long unexpectedLimit)
     {
         counters.boundsCheck(0, CountersDescriptor.LENGTH);
         if (counters.byteArray() != null)
@@ -88,7 +88,7 @@ public final class RankCounters
         unexpectedBytes = bytes;
     }
 
-    void fragmentSent(final boolean inline)
+    public void fragmentSent(final boolean inline)
     {
         add(inline ? BOX_SENDS : FIFO_SENDS, 1);
     }
@@ -98,7 +98,7 @@ public final class RankCounters
      * launcher that watches for frozen ranks ({@link CountersDescriptor#WAITING}): a waiting rank beats at
      * least every health interval.
      */
-    void waiting()
+    public void waiting()
     {
         if (!waiting)
         {
@@ -110,7 +110,7 @@ public final class RankCounters
     /**
      * The wait has ended (a plain store on the rank's own line, once per wait that idled).
      */
-    void doneWaiting()
+    public void doneWaiting()
     {
         if (waiting)
         {
@@ -122,7 +122,7 @@ public final class RankCounters
     /**
      * Publishes the counts kept in fields: on the health check, and at close.
      */
-    void publish()
+    public void publish()
     {
         UnsafeApi.putLongRelease(null, address + CountersDescriptor.offset(ROOM_WAIT_NANOS), roomWaitNanos);
         UnsafeApi.putLongRelease(null, address + CountersDescriptor.offset(UNEXPECTED_BYTES), unexpectedBytes);

@@ -1,8 +1,9 @@
-package io.sm4j.transport;
+package io.sm4j.job;
 
 import io.sm4j.it.IdleChoiceApp;
 import io.sm4j.launch.Executables;
 import io.sm4j.launch.JobLauncher;
+import io.sm4j.transport.Endpoints;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
