@@ -1,7 +1,8 @@
 package io.sm4j.message;
 
-import io.sm4j.transport.Endpoint;
 import io.sm4j.job.RankCounters;
+import io.sm4j.segment.Sm4jException;
+import io.sm4j.transport.Endpoint;
 import io.sm4j.transport.SendClaim;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
@@ -97,9 +98,15 @@ final class MessageSender
         final DirectBuffer payload, final int offset, final int length)
     {
         final int header = headerLength(type);
-        if (!(max ? endpoint.tryClaimMax(dest, header + length, claim) : endpoint.tryClaim(dest, header + length, claim)))
+        final int claimed = max ? endpoint.tryClaimMax(dest, header + length, claim) : endpoint.tryClaim(dest, header + length, claim);
+        if (claimed != Endpoint.CLAIMED)
         {
-            return false;
+            if (claimed == Endpoint.PEER_GONE)
+            {
+                endpoint.checkNotAbortedAfterDetach(); // the job's abort, if any, is the cause to report
+                throw new Sm4jException("rank " + dest + " has detached: rank " + endpoint.rank() + " cannot send to it");
+            }
+            return false; // no room yet: retried after a pass
         }
         try
         {

@@ -11,10 +11,8 @@ import io.sm4j.segment.JobAbortedException;
 import io.sm4j.segment.Segment;
 import io.sm4j.segment.Sm4jException;
 import io.sm4j.segment.SegmentFiles;
-import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
-import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -67,8 +65,6 @@ public final class Endpoint implements AutoCloseable
     private final PeerBells peerBells;
     private final WaitPolicy wait;
     private final ThreadLocal<WaitPolicy> threadWait;
-    private final SendClaim ownClaim;
-    private final ThreadLocal<SendClaim> threadClaim;
     private final OptionalLock pollLock;
     private final HealthMonitor health;
     private final RankCounters counters;
@@ -108,8 +104,6 @@ public final class Endpoint implements AutoCloseable
         counters = new RankCounters(segment.views().counters(rank), unexpectedBytes);
         publisher = new Publisher(rank, outbound, fragments, new FastBoxAssignment(segment, rank, multiple), peerBells, gate, counters);
         poller = new FragmentPoller(inbound, outbound, fragments, peerBells);
-        ownClaim = multiple ? null : new SendClaim();
-        threadClaim = multiple ? ThreadLocal.withInitial(SendClaim::new) : null;
         pollLock = OptionalLock.create(multiple);
         supervised = options.launcherPid() != 0;
         health = new HealthMonitor(segment, rank, options.launcherPid(), peerBells::ringAll, counters);
@@ -216,16 +210,28 @@ public final class Endpoint implements AutoCloseable
         }
     }
 
+    /** {@link #tryClaim}: the room is claimed; write the payload, then commit or abort the claim. */
+    public static final int CLAIMED = 0;
+    /** {@link #tryClaim}: every eager fragment to the destination is in flight: it returns them as it polls. */
+    public static final int NO_CREDIT = -1;
+    /** {@link #tryClaim}: the destination's fast box has no room for the record until it polls. */
+    public static final int BOX_FULL = -2;
+    /** {@link #tryClaimMax}: every max-size fragment of this rank is in flight: receivers return them. */
+    public static final int POOL_EMPTY = -3;
+    /** {@link #tryClaim}: the destination has detached; nothing will be delivered to it again. */
+    public static final int PEER_GONE = -4;
+
     /**
      * Claims room for a message of {@code length} bytes (at most {@link #maxPayload()}) to {@code dest}, to be
      * written in place and committed ({@link SendClaim}). A full FIFO never fails a claim (the word waits on
-     * the pending list and reaches the FIFO on a later {@link #poll}, send or {@link #close}). Never waits and
-     * never consumes anything.
+     * the pending list and reaches the FIFO on a later {@link #poll}, {@link #idle}, claim or {@link #close}).
+     * Never waits and never consumes anything.
      *
-     * @return false without credit for an eager fragment or room in the fast box: retry after polling.
-     * @throws Sm4jException if {@code dest} has detached.
+     * @return {@link #CLAIMED}, or why not: {@link #NO_CREDIT} or {@link #BOX_FULL} (retry after the
+     *         destination polls), {@link #PEER_GONE}.
+     * @throws IllegalArgumentException for a bad destination or length.
      */
-    public boolean tryClaim(final int dest, final int length, final SendClaim claim)
+    public int tryClaim(final int dest, final int length, final SendClaim claim)
     {
         return claim(dest, length, false, claim);
     }
@@ -234,24 +240,43 @@ public final class Endpoint implements AutoCloseable
      * Claims a max-size fragment for up to {@link #maxFragmentPayload()} bytes; the message layer streams
      * large messages with these.
      *
-     * @return false when the max pool is empty or {@code dest}'s fast box is full.
+     * @return as {@link #tryClaim}, and {@link #POOL_EMPTY} instead of {@link #NO_CREDIT}.
      */
-    public boolean tryClaimMax(final int dest, final int length, final SendClaim claim)
+    public int tryClaimMax(final int dest, final int length, final SendClaim claim)
     {
         return claim(dest, length, true, claim);
     }
 
-    private boolean claim(final int dest, final int length, final boolean max, final SendClaim claim)
+    /**
+     * @return what a {@link #tryClaim} result means, for a message.
+     */
+    public static String describeClaim(final int result)
     {
-        boolean claimed = false;
+        return switch (result)
+        {
+            case CLAIMED -> "claimed";
+            case NO_CREDIT -> "no eager credit";
+            case BOX_FULL -> "fast box full";
+            case POOL_EMPTY -> "max-size pool empty";
+            case PEER_GONE -> "peer gone";
+            default -> "unknown claim result " + result;
+        };
+    }
+
+    private int claim(final int dest, final int length, final boolean max, final SendClaim claim)
+    {
+        int result = PEER_GONE;
         try
         {
             enter();
             checkSend(dest, length, max ? maxFragmentPayload : maxPayload);
-            // a successful claim holds dest's lock, and in SINGLE mode stays inside the gate (the caller writes into
-            // the mapping), until its commit or abort: a close waits for it, from any thread
-            claimed = publisher.tryClaim(dest, length, max, claim);
-            return claimed;
+            if (segment.ranks().isAttached(dest))
+            {
+                // a successful claim holds dest's lock, and in SINGLE mode stays inside the gate (the caller writes
+                // into the mapping), until its commit or abort: a close waits for it, from any thread
+                result = publisher.tryClaim(dest, length, max, claim);
+            }
+            return result;
         }
         catch (final InternalError error)
         {
@@ -259,7 +284,7 @@ public final class Endpoint implements AutoCloseable
         }
         finally
         {
-            if (claimed)
+            if (result == CLAIMED)
             {
                 gate.exitAfterClaim();
             }
@@ -276,92 +301,6 @@ public final class Endpoint implements AutoCloseable
     public int maxFragmentPayload()
     {
         return maxFragmentPayload;
-    }
-
-    /**
-     * {@link #tryClaim} and a copy of {@code payload}: the bytes are in shared memory when this returns true.
-     */
-    public boolean trySend(final int dest, final DirectBuffer payload, final int offset, final int length)
-    {
-        BufferChecks.checkRange("payload", payload, offset, length);
-        final SendClaim claim = claim();
-        if (!tryClaim(dest, length, claim))
-        {
-            return false;
-        }
-        try
-        {
-            claim.buffer().putBytes(0, payload, offset, length);
-            claim.commit();
-        }
-        catch (final InternalError error)
-        {
-            throw fault(error);
-        }
-        finally
-        {
-            if (claim.isClaimed())
-            {
-                claim.abort(); // the copy threw: give the room, the lock and the gate back
-            }
-        }
-        return true;
-    }
-
-    public void send(final int dest, final byte[] payload)
-    {
-        send(dest, new UnsafeBuffer(payload), 0, payload.length);
-    }
-
-    public void send(final int dest, final ByteBuffer payload)
-    {
-        send(dest, new UnsafeBuffer(payload), payload.position(), payload.remaining());
-    }
-
-    /**
-     * {@link #trySend}, waiting while {@code dest} has no room (no credit, a full fast box). It consumes
-     * nothing while it waits, so it completes only if {@code dest} polls: ranks that might send to each
-     * other at once use {@link #trySend} and poll between tries.
-     *
-     * @throws Sm4jException if {@code dest} has detached, or detaches while this send waits.
-     */
-    public void send(final int dest, final DirectBuffer payload, final int offset, final int length)
-    {
-        if (trySend(dest, payload, offset, length)) // checks the arguments first
-        {
-            return; // nothing waited: no wait to end
-        }
-        try
-        {
-            do
-            {
-                try
-                {
-                    enter();
-                    outbound.flushAll();
-                    checkAttached(dest);
-                }
-                catch (final InternalError error)
-                {
-                    throw fault(error);
-                }
-                finally
-                {
-                    gate.exit();
-                }
-                idle();
-            }
-            while (!trySend(dest, payload, offset, length));
-        }
-        finally
-        {
-            endWait();
-        }
-    }
-
-    private SendClaim claim()
-    {
-        return threadClaim == null ? ownClaim : threadClaim.get();
     }
 
     /**
@@ -426,11 +365,11 @@ public final class Endpoint implements AutoCloseable
 
     /**
      * Waits once after a pass that found nothing, by the calling thread's wait policy (spin, yield, or sleep
-     * on this rank's doorbell until a peer publishes to it), checking the job's health periodically. A
-     * caller's next pass after an idle is a full look at its in-bound paths: the policy arms the doorbell
-     * on one idle, naps on the next and sleeps on the third, each only if the pass between found nothing.
-     * End every wait with
-     * {@link #endWait()}.
+     * on this rank's doorbell until a peer publishes to it), checking the job's health periodically. It first
+     * retries words still waiting for FIFO room, so a caller that only sends (retrying a failed
+     * {@link #tryClaim}) needs no {@link #poll}. A caller's next pass after an idle is a full look at its
+     * in-bound paths: the policy arms the doorbell on one idle, naps on the next and sleeps on the third,
+     * each only if the pass between found nothing. End every wait with {@link #endWait()}.
      */
     public void idle()
     {
@@ -446,6 +385,7 @@ public final class Endpoint implements AutoCloseable
         try
         {
             enter();
+            outbound.flushAll(); // a caller that only sends waits for FIFO room here, not in a poll
             if (wait != null)
             {
                 counters.waiting(); // SINGLE mode: one thread, one mark (MULTIPLE: threads wait and work side by side)
@@ -598,16 +538,6 @@ public final class Endpoint implements AutoCloseable
             throw new IllegalArgumentException("length=" + length + " exceeds maxPayload=" + limit + " (" +
                 (limit == maxPayload ? "eagerLimit=" + layout.params().eagerLimit() : "maxFragSize=" + layout.params().maxFragSize()) +
                 " less the " + FragmentDescriptor.HEADER_LENGTH + "-byte header)");
-        }
-        checkAttached(dest);
-    }
-
-    private void checkAttached(final int dest)
-    {
-        if (!segment.ranks().isAttached(dest))
-        {
-            checkNotAbortedAfterDetach();
-            throw new Sm4jException("rank " + dest + " has detached: rank " + rank + " cannot send to it");
         }
     }
 

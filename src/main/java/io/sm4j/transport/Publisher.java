@@ -44,29 +44,30 @@ final class Publisher
 
     /**
      * @param max claim a max-size fragment (the caller checked {@code length} against its limit).
-     * @return false without room: no credit, no free max-size fragment, or a full fast box.
+     * @return {@link Endpoint#CLAIMED}, or {@link Endpoint#NO_CREDIT}, {@link Endpoint#POOL_EMPTY} or
+     *         {@link Endpoint#BOX_FULL} without room.
      */
-    boolean tryClaim(final int dest, final int length, final boolean max, final SendClaim claim)
+    int tryClaim(final int dest, final int length, final boolean max, final SendClaim claim)
     {
         claim.checkFree();
         final OptionalLock lock = outbound.lockOf(dest);
         lock.lock();
-        boolean claimed = false;
+        int result = Endpoint.BOX_FULL;
         try
         {
-            claimed = claim(dest, length, max, claim);
-            return claimed;
+            result = claim(dest, length, max, claim);
+            return result;
         }
         finally
         {
-            if (!claimed)
+            if (result != Endpoint.CLAIMED)
             {
                 lock.unlock();
             }
         }
     }
 
-    private boolean claim(final int dest, final int length, final boolean max, final SendClaim claim)
+    private int claim(final int dest, final int length, final boolean max, final SendClaim claim)
     {
         final FastBoxProducer box = fastBoxes.route(dest, outbound);
         if (box != null && !max && length <= fastBoxes.inlinePayload())
@@ -77,7 +78,7 @@ final class Publisher
                 final AtomicBuffer ring = box.ring();
                 ring.putInt(index + FragmentDescriptor.SENDER_OFFSET, rank); // plain: the commit word is the release
                 claim.claimed(this, dest, box, index, -1, false, ring, index + FragmentDescriptor.HEADER_LENGTH, length);
-                return true;
+                return Endpoint.CLAIMED;
             }
             // no room for the record: a reference to an eager fragment, if a credit is left, keeps a window
             // going while the receiver has not yet made room (measured: docs/benchmarks.md)
@@ -85,16 +86,16 @@ final class Publisher
         final int index = box == null ? 0 : box.claim(FastBoxDescriptor.REFERENCE_LENGTH);
         if (index < 0)
         {
-            return false;
+            return Endpoint.BOX_FULL;
         }
         final long fragment = fragments.acquire(dest, max);
         if (fragment < 0)
         {
-            return false;
+            return max ? Endpoint.POOL_EMPTY : Endpoint.NO_CREDIT;
         }
         claim.claimed(this, dest, box, index, fragment, max, fragments.ownRegion(),
             fragments.writeHeader(fragment, length), length);
-        return true;
+        return Endpoint.CLAIMED;
     }
 
     void commit(final SendClaim claim)

@@ -3,6 +3,7 @@ package io.sm4j.it;
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.layout.ThreadMode;
 import io.sm4j.segment.Segment;
+import io.sm4j.transport.CopyingSends;
 import io.sm4j.transport.Endpoint;
 import io.sm4j.transport.TransportOptions;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -102,7 +103,7 @@ public final class CloseRaceApp
         {
             while (true)
             {
-                closing.trySend(1, payload, 0, 64);
+                CopyingSends.trySend(closing, 1, payload, 0, 64);
                 closing.poll(fragment -> { }, 16);
                 closing.isAttached(1);
                 calls.incrementAndGet();

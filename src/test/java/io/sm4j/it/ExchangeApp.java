@@ -1,5 +1,6 @@
 package io.sm4j.it;
 
+import io.sm4j.transport.CopyingSends;
 import io.sm4j.transport.Endpoint;
 import io.sm4j.transport.FragmentView;
 import io.sm4j.transport.Endpoints;
@@ -41,7 +42,7 @@ public final class ExchangeApp
                     {
                         payload.putByte(j, pattern(me, dest, i, j));
                     }
-                    while (!endpoint.trySend(dest, payload, 0, length))
+                    while (!CopyingSends.trySend(endpoint, dest, payload, 0, length))
                     {
                         received += endpoint.poll(f -> check(f, me, maxPayload, expected, failure), 16);
                     }

@@ -1,5 +1,6 @@
 package io.sm4j.it;
 
+import io.sm4j.transport.CopyingSends;
 import io.sm4j.transport.Endpoint;
 import io.sm4j.transport.FragmentView;
 import io.sm4j.transport.Endpoints;
@@ -46,7 +47,7 @@ public final class MultiThreadApp
                             {
                                 payload.putInt(0, tag);
                                 payload.putLong(Long.BYTES, i);
-                                endpoint.send(dest, payload, 0, 64);
+                                CopyingSends.send(endpoint, dest, payload, 0, 64);
                             }
                         }
                         endpoint.poll(f -> check(f, expected, received, failure), 8);

@@ -1,7 +1,9 @@
 package io.sm4j.transport;
 
 import io.sm4j.layout.CountersDescriptor;
+import io.sm4j.layout.FastBoxDescriptor;
 import io.sm4j.layout.LayoutParams;
+import io.sm4j.layout.ThreadMode;
 import io.sm4j.segment.Segment;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
@@ -51,19 +53,19 @@ class EndpointTest
     void shouldDeliverWhatAClaimWroteInPlaceAndNothingOfAnAbortedClaim()
     {
         final SendClaim claim = new SendClaim();
-        assertTrue(rank0.tryClaim(1, 3, claim));
+        assertEquals(Endpoint.CLAIMED, rank0.tryClaim(1, 3, claim));
         assertEquals(3, claim.buffer().capacity());
         claim.buffer().putBytes(0, new byte[]{ 2, 3, 4 });
         assertEquals("this claim still holds 3 bytes to rank 1: commit or abort it first",
             assertThrows(IllegalStateException.class, () -> rank0.tryClaim(1, 1, claim)).getMessage());
         claim.commit();
         assertFalse(claim.isClaimed());
-        assertTrue(rank0.tryClaim(1, 5, claim));
+        assertEquals(Endpoint.CLAIMED, rank0.tryClaim(1, 5, claim));
         claim.buffer().putBytes(0, new byte[]{ 9, 9, 9, 9, 9 });
         claim.abort();
         assertEquals("nothing claimed: commit and abort follow a successful tryClaim",
             assertThrows(IllegalStateException.class, claim::commit).getMessage());
-        rank0.send(1, ByteBuffer.wrap(new byte[]{ 1, 8 }, 1, 1));
+        CopyingSends.send(rank0, 1, ByteBuffer.wrap(new byte[]{ 1, 8 }, 1, 1));
         final List<String> seen = new ArrayList<>();
         int delivered = 0;
         while (delivered < 2)
@@ -89,10 +91,72 @@ class EndpointTest
         final SendClaim claim = new SendClaim();
         for (int i = 0; i < 2 * segment.layout().maxFragmentCount(); i++)
         {
-            assertTrue(rank0.tryClaimMax(1, rank0.maxFragmentPayload(), claim), "claim " + i);
+            assertEquals(Endpoint.CLAIMED, rank0.tryClaimMax(1, rank0.maxFragmentPayload(), claim), "claim " + i);
             claim.abort();
         }
         assertEquals(0, rank1.poll(f -> { }, 10));
+    }
+
+    /**
+     * A failed claim says why: out of eager credits and out of max-size fragments (MULTIPLE mode, where every
+     * pair keeps the FIFO), a full fast box, and a destination that has left. The room comes back once the
+     * receiver polls.
+     */
+    @Test
+    void aFailedClaimShouldSayWhy() throws IOException
+    {
+        final SendClaim claim = new SendClaim();
+        try (TwoRanks fifoOnly = new TwoRanks(LayoutParams.builder(2).threadMode(ThreadMode.MULTIPLE)
+            .eagerFragsPerPeer(2).build()))
+        {
+            assertEquals(List.of(Endpoint.CLAIMED, Endpoint.CLAIMED, Endpoint.NO_CREDIT), claimAndCommitUntilRefused(
+                () -> fifoOnly.rank0.tryClaim(1, 8, claim), claim));
+            assertEquals(2, fifoOnly.rank1.poll(f -> { }, 10));
+            assertEquals(Endpoint.CLAIMED, fifoOnly.rank0.tryClaim(1, 8, claim), "the receiver returned its credits");
+            claim.abort();
+            final List<Integer> max = claimAndCommitUntilRefused(() -> fifoOnly.rank0.tryClaimMax(1, 8, claim), claim);
+            assertEquals(fifoOnly.segment.layout().maxFragmentCount() + 1, max.size());
+            assertEquals(Endpoint.POOL_EMPTY, max.get(max.size() - 1));
+        }
+        final int credits = 16; // more than the references the full box holds
+        try (TwoRanks boxed = new TwoRanks(LayoutParams.builder(2).eagerFragsPerPeer(credits)
+            .fastBoxSize(LayoutParams.MIN_FAST_BOX_SIZE).build()))
+        {
+            for (int i = 0; i <= FastBoxAssignment.THRESHOLD; i++) // 16 by FIFO, then the pair has a box
+            {
+                assertEquals(Endpoint.CLAIMED, boxed.rank0.tryClaim(1, 8, claim));
+                claim.commit();
+                assertEquals(1, boxed.rank1.poll(f -> { }, 10));
+            }
+            final List<Integer> filled = claimAndCommitUntilRefused(() -> boxed.rank0.tryClaim(1, 8, claim), claim);
+            assertEquals(Endpoint.BOX_FULL, filled.get(filled.size() - 1), "results " + filled);
+            assertTrue(filled.size() - 1 < credits + 1024 / FastBoxDescriptor.inlineRecordLength(8),
+                "records, then references while credits last: " + filled.size());
+            boxed.rank1.close();
+            assertEquals(Endpoint.PEER_GONE, boxed.rank0.tryClaim(1, 8, claim));
+            assertFalse(claim.isClaimed());
+            assertEquals("peer gone", Endpoint.describeClaim(Endpoint.PEER_GONE));
+        }
+    }
+
+    /**
+     * @return every claim's result, the last one the refusal.
+     */
+    private static List<Integer> claimAndCommitUntilRefused(final java.util.function.IntSupplier tryClaim, final SendClaim claim)
+    {
+        final List<Integer> results = new ArrayList<>();
+        int result;
+        do
+        {
+            result = tryClaim.getAsInt();
+            results.add(result);
+            if (result == Endpoint.CLAIMED)
+            {
+                claim.commit();
+            }
+        }
+        while (result == Endpoint.CLAIMED && results.size() < 100_000);
+        return results;
     }
 
     @Test
@@ -100,14 +164,14 @@ class EndpointTest
     {
         final int max = rank0.maxPayload();
         assertEquals("length=" + (max + 1) + " exceeds maxPayload=" + max + " (eagerLimit=4096 less the 8-byte header)",
-            assertThrows(IllegalArgumentException.class, () -> rank0.send(1, new byte[max + 1])).getMessage());
+            assertThrows(IllegalArgumentException.class, () -> CopyingSends.send(rank0, 1, new byte[max + 1])).getMessage());
         assertEquals("dest=0 (expected: 0..1, not this rank 0)",
-            assertThrows(IllegalArgumentException.class, () -> rank0.send(0, new byte[1])).getMessage());
+            assertThrows(IllegalArgumentException.class, () -> CopyingSends.send(rank0, 0, new byte[1])).getMessage());
         assertEquals("dest=2 (expected: 0..1, not this rank 0)",
-            assertThrows(IllegalArgumentException.class, () -> rank0.send(2, new byte[1])).getMessage());
-        assertThrows(NullPointerException.class, () -> rank0.send(1, (byte[])null));
+            assertThrows(IllegalArgumentException.class, () -> CopyingSends.send(rank0, 2, new byte[1])).getMessage());
+        assertThrows(NullPointerException.class, () -> CopyingSends.send(rank0, 1, (byte[])null));
         assertEquals("offset=2 length=5 capacity=4",
-            assertThrows(IndexOutOfBoundsException.class, () -> rank0.send(1, new UnsafeBuffer(new byte[4]), 2, 5)).getMessage());
+            assertThrows(IndexOutOfBoundsException.class, () -> CopyingSends.send(rank0, 1, new UnsafeBuffer(new byte[4]), 2, 5)).getMessage());
         assertEquals("rank=2 (expected: 0..1)",
             assertThrows(IllegalArgumentException.class, () -> Endpoint.open(segment, 2, TransportOptions.defaults(), false))
                 .getMessage());
@@ -155,7 +219,7 @@ class EndpointTest
             for (int i = 0; i < count; i++)
             {
                 payload.putLong(0, i);
-                while (!rank0.trySend(1, payload, 0, 16))
+                while (!CopyingSends.trySend(rank0, 1, payload, 0, 16))
                 {
                     rank0.poll(f -> check(f, echoed, error), 64);
                 }
@@ -177,7 +241,7 @@ class EndpointTest
     private static boolean trySendLong(final Endpoint from, final int dest, final long value, final UnsafeBuffer scratch)
     {
         scratch.putLong(0, value);
-        return from.trySend(dest, scratch, 0, 8);
+        return CopyingSends.trySend(from, dest, scratch, 0, 8);
     }
 
     /**
@@ -189,14 +253,14 @@ class EndpointTest
     {
         final UnsafeBuffer payload = new UnsafeBuffer(new byte[8]);
         payload.putLong(0, 100);
-        while (rank1.trySend(0, payload, 0, 8))
+        while (CopyingSends.trySend(rank1, 0, payload, 0, 8))
         {
             // rank 0 does not poll: rank 1 spends its credits for rank 0
         }
         for (int i = 0; i < 4; i++)
         {
             payload.putLong(0, i);
-            rank0.send(1, payload, 0, 8);
+            CopyingSends.send(rank0, 1, payload, 0, 8);
         }
         final List<String> seen = new ArrayList<>();
         int delivered = 0;
@@ -205,7 +269,7 @@ class EndpointTest
             delivered += rank1.poll(f ->
             {
                 final long before = f.buffer().getLong(f.offset());
-                assertFalse(rank1.trySend(0, payload, 0, 8));
+                assertFalse(CopyingSends.trySend(rank1, 0, payload, 0, 8));
                 seen.add(f.source() + "/" + before + "/" + f.buffer().getLong(f.offset()));
             }, 10);
         }
@@ -237,7 +301,7 @@ class EndpointTest
             }
         };
         int sent = 0;
-        while (rank0.trySend(1, payload, 0, 8))
+        while (CopyingSends.trySend(rank0, 1, payload, 0, 8))
         {
             payload.putLong(0, ++sent);
             assertEquals(0, rank1.poll(handler, 10));
@@ -275,13 +339,13 @@ class EndpointTest
             for (int i = 0; i <= FastBoxAssignment.THRESHOLD; i++) // 16 by FIFO, then the pair has a box
             {
                 payload.putLong(0, sent++);
-                assertTrue(small.rank0.trySend(1, payload, 0, Long.BYTES));
+                assertTrue(CopyingSends.trySend(small.rank0, 1, payload, 0, Long.BYTES));
                 assertEquals(1, small.rank1.poll(handler, 10));
             }
             // the ring (1,024 bytes) now starts at 16: nine records of 104 bytes fit, the tenth would need 72
             // bytes of padding first, and the 88 bytes left hold the references
             payload.putLong(0, sent);
-            while (small.rank0.trySend(1, payload, 0, payload.capacity()))
+            while (CopyingSends.trySend(small.rank0, 1, payload, 0, payload.capacity()))
             {
                 payload.putLong(0, ++sent);
             }
@@ -298,7 +362,7 @@ class EndpointTest
                 expected.add(i);
             }
             assertEquals(expected, order);
-            assertTrue(small.rank0.trySend(1, payload, 0, Long.BYTES), "room again once the receiver has taken them");
+            assertTrue(CopyingSends.trySend(small.rank0, 1, payload, 0, Long.BYTES), "room again once the receiver has taken them");
         }
     }
 
@@ -346,8 +410,8 @@ class EndpointTest
                     payload.putByte(j, (byte)(i + j));
                 }
                 final int length = Long.BYTES + size;
-                while (!(length > two.rank0.maxPayload() ?
-                    two.rank0.tryClaimMax(1, length, claim) : two.rank0.tryClaim(1, length, claim)))
+                while ((length > two.rank0.maxPayload() ?
+                    two.rank0.tryClaimMax(1, length, claim) : two.rank0.tryClaim(1, length, claim)) != Endpoint.CLAIMED)
                 {
                     two.rank1.poll(check, 3);
                     two.rank0.poll(f -> { }, 8); // takes back max-size fragments
@@ -383,7 +447,7 @@ class EndpointTest
     {
         rank0.close();
         assertEquals("endpoint of rank 0 is closed",
-            assertThrows(IllegalStateException.class, () -> rank0.send(1, new byte[1])).getMessage());
+            assertThrows(IllegalStateException.class, () -> CopyingSends.send(rank0, 1, new byte[1])).getMessage());
     }
 
     /**
@@ -400,7 +464,7 @@ class EndpointTest
             for (int i = 0; i < 10; i++)
             {
                 payload.putLong(0, i);
-                small.rank0.send(1, payload, 0, 8);
+                CopyingSends.send(small.rank0, 1, payload, 0, 8);
             }
             final List<Long> received = new ArrayList<>();
             assertEquals(4, small.rank1.poll(f -> received.add(f.buffer().getLong(f.offset())), 100), "only the FIFO's 4 entries are there");

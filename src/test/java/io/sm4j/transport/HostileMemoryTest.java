@@ -90,7 +90,7 @@ class HostileMemoryTest
             {
                 final boolean max = random.nextInt(8) == 0;
                 final int length = random.nextInt((max ? job.rank0.maxFragmentPayload() : job.rank0.maxPayload()) + 1);
-                if (max ? job.rank0.tryClaimMax(1, length, claim) : job.rank0.tryClaim(1, length, claim))
+                if ((max ? job.rank0.tryClaimMax(1, length, claim) : job.rank0.tryClaim(1, length, claim)) == Endpoint.CLAIMED)
                 {
                     claim.buffer().putBytes(0, payload, 0, length);
                     claim.commit();

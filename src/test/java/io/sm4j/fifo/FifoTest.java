@@ -1,0 +1,95 @@
+package io.sm4j.fifo;
+
+import io.sm4j.layout.CbIndexDescriptor;
+import org.agrona.BufferUtil;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The FIFO's two ends over one queue in off-heap memory, driven by one thread: order, full and empty, the
+ * lazy clearing of consumed slots, and a restart from the published head and tail.
+ */
+class FifoTest
+{
+    private static final int ENTRIES = 8;
+
+    private final UnsafeBuffer queue = new UnsafeBuffer(BufferUtil.allocateDirectAligned(ENTRIES * CbIndexDescriptor.SLOT_LENGTH, 64));
+    private final UnsafeBuffer head = new UnsafeBuffer(BufferUtil.allocateDirectAligned(64, 64));
+    private final UnsafeBuffer tail = new UnsafeBuffer(BufferUtil.allocateDirectAligned(64, 64));
+
+    @Test
+    void wordsShouldArriveInOrderUntilTheQueueIsFullThenEmpty()
+    {
+        final FifoProducer producer = new FifoProducer(queue, ENTRIES, head);
+        final FifoConsumer consumer = new FifoConsumer(queue, ENTRIES, tail, 1);
+        assertEquals(CbIndexDescriptor.EMPTY_SLOT, consumer.poll());
+        for (long word = 1; word <= ENTRIES; word++)
+        {
+            assertTrue(producer.offer(word << 3), "word " + word);
+        }
+        assertFalse(producer.offer(99 << 3), "every slot holds a word");
+        assertEquals(ENTRIES, head.getLong(0), "the head word is the producer's position");
+        for (long word = 1; word <= ENTRIES; word++)
+        {
+            assertEquals(word << 3, consumer.peek());
+            assertEquals(word << 3, consumer.poll());
+        }
+        assertEquals(CbIndexDescriptor.EMPTY_SLOT, consumer.poll());
+        assertEquals(ENTRIES, tail.getLong(0), "the tail word is the consumer's position");
+        assertTrue(producer.offer(9 << 3), "a consumed slot is free again");
+        assertEquals(9 << 3, consumer.poll());
+    }
+
+    @Test
+    void consumedSlotsShouldBeFreedOnlyAFullBatchAtATime()
+    {
+        final int batch = 4;
+        final FifoProducer producer = new FifoProducer(queue, ENTRIES, head);
+        final FifoConsumer consumer = new FifoConsumer(queue, ENTRIES, tail, batch);
+        for (long word = 1; word <= ENTRIES; word++)
+        {
+            producer.offer(word);
+        }
+        for (int i = 0; i < batch - 1; i++)
+        {
+            consumer.poll();
+        }
+        assertFalse(producer.offer(100), "three consumed slots are not cleared yet");
+        assertEquals(0, tail.getLong(0));
+        consumer.poll();
+        assertEquals(batch, tail.getLong(0));
+        for (int i = 0; i < batch; i++)
+        {
+            assertTrue(producer.offer(100 + i), "the batch's slots are free");
+        }
+        assertFalse(producer.offer(200));
+    }
+
+    @Test
+    void bothEndsShouldResumeFromTheirPublishedPositions()
+    {
+        final FifoProducer producer = new FifoProducer(queue, ENTRIES, head);
+        final FifoConsumer consumer = new FifoConsumer(queue, ENTRIES, tail, 1);
+        producer.offer(1);
+        producer.offer(2);
+        consumer.poll();
+        final FifoProducer again = new FifoProducer(queue, ENTRIES, head);
+        final FifoConsumer againConsumer = new FifoConsumer(queue, ENTRIES, tail, 1);
+        assertEquals(2, again.head());
+        assertTrue(again.offer(3));
+        assertEquals(2, againConsumer.poll());
+        assertEquals(3, againConsumer.poll());
+    }
+
+    @Test
+    void aBatchLargerThanTheQueueShouldBeRefused()
+    {
+        assertEquals("lazyFreeBatch=9 (expected: 1..8)",
+            assertThrows(IllegalArgumentException.class, () -> new FifoConsumer(queue, ENTRIES, tail, 9)).getMessage());
+    }
+}
