@@ -38,7 +38,7 @@ import java.util.concurrent.TimeUnit;
  * <ul>
  *   <li>{@code communicator}: {@code Communicator.send} then {@code recv} (the message layer over the
  *       transport): what an application calls;</li>
- *   <li>{@code endpoint}: {@code Endpoint.trySend} then {@code poll} with a handler that only counts: the
+ *   <li>{@code endpoint}: {@code Endpoint.tryClaim}, a copy and {@code commit}, then {@code poll} with a handler that only counts: the
  *       transport alone (claim, copy, commit; scan, deliver, give back);</li>
  *   <li>{@code fastBox}: the fast box ring's producer and consumer alone, record header and copies included;</li>
  *   <li>{@code agronaRing}: the baseline, Agrona's {@code OneToOneRingBuffer} write and read.</li>
@@ -152,7 +152,7 @@ public class MessagePathBenchmark
     @Benchmark
     public int endpoint(final Ranks ranks, final Counting counting)
     {
-        if (!ranks.endpoints.rank0.trySend(1, ranks.out, 0, ranks.size))
+        if (!TwoEndpoints.trySend(ranks.endpoints.rank0, ranks.endpoints.claim0, 1, ranks.out, ranks.size))
         {
             throw new IllegalStateException("no room: the poll below took nothing");
         }

@@ -1,6 +1,7 @@
 package io.sm4j.jmh;
 
 import io.sm4j.transport.Endpoint;
+import io.sm4j.transport.SendClaim;
 import io.sm4j.transport.FragmentHandler;
 import io.sm4j.transport.FragmentView;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -88,7 +89,7 @@ public class SegmentPingPongBenchmark
     @GroupThreads(1)
     public int ping(final Arrivals arrivals, final Control control)
     {
-        send(rank0, 1, control);
+        send(rank0, ranks.claim0, 1, control);
         arrivals.awaitOne(rank0, control);
         return arrivals.count;
     }
@@ -99,16 +100,16 @@ public class SegmentPingPongBenchmark
     public int pong(final Arrivals arrivals, final Control control)
     {
         arrivals.awaitOne(rank1, control);
-        send(rank1, 0, control);
+        send(rank1, ranks.claim1, 0, control);
         return arrivals.count;
     }
 
     /** A send that gives up when the iteration ends (a blocking send could wait for a thread that stopped). */
-    private void send(final Endpoint from, final int to, final Control control)
+    private void send(final Endpoint from, final SendClaim claim, final int to, final Control control)
     {
-        while (!from.trySend(to, payload, 0, size) && !control.stopMeasurement)
+        while (!TwoEndpoints.trySend(from, claim, to, payload, size) && !control.stopMeasurement)
         {
-            Thread.onSpinWait(); // trySend itself takes back returned fragments
+            Thread.onSpinWait(); // one message in flight: room comes back with the receiver's credit count
         }
     }
 }

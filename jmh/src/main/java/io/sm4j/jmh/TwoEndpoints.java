@@ -4,7 +4,9 @@ import io.sm4j.layout.LayoutParams;
 import io.sm4j.segment.Segment;
 import io.sm4j.segment.SegmentFiles;
 import io.sm4j.transport.Endpoint;
+import io.sm4j.transport.SendClaim;
 import io.sm4j.transport.TransportOptions;
+import org.agrona.DirectBuffer;
 
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
@@ -18,6 +20,10 @@ final class TwoEndpoints
     final Segment segment;
     final Endpoint rank0;
     final Endpoint rank1;
+    /** Rank 0's claim, for the thread that drives rank 0. */
+    final SendClaim claim0 = new SendClaim();
+    /** Rank 1's claim, for the thread that drives rank 1. */
+    final SendClaim claim1 = new SendClaim();
 
     TwoEndpoints()
     {
@@ -26,6 +32,23 @@ final class TwoEndpoints
             CompletableFuture.supplyAsync(() -> Endpoint.open(segment, 1, TransportOptions.defaults(), false));
         rank0 = Endpoint.open(segment, 0, TransportOptions.defaults(), false);
         rank1 = other.join();
+    }
+
+    /**
+     * Claims room, copies {@code length} bytes of {@code payload} into it and commits: a send of the raw
+     * transport, as the message layer makes one with its header in front.
+     *
+     * @return false without room.
+     */
+    static boolean trySend(final Endpoint from, final SendClaim claim, final int to, final DirectBuffer payload, final int length)
+    {
+        if (from.tryClaim(to, length, claim) != Endpoint.CLAIMED)
+        {
+            return false;
+        }
+        claim.buffer().putBytes(0, payload, 0, length);
+        claim.commit();
+        return true;
     }
 
     /**
