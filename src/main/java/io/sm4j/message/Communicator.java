@@ -1,5 +1,8 @@
 package io.sm4j.message;
 
+import io.sm4j.collective.ByteOperator;
+import io.sm4j.collective.Collectives;
+import io.sm4j.collective.Op;
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.segment.Segment;
 import io.sm4j.segment.SegmentFiles;
@@ -51,6 +54,8 @@ public final class Communicator implements AutoCloseable
     /** Reused by every blocking receive and blocking large send (one at a time: one thread, no re-entry). */
     private RecvRequest blockingRecv;
     private SendRequest blockingSend;
+    /** Created at the first collective call. */
+    private Collectives collectives;
 
     /**
      * @param endpoint the transport endpoint; closed with this communicator.
@@ -258,6 +263,14 @@ public final class Communicator implements AutoCloseable
         }
     }
 
+    /**
+     * As {@link #isend(int, int, DirectBuffer, int, int)}: the whole array.
+     */
+    public Request isend(final int dest, final int tag, final byte[] buffer)
+    {
+        return isend(dest, tag, buffer, 0, CallChecks.lengthOf(buffer));
+    }
+
     public Request isend(final int dest, final int tag, final byte[] buffer, final int offset, final int length)
     {
         return isend(dest, tag, CallChecks.wrap(buffer), offset, length);
@@ -277,6 +290,23 @@ public final class Communicator implements AutoCloseable
         final SendRequest request = new SendRequest(engine, false).set(dest, tag, buffer, offset, length);
         engine.start(request);
         return request;
+    }
+
+    /**
+     * As {@link #sendInit(int, int, DirectBuffer, int, int)}: the whole array.
+     */
+    public Request sendInit(final int dest, final int tag, final byte[] buffer)
+    {
+        return sendInit(dest, tag, buffer, 0, CallChecks.lengthOf(buffer));
+    }
+
+    /**
+     * As {@link #sendInit(int, int, DirectBuffer, int, int)}: the bytes between the buffer's position and
+     * limit as they are now; every start sends those bytes as they are then.
+     */
+    public Request sendInit(final int dest, final int tag, final ByteBuffer buffer)
+    {
+        return sendInit(dest, tag, CallChecks.wrap(buffer), buffer.position(), buffer.remaining());
     }
 
     public Request sendInit(final int dest, final int tag, final byte[] buffer, final int offset, final int length)
@@ -415,6 +445,14 @@ public final class Communicator implements AutoCloseable
         return request.await();
     }
 
+    /**
+     * As {@link #irecv(int, int, MutableDirectBuffer, int, int)}: into the whole array.
+     */
+    public Request irecv(final int source, final int tag, final byte[] buffer)
+    {
+        return irecv(source, tag, buffer, 0, CallChecks.lengthOf(buffer));
+    }
+
     public Request irecv(final int source, final int tag, final byte[] buffer, final int offset, final int length)
     {
         return irecv(source, tag, CallChecks.wrap(buffer), offset, length);
@@ -435,6 +473,25 @@ public final class Communicator implements AutoCloseable
         final RecvRequest request = new RecvRequest(engine, false).set(source, tag, buffer, offset, length, null);
         matcher.post(request);
         return request;
+    }
+
+    /**
+     * As {@link #recvInit(int, int, MutableDirectBuffer, int, int)}: into the whole array.
+     */
+    public Request recvInit(final int source, final int tag, final byte[] buffer)
+    {
+        return recvInit(source, tag, buffer, 0, CallChecks.lengthOf(buffer));
+    }
+
+    /**
+     * As {@link #recvInit(int, int, MutableDirectBuffer, int, int)}: between the buffer's position and limit
+     * as they are now.
+     *
+     * @throws IllegalArgumentException if the buffer is read-only.
+     */
+    public Request recvInit(final int source, final int tag, final ByteBuffer buffer)
+    {
+        return recvInit(source, tag, CallChecks.wrapWritable(buffer), buffer.position(), buffer.remaining());
     }
 
     public Request recvInit(final int source, final int tag, final byte[] buffer, final int offset, final int length)
@@ -501,6 +558,245 @@ public final class Communicator implements AutoCloseable
         {
             matcher.endProbe();
         }
+    }
+
+    /**
+     * Sends to {@code dest} and receives from {@code source} at once (MPI_Sendrecv): the receive is posted
+     * first, so two ranks that exchange with each other cannot deadlock.
+     *
+     * @return the received message's status.
+     */
+    public Status sendRecv(
+        final int dest, final int sendTag, final byte[] sendBuffer,
+        final int source, final int recvTag, final byte[] recvBuffer)
+    {
+        return sendRecv(dest, sendTag, CallChecks.wrap(sendBuffer), 0, sendBuffer.length,
+            source, recvTag, CallChecks.wrap(recvBuffer), 0, recvBuffer.length);
+    }
+
+    /**
+     * As {@link #sendRecv(int, int, byte[], int, int, byte[])}, with offsets and lengths.
+     */
+    public Status sendRecv(
+        final int dest, final int sendTag, final DirectBuffer sendBuffer, final int sendOffset, final int sendLength,
+        final int source, final int recvTag, final MutableDirectBuffer recvBuffer, final int recvOffset, final int recvLength)
+    {
+        checkSend(dest, sendTag, CallChecks.capacityOf(sendBuffer), sendOffset, sendLength);
+        final Request receive = irecv(source, recvTag, recvBuffer, recvOffset, recvLength);
+        send(dest, sendTag, sendBuffer, sendOffset, sendLength);
+        return receive.await();
+    }
+
+    /**
+     * @return seconds since an arbitrary origin fixed for this JVM (MPI_Wtime), for timing intervals.
+     */
+    public static double wtime()
+    {
+        return System.nanoTime() / 1e9;
+    }
+
+    /**
+     * @return the resolution of {@link #wtime()} in seconds (MPI_Wtick).
+     */
+    public static double wtick()
+    {
+        return 1e-9;
+    }
+
+    /**
+     * A send on a collective's tag (below {@link #ANY_TAG}): its destination and range are the collective's
+     * to check.
+     */
+    void sendOnCollectiveTag(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
+    {
+        engine.checkUsable();
+        if (dest != rank && length <= eagerPayload)
+        {
+            sendEager(dest, tag, buffer, offset, length);
+            return;
+        }
+        sendBlocking(dest, tag, buffer, offset, length);
+    }
+
+    Status recvOnCollectiveTag(
+        final int source, final int tag, final MutableDirectBuffer buffer, final int offset, final int length, final Status status)
+    {
+        engine.checkUsable();
+        return awaitReceive(source, tag, buffer, offset, length, status);
+    }
+
+    Request irecvOnCollectiveTag(final int source, final int tag, final MutableDirectBuffer buffer, final int offset, final int length)
+    {
+        engine.checkUsable();
+        final RecvRequest request = new RecvRequest(engine, false).set(source, tag, buffer, offset, length, null);
+        matcher.post(request);
+        return request;
+    }
+
+    private Collectives collectives()
+    {
+        if (collectives == null)
+        {
+            collectives = new Collectives(new CollectiveChannel(this));
+        }
+        return collectives;
+    }
+
+    /**
+     * Copies the root's {@code length} bytes at {@code offset} into every rank's {@code buffer} (MPI_Bcast).
+     * Every rank calls the collectives of a communicator in the same order, with the same root and length.
+     */
+    public void bcast(final byte[] buffer, final int offset, final int length, final int root)
+    {
+        bcast(CallChecks.wrap(buffer), offset, length, root);
+    }
+
+    public void bcast(final MutableDirectBuffer buffer, final int offset, final int length, final int root)
+    {
+        engine.checkUsable();
+        collectives().bcast(buffer, offset, length, root);
+    }
+
+    /**
+     * Reduces every rank's {@code send} element by element with {@code op} into the root's {@code recv}
+     * (MPI_Reduce; {@code recv} may be null on the other ranks). The combining order is fixed: the same inputs
+     * give the same bits on every run (docs/api.md).
+     */
+    public void reduce(final int[] send, final int[] recv, final Op op, final int root)
+    {
+        engine.checkUsable();
+        collectives().reduce(send, recv, op, root);
+    }
+
+    public void reduce(final long[] send, final long[] recv, final Op op, final int root)
+    {
+        engine.checkUsable();
+        collectives().reduce(send, recv, op, root);
+    }
+
+    public void reduce(final float[] send, final float[] recv, final Op op, final int root)
+    {
+        engine.checkUsable();
+        collectives().reduce(send, recv, op, root);
+    }
+
+    public void reduce(final double[] send, final double[] recv, final Op op, final int root)
+    {
+        engine.checkUsable();
+        collectives().reduce(send, recv, op, root);
+    }
+
+    /**
+     * Reduces {@code length} bytes of every rank with a user's operator, applied in rank order, into the
+     * root's {@code recv} (MPI_Reduce with MPI_Op_create).
+     */
+    public void reduce(
+        final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset, final int length,
+        final ByteOperator op, final int root)
+    {
+        engine.checkUsable();
+        collectives().reduce(send, sendOffset, recv, recvOffset, length, op, root);
+    }
+
+    /**
+     * {@link #reduce(int[], int[], Op, int)} whose result every rank receives (MPI_Allreduce): the same bits
+     * on every rank.
+     */
+    public void allReduce(final int[] send, final int[] recv, final Op op)
+    {
+        engine.checkUsable();
+        collectives().allReduce(send, recv, op);
+    }
+
+    public void allReduce(final long[] send, final long[] recv, final Op op)
+    {
+        engine.checkUsable();
+        collectives().allReduce(send, recv, op);
+    }
+
+    public void allReduce(final float[] send, final float[] recv, final Op op)
+    {
+        engine.checkUsable();
+        collectives().allReduce(send, recv, op);
+    }
+
+    public void allReduce(final double[] send, final double[] recv, final Op op)
+    {
+        engine.checkUsable();
+        collectives().allReduce(send, recv, op);
+    }
+
+    public void allReduce(
+        final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset, final int length,
+        final ByteOperator op)
+    {
+        engine.checkUsable();
+        collectives().allReduce(send, sendOffset, recv, recvOffset, length, op);
+    }
+
+    /**
+     * Collects every rank's {@code length} bytes into the root's {@code recv}, rank r's at
+     * {@code r * length} (MPI_Gather; {@code recv} may be null on the other ranks).
+     */
+    public void gather(final byte[] send, final int offset, final int length, final byte[] recv, final int root)
+    {
+        gather(CallChecks.wrap(send), offset, length, recv == null ? null : CallChecks.wrap(recv), 0, root);
+    }
+
+    public void gather(
+        final DirectBuffer send, final int sendOffset, final int length, final MutableDirectBuffer recv, final int recvOffset,
+        final int root)
+    {
+        engine.checkUsable();
+        collectives().gather(send, sendOffset, length, recv, recvOffset, root);
+    }
+
+    /**
+     * Hands rank r the root's {@code length} bytes at {@code r * length} of {@code send}, into its
+     * {@code recv} at {@code offset} (MPI_Scatter; {@code send} may be null on the other ranks).
+     */
+    public void scatter(final byte[] send, final byte[] recv, final int offset, final int length, final int root)
+    {
+        scatter(send == null ? null : CallChecks.wrap(send), 0, CallChecks.wrap(recv), offset, length, root);
+    }
+
+    public void scatter(
+        final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset, final int length,
+        final int root)
+    {
+        engine.checkUsable();
+        collectives().scatter(send, sendOffset, recv, recvOffset, length, root);
+    }
+
+    /**
+     * {@link #gather(byte[], int, int, byte[], int)} whose result every rank receives (MPI_Allgather).
+     */
+    public void allGather(final byte[] send, final int offset, final int length, final byte[] recv)
+    {
+        allGather(CallChecks.wrap(send), offset, length, CallChecks.wrap(recv), 0);
+    }
+
+    public void allGather(
+        final DirectBuffer send, final int sendOffset, final int length, final MutableDirectBuffer recv, final int recvOffset)
+    {
+        engine.checkUsable();
+        collectives().allGather(send, sendOffset, length, recv, recvOffset);
+    }
+
+    /**
+     * Rank r sends its block d ({@code blockLength} bytes at {@code d * blockLength}) to rank d, which
+     * receives it as its block r (MPI_Alltoall).
+     */
+    public void allToAll(final byte[] send, final byte[] recv, final int blockLength)
+    {
+        allToAll(CallChecks.wrap(send), 0, CallChecks.wrap(recv), 0, blockLength);
+    }
+
+    public void allToAll(
+        final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset, final int blockLength)
+    {
+        engine.checkUsable();
+        collectives().allToAll(send, sendOffset, recv, recvOffset, blockLength);
     }
 
     /**

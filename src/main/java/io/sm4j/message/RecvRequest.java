@@ -69,8 +69,9 @@ final class RecvRequest extends Request
      */
     static boolean accepts(final int source, final int tag, final int messageSource, final int messageTag)
     {
+        // ANY_TAG takes users' tags (>= 0) only: the collectives' tags are below it
         return (source == Communicator.ANY_SOURCE || source == messageSource) &&
-            (tag == Communicator.ANY_TAG || tag == messageTag);
+            (tag == Communicator.ANY_TAG ? messageTag >= 0 : tag == messageTag);
     }
 
     /**

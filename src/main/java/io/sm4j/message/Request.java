@@ -127,6 +127,194 @@ public abstract class Request implements Awaitable
     }
 
     /**
+     * Waits until every request completes (MPI_Waitall). Null entries are skipped, as MPI_REQUEST_NULL; an
+     * inactive persistent request counts as complete.
+     *
+     * @return each request's status, null for a null entry.
+     * @throws Sm4jException the first error among them, in array order, once all have completed.
+     * @throws IllegalArgumentException if the requests belong to more than one communicator.
+     */
+    public static Status[] waitAll(final Request... requests)
+    {
+        final Progress progress = progressOf(requests);
+        if (progress != null)
+        {
+            progress.await(() -> doneCount(requests) == live(requests));
+        }
+        final Status[] statuses = new Status[requests.length];
+        for (int i = 0; i < requests.length; i++)
+        {
+            if (requests[i] != null)
+            {
+                requests[i].completed();
+                statuses[i] = requests[i].status;
+            }
+        }
+        return statuses;
+    }
+
+    /**
+     * Waits until one request completes (MPI_Waitany).
+     *
+     * @return the index of a completed request (the lowest), or -1 if every entry is null.
+     * @throws Sm4jException if that request completed with an error.
+     */
+    public static int waitAny(final Request... requests)
+    {
+        final Progress progress = progressOf(requests);
+        if (progress == null)
+        {
+            return -1;
+        }
+        progress.await(() -> firstDone(requests) >= 0);
+        final int index = firstDone(requests);
+        requests[index].completed();
+        return index;
+    }
+
+    /**
+     * Waits until at least one request completes (MPI_Waitsome).
+     *
+     * @return the indexes of every completed request, ascending; empty if every entry is null.
+     * @throws Sm4jException the first error among the completed ones.
+     */
+    public static int[] waitSome(final Request... requests)
+    {
+        final Progress progress = progressOf(requests);
+        if (progress == null)
+        {
+            return new int[0];
+        }
+        progress.await(() -> firstDone(requests) >= 0);
+        return completedIndexes(requests);
+    }
+
+    /**
+     * Progresses once (MPI_Testall).
+     *
+     * @return true if every request has completed.
+     * @throws Sm4jException the first error among them, in array order, once all have completed.
+     */
+    public static boolean testAll(final Request... requests)
+    {
+        final Progress progress = progressOf(requests);
+        if (progress == null)
+        {
+            return true;
+        }
+        if (doneCount(requests) < live(requests))
+        {
+            progress.progress();
+            if (doneCount(requests) < live(requests))
+            {
+                return false;
+            }
+        }
+        waitAll(requests); // all complete: reports the first error
+        return true;
+    }
+
+    /**
+     * Progresses once (MPI_Testany).
+     *
+     * @return the index of a completed request (the lowest), or -1 if none has completed (or all are null).
+     * @throws Sm4jException if that request completed with an error.
+     */
+    public static int testAny(final Request... requests)
+    {
+        final Progress progress = progressOf(requests);
+        if (progress == null)
+        {
+            return -1;
+        }
+        int index = firstDone(requests);
+        if (index < 0)
+        {
+            progress.progress();
+            index = firstDone(requests);
+        }
+        if (index >= 0)
+        {
+            requests[index].completed();
+        }
+        return index;
+    }
+
+    /**
+     * @return the progress engine every non-null request runs in, null if all are null.
+     */
+    private static Progress progressOf(final Request[] requests)
+    {
+        if (requests == null)
+        {
+            throw new NullPointerException("requests is null");
+        }
+        Progress progress = null;
+        for (final Request request : requests)
+        {
+            if (request != null)
+            {
+                if (progress != null && request.progress != progress)
+                {
+                    throw new IllegalArgumentException("the requests belong to more than one communicator: wait for each one's apart");
+                }
+                progress = request.progress;
+            }
+        }
+        return progress;
+    }
+
+    private static int live(final Request[] requests)
+    {
+        int live = 0;
+        for (final Request request : requests)
+        {
+            live += request == null ? 0 : 1;
+        }
+        return live;
+    }
+
+    private static int doneCount(final Request[] requests)
+    {
+        int done = 0;
+        for (final Request request : requests)
+        {
+            done += request != null && request.complete ? 1 : 0;
+        }
+        return done;
+    }
+
+    private static int firstDone(final Request[] requests)
+    {
+        for (int i = 0; i < requests.length; i++)
+        {
+            if (requests[i] != null && requests[i].complete)
+            {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static int[] completedIndexes(final Request[] requests)
+    {
+        final int[] indexes = new int[doneCount(requests)];
+        int n = 0;
+        for (int i = 0; i < requests.length; i++)
+        {
+            if (requests[i] != null && requests[i].complete)
+            {
+                indexes[n++] = i;
+            }
+        }
+        for (final int index : indexes)
+        {
+            requests[index].completed();
+        }
+        return indexes;
+    }
+
+    /**
      * Makes a completed request ready to run again.
      */
     void reset()

@@ -26,7 +26,7 @@ class LibraryBoundaryTest
         "picocli/", "org/HdrHistogram/", "org/knowm/", "io/sm4j/cli/", "io/sm4j/launch/", "io/sm4j/bench/", "io/sm4j/report/");
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = { "layout", "segment", "fifo", "fragment", "transport", "message", "examples" })
+    @ValueSource(strings = { "layout", "segment", "job", "fifo", "transport", "collective", "message", "examples" })
     void libraryPackagesShouldNotReferToToolsOrTheirDependencies(final String pkg) throws IOException
     {
         final List<String> offences = new ArrayList<>();
@@ -47,7 +47,7 @@ class LibraryBoundaryTest
     }
 
     @ParameterizedTest(name = "layout must not refer to {0}")
-    @ValueSource(strings = { "segment", "fifo", "fragment", "transport", "message" })
+    @ValueSource(strings = { "segment", "job", "fifo", "transport", "collective", "message" })
     void layoutShouldBePureComputation(final String pkg) throws IOException
     {
         for (final Path file : classesOf(CLASSES.resolve("layout")))
@@ -55,6 +55,33 @@ class LibraryBoundaryTest
             final String pool = new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1);
             assertFalse(pool.contains("io/sm4j/" + pkg + "/"), file + " refers to io.sm4j." + pkg);
         }
+    }
+
+    /**
+     * Lower layers never refer to higher ones: the shared-memory primitives and the job's concerns sit below
+     * the transport, the collectives' algorithms beside the message layer and below it.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {
+        "fifo: job transport collective message", "job: fifo transport collective message",
+        "segment: job fifo transport collective message", "transport: collective message",
+        "collective: transport message" })
+    void lowerLayersShouldNotReferToHigherOnes(final String rule) throws IOException
+    {
+        final String pkg = rule.substring(0, rule.indexOf(':'));
+        final List<String> offences = new ArrayList<>();
+        for (final Path file : classesOf(CLASSES.resolve(pkg)))
+        {
+            final String pool = new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1);
+            for (final String higher : rule.substring(rule.indexOf(':') + 1).trim().split(" "))
+            {
+                if (pool.contains("io/sm4j/" + higher + "/"))
+                {
+                    offences.add(file.getFileName() + " -> " + higher);
+                }
+            }
+        }
+        assertEquals(List.of(), offences);
     }
 
     private static List<Path> classesOf(final Path dir) throws IOException

@@ -1,0 +1,418 @@
+package io.sm4j.collective;
+
+import io.sm4j.segment.Sm4jException;
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * The collectives of one communicator, over its {@link Channel}. Every rank must call the same collectives
+ * in the same order with matching roots and counts, as MPI requires; a count that differs is reported by
+ * the rank that receives it ({@link Channel#recv}), one that reaches no rank of a different collective
+ * (each collective has a tag of its own) is not mixed up with it.
+ * <p>
+ * Algorithms (point-to-point; a shared-memory region per communicator is the next step):
+ * <ul>
+ * <li>{@link #bcast}: binomial tree from the root, ceil(log2 n) rounds;</li>
+ * <li>{@link #reduce}: binomial tree to rank 0, combining a rank's partial result with the next higher
+ *     ranks' ({@code left} = lower ranks), then rank 0 sends to the root: the combining order is fixed by n
+ *     alone, so results are bit-identical on every run, and a non-commutative operator is applied in rank
+ *     order;</li>
+ * <li>{@link #allReduce}: {@link #reduce} to rank 0, then {@link #bcast}: every rank gets the same bits;</li>
+ * <li>{@link #gather}, {@link #scatter}: linear, the root receiving (sending) rank by rank;</li>
+ * <li>{@link #allGather}: {@link #gather} to rank 0, then {@link #bcast};</li>
+ * <li>{@link #allToAll}: n - 1 pairwise exchanges, rank r sending to r + s while receiving from r - s.</li>
+ * </ul>
+ * Not thread-safe: one thread calls a communicator's collectives at a time.
+ */
+public final class Collectives
+{
+    /** Tags of the collectives, all below {@code ANY_TAG} (-1): no user receive matches them. */
+    static final int BCAST_TAG = -2;
+    static final int REDUCE_TAG = -3;
+    static final int ROOT_TAG = -4;
+    static final int GATHER_TAG = -5;
+    static final int SCATTER_TAG = -6;
+    static final int ALL_TO_ALL_TAG = -7;
+
+    private final Channel channel;
+    private final int rank;
+    private final int size;
+    /** Partial results and received contributions of a reduction; grown as needed, never shrunk. */
+    private UnsafeBuffer scratch = new UnsafeBuffer(new byte[64]);
+
+    public Collectives(final Channel channel)
+    {
+        this.channel = channel;
+        this.rank = channel.rank();
+        this.size = channel.size();
+    }
+
+    /**
+     * Copies the root's {@code length} bytes at {@code offset} into every rank's buffer at {@code offset}.
+     */
+    public void bcast(final MutableDirectBuffer buffer, final int offset, final int length, final int root)
+    {
+        checkRoot(root);
+        checkRange("buffer", buffer, offset, length);
+        final int relative = (rank - root + size) % size;
+        int mask = 1;
+        while (mask < size)
+        {
+            if ((relative & mask) != 0)
+            {
+                receive((relative - mask + root) % size, BCAST_TAG, buffer, offset, length);
+                break;
+            }
+            mask <<= 1;
+        }
+        for (mask >>= 1; mask > 0; mask >>= 1)
+        {
+            if (relative + mask < size)
+            {
+                channel.send((relative + mask + root) % size, BCAST_TAG, buffer, offset, length);
+            }
+        }
+    }
+
+    /**
+     * Combines every rank's {@code length} bytes at {@code sendOffset} with {@code op}, in rank order, into
+     * the root's {@code recv} at {@code recvOffset} ({@code recv} is not used on other ranks and may be null
+     * there). {@code send} and {@code recv} may be the same buffer.
+     */
+    public void reduce(
+        final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset,
+        final int length, final ByteOperator op, final int root)
+    {
+        checkRoot(root);
+        checkRange("send", send, sendOffset, length);
+        if (rank == root)
+        {
+            checkRange("recv", recv, recvOffset, length);
+        }
+        if (op == null)
+        {
+            throw new NullPointerException("op is null");
+        }
+        final UnsafeBuffer partial = scratch(2L * length);
+        partial.putBytes(0, send, sendOffset, length);
+        for (int mask = 1; mask < size; mask <<= 1)
+        {
+            if ((rank & mask) != 0)
+            {
+                channel.send(rank - mask, REDUCE_TAG, partial, 0, length);
+                break;
+            }
+            if (rank + mask < size)
+            {
+                receive(rank + mask, REDUCE_TAG, partial, length, length);
+                op.apply(partial, 0, partial, length, length);
+            }
+        }
+        if (rank == 0 && root == 0)
+        {
+            recv.putBytes(recvOffset, partial, 0, length);
+        }
+        else if (rank == 0)
+        {
+            channel.send(root, ROOT_TAG, partial, 0, length);
+        }
+        else if (rank == root)
+        {
+            receive(0, ROOT_TAG, recv, recvOffset, length);
+        }
+    }
+
+    /**
+     * {@link #reduce} whose result every rank receives in {@code recv}: the same bits on every rank.
+     */
+    public void allReduce(
+        final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset,
+        final int length, final ByteOperator op)
+    {
+        checkRange("recv", recv, recvOffset, length);
+        reduce(send, sendOffset, recv, recvOffset, length, op, 0);
+        bcast(recv, recvOffset, length, 0);
+    }
+
+    public void reduce(final int[] send, final int[] recv, final Op op, final int root)
+    {
+        reduceTyped(pack(send), recv == null ? null : ByteBuffer.wrap(new byte[send.length * Integer.BYTES]), op, ElementType.INT, root, false,
+            bytes -> bytes.order(ByteOrder.nativeOrder()).asIntBuffer().get(checkLength(recv, send.length)));
+    }
+
+    public void allReduce(final int[] send, final int[] recv, final Op op)
+    {
+        reduceTyped(pack(send), ByteBuffer.wrap(new byte[send.length * Integer.BYTES]), op, ElementType.INT, 0, true,
+            bytes -> bytes.order(ByteOrder.nativeOrder()).asIntBuffer().get(checkLength(recv, send.length)));
+    }
+
+    public void reduce(final long[] send, final long[] recv, final Op op, final int root)
+    {
+        reduceTyped(pack(send), recv == null ? null : ByteBuffer.wrap(new byte[send.length * Long.BYTES]), op, ElementType.LONG, root, false,
+            bytes -> bytes.order(ByteOrder.nativeOrder()).asLongBuffer().get(checkLength(recv, send.length)));
+    }
+
+    public void allReduce(final long[] send, final long[] recv, final Op op)
+    {
+        reduceTyped(pack(send), ByteBuffer.wrap(new byte[send.length * Long.BYTES]), op, ElementType.LONG, 0, true,
+            bytes -> bytes.order(ByteOrder.nativeOrder()).asLongBuffer().get(checkLength(recv, send.length)));
+    }
+
+    public void reduce(final float[] send, final float[] recv, final Op op, final int root)
+    {
+        reduceTyped(pack(send), recv == null ? null : ByteBuffer.wrap(new byte[send.length * Float.BYTES]), op, ElementType.FLOAT, root, false,
+            bytes -> bytes.order(ByteOrder.nativeOrder()).asFloatBuffer().get(checkLength(recv, send.length)));
+    }
+
+    public void allReduce(final float[] send, final float[] recv, final Op op)
+    {
+        reduceTyped(pack(send), ByteBuffer.wrap(new byte[send.length * Float.BYTES]), op, ElementType.FLOAT, 0, true,
+            bytes -> bytes.order(ByteOrder.nativeOrder()).asFloatBuffer().get(checkLength(recv, send.length)));
+    }
+
+    public void reduce(final double[] send, final double[] recv, final Op op, final int root)
+    {
+        reduceTyped(pack(send), recv == null ? null : ByteBuffer.wrap(new byte[send.length * Double.BYTES]), op, ElementType.DOUBLE, root, false,
+            bytes -> bytes.order(ByteOrder.nativeOrder()).asDoubleBuffer().get(checkLength(recv, send.length)));
+    }
+
+    public void allReduce(final double[] send, final double[] recv, final Op op)
+    {
+        reduceTyped(pack(send), ByteBuffer.wrap(new byte[send.length * Double.BYTES]), op, ElementType.DOUBLE, 0, true,
+            bytes -> bytes.order(ByteOrder.nativeOrder()).asDoubleBuffer().get(checkLength(recv, send.length)));
+    }
+
+    /**
+     * Collects every rank's {@code length} bytes at {@code sendOffset} into the root's {@code recv}, rank r's
+     * at {@code recvOffset + r * length} ({@code recv} is not used on other ranks and may be null there).
+     */
+    public void gather(
+        final DirectBuffer send, final int sendOffset, final int length, final MutableDirectBuffer recv, final int recvOffset,
+        final int root)
+    {
+        checkRoot(root);
+        checkRange("send", send, sendOffset, length);
+        if (rank != root)
+        {
+            channel.send(root, GATHER_TAG, send, sendOffset, length);
+            return;
+        }
+        checkRange("recv", recv, recvOffset, (long)length * size);
+        for (int r = 0; r < size; r++)
+        {
+            if (r == root)
+            {
+                recv.putBytes(recvOffset + r * length, send, sendOffset, length);
+            }
+            else
+            {
+                receive(r, GATHER_TAG, recv, recvOffset + r * length, length);
+            }
+        }
+    }
+
+    /**
+     * Hands rank r the root's {@code length} bytes at {@code sendOffset + r * length}, into its {@code recv}
+     * at {@code recvOffset} ({@code send} is not used on other ranks and may be null there).
+     */
+    public void scatter(
+        final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset, final int length,
+        final int root)
+    {
+        checkRoot(root);
+        checkRange("recv", recv, recvOffset, length);
+        if (rank != root)
+        {
+            receive(root, SCATTER_TAG, recv, recvOffset, length);
+            return;
+        }
+        checkRange("send", send, sendOffset, (long)length * size);
+        for (int r = 0; r < size; r++)
+        {
+            if (r == root)
+            {
+                recv.putBytes(recvOffset, send, sendOffset + r * length, length);
+            }
+            else
+            {
+                channel.send(r, SCATTER_TAG, send, sendOffset + r * length, length);
+            }
+        }
+    }
+
+    /**
+     * {@link #gather} whose result every rank receives: rank r's bytes at {@code recvOffset + r * length}.
+     */
+    public void allGather(
+        final DirectBuffer send, final int sendOffset, final int length, final MutableDirectBuffer recv, final int recvOffset)
+    {
+        checkRange("recv", recv, recvOffset, (long)length * size);
+        gather(send, sendOffset, length, recv, recvOffset, 0);
+        bcast(recv, recvOffset, length * size, 0);
+    }
+
+    /**
+     * Rank r sends its block {@code d} ({@code blockLength} bytes at {@code sendOffset + d * blockLength}) to
+     * rank d, which receives it as its block r in {@code recv}.
+     */
+    public void allToAll(
+        final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset, final int blockLength)
+    {
+        checkRange("send", send, sendOffset, (long)blockLength * size);
+        checkRange("recv", recv, recvOffset, (long)blockLength * size);
+        recv.putBytes(recvOffset + rank * blockLength, send, sendOffset + rank * blockLength, blockLength);
+        for (int step = 1; step < size; step++)
+        {
+            final int dest = (rank + step) % size;
+            final int source = (rank - step + size) % size;
+            final int received = channel.sendRecv(dest, ALL_TO_ALL_TAG, send, sendOffset + dest * blockLength, blockLength,
+                source, recv, recvOffset + source * blockLength, blockLength);
+            if (received != blockLength)
+            {
+                throw mismatch(source, ALL_TO_ALL_TAG, received, blockLength);
+            }
+        }
+    }
+
+    /**
+     * Receives exactly {@code length} bytes from {@code source}.
+     */
+    private void receive(final int source, final int tag, final MutableDirectBuffer buffer, final int offset, final int length)
+    {
+        final int received = channel.recv(source, tag, buffer, offset, length);
+        if (received != length)
+        {
+            throw mismatch(source, tag, received, length);
+        }
+    }
+
+    /**
+     * @param result  the root's (every rank's, {@code all}) buffer for the result's bytes; null elsewhere.
+     * @param unpack  copies the result's bytes into the caller's array.
+     */
+    private void reduceTyped(
+        final UnsafeBuffer send, final ByteBuffer result, final Op op, final ElementType type, final int root,
+        final boolean all, final java.util.function.Consumer<ByteBuffer> unpack)
+    {
+        if (op == null)
+        {
+            throw new NullPointerException("op is null");
+        }
+        final ByteOperator operator = op.over(type);
+        final UnsafeBuffer out = result == null ? null : new UnsafeBuffer(result);
+        if (all)
+        {
+            allReduce(send, 0, out, 0, send.capacity(), operator);
+        }
+        else
+        {
+            reduce(send, 0, rank == root ? out : null, 0, send.capacity(), operator, root);
+        }
+        if (all || rank == root)
+        {
+            unpack.accept(result);
+        }
+    }
+
+    private static UnsafeBuffer pack(final int[] values)
+    {
+        final ByteBuffer bytes = ByteBuffer.allocate(values.length * Integer.BYTES).order(ByteOrder.nativeOrder());
+        bytes.asIntBuffer().put(values);
+        return new UnsafeBuffer(bytes);
+    }
+
+    private static UnsafeBuffer pack(final long[] values)
+    {
+        final ByteBuffer bytes = ByteBuffer.allocate(values.length * Long.BYTES).order(ByteOrder.nativeOrder());
+        bytes.asLongBuffer().put(values);
+        return new UnsafeBuffer(bytes);
+    }
+
+    private static UnsafeBuffer pack(final float[] values)
+    {
+        final ByteBuffer bytes = ByteBuffer.allocate(values.length * Float.BYTES).order(ByteOrder.nativeOrder());
+        bytes.asFloatBuffer().put(values);
+        return new UnsafeBuffer(bytes);
+    }
+
+    private static UnsafeBuffer pack(final double[] values)
+    {
+        final ByteBuffer bytes = ByteBuffer.allocate(values.length * Double.BYTES).order(ByteOrder.nativeOrder());
+        bytes.asDoubleBuffer().put(values);
+        return new UnsafeBuffer(bytes);
+    }
+
+    private static <T> T checkLength(final T array, final int expected)
+    {
+        if (array == null)
+        {
+            throw new NullPointerException("recv is null");
+        }
+        final int length = java.lang.reflect.Array.getLength(array);
+        if (length != expected)
+        {
+            throw new IllegalArgumentException("recv has " + length + " elements, send " + expected + ": they must match");
+        }
+        return array;
+    }
+
+    private UnsafeBuffer scratch(final long length)
+    {
+        if (length > Integer.MAX_VALUE)
+        {
+            throw new IllegalArgumentException("length=" + length / 2 + " is too large for one reduction (at most 1 GiB)");
+        }
+        if (scratch.capacity() < length)
+        {
+            scratch = new UnsafeBuffer(new byte[(int)Math.max(length, 2L * scratch.capacity())]);
+        }
+        return scratch;
+    }
+
+    private void checkRoot(final int root)
+    {
+        if (root < 0 || root >= size)
+        {
+            throw new IllegalArgumentException("root=" + root + " (expected: 0.." + (size - 1) + ")");
+        }
+    }
+
+    private static void checkRange(final String name, final DirectBuffer buffer, final int offset, final long length)
+    {
+        if (buffer == null)
+        {
+            throw new NullPointerException(name + " is null");
+        }
+        if (offset < 0 || length < 0 || offset + length > buffer.capacity())
+        {
+            throw new IndexOutOfBoundsException(name + ": offset=" + offset + " length=" + length + " capacity=" + buffer.capacity());
+        }
+    }
+
+    /**
+     * @param received the bytes {@code source} sent, or -1 for more than {@code expected}.
+     * @return the error of a collective whose ranks disagree on counts or roots, naming the collective.
+     */
+    public static Sm4jException mismatch(final int source, final int tag, final int received, final int expected)
+    {
+        return new Sm4jException("rank " + source + " sent " + (received < 0 ? "more than " + expected : String.valueOf(received)) +
+            " bytes to this " + name(tag) + ", which expects " + expected + ": the ranks called it with different counts or roots");
+    }
+
+    private static String name(final int tag)
+    {
+        return switch (tag)
+        {
+            case BCAST_TAG -> "bcast";
+            case REDUCE_TAG, ROOT_TAG -> "reduce";
+            case GATHER_TAG -> "gather";
+            case SCATTER_TAG -> "scatter";
+            case ALL_TO_ALL_TAG -> "allToAll";
+            default -> "collective";
+        };
+    }
+}

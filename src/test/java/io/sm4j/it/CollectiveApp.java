@@ -1,0 +1,353 @@
+package io.sm4j.it;
+
+import io.sm4j.collective.ByteOperator;
+import io.sm4j.collective.Op;
+import io.sm4j.message.Communicator;
+import io.sm4j.message.Request;
+import io.sm4j.message.Status;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.util.Arrays;
+import java.util.Random;
+
+/**
+ * Every collective against a sequential reference, over random lengths (eager and rendezvous) and roots
+ * that every rank draws from the same seed. Modes:
+ * <ul>
+ * <li>{@code check SEED ROUNDS}: bcast, gather, scatter, allGather, allToAll, reduce and allReduce of every
+ *     type and operator, a non-commutative user operator (2x2 integer matrices, multiplied in rank order),
+ *     floating-point allReduce results compared bit for bit across ranks, and the MPI basics (sendRecv,
+ *     waitAll, waitAny, testAll); prints "collectives ok R";</li>
+ * <li>{@code isolation}: a user receive for any source and any tag, posted before a bcast, is not taken by
+ *     the bcast's message; prints "isolated R";</li>
+ * <li>{@code mismatch}: rank 0 broadcasts 16 bytes, the others expect 8 (fails with one line).</li>
+ * </ul>
+ */
+public final class CollectiveApp
+{
+    private static final int[] LENGTHS = { 0, 1, 8, 100, 4_000, 5_000, 70_000, 300_000 };
+
+    private CollectiveApp()
+    {
+    }
+
+    public static void main(final String[] args)
+    {
+        try (Communicator comm = Communicator.attachFromEnvironment())
+        {
+            switch (args[0])
+            {
+                case "check" -> check(comm, new Random(Long.parseLong(args[1])), Integer.parseInt(args[2]));
+                case "isolation" -> isolation(comm);
+                case "mismatch" -> comm.bcast(new byte[16], 0, comm.rank() == 0 ? 16 : 8, 0);
+                default -> throw new IllegalArgumentException(args[0]);
+            }
+        }
+    }
+
+    private static void check(final Communicator comm, final Random random, final int rounds)
+    {
+        final int rank = comm.rank();
+        final int size = comm.size();
+        for (int round = 0; round < rounds; round++)
+        {
+            final int length = LENGTHS[random.nextInt(LENGTHS.length)];
+            final int root = random.nextInt(size);
+            final long salt = random.nextLong();
+
+            final byte[] data = new byte[length];
+            if (rank == root)
+            {
+                fill(data, root, salt);
+            }
+            comm.bcast(data, 0, length, root);
+            expect(Arrays.equals(data, filled(length, root, salt)), "bcast", round);
+
+            final byte[] gathered = rank == root ? new byte[length * size] : null;
+            comm.gather(filled(length, rank, salt), 0, length, gathered, root);
+            if (rank == root)
+            {
+                expect(Arrays.equals(gathered, concatenation(length, size, salt)), "gather", round);
+            }
+
+            final byte[] part = new byte[length];
+            comm.scatter(rank == root ? concatenation(length, size, salt) : null, part, 0, length, root);
+            expect(Arrays.equals(part, filled(length, rank, salt)), "scatter", round);
+
+            final byte[] all = new byte[length * size];
+            comm.allGather(filled(length, rank, salt), 0, length, all);
+            expect(Arrays.equals(all, concatenation(length, size, salt)), "allGather", round);
+
+            final int block = Math.min(length, 20_000);
+            final byte[] blocks = new byte[block * size];
+            for (int dest = 0; dest < size; dest++)
+            {
+                fill(blocks, dest * block, block, rank * 1000 + dest, salt);
+            }
+            final byte[] received = new byte[block * size];
+            comm.allToAll(blocks, received, block);
+            for (int source = 0; source < size; source++)
+            {
+                final byte[] expected = new byte[block];
+                fill(expected, 0, block, source * 1000 + rank, salt);
+                expect(Arrays.equals(Arrays.copyOfRange(received, source * block, (source + 1) * block), expected), "allToAll", round);
+            }
+
+            reductions(comm, length / 8, root, salt, round);
+        }
+        basics(comm);
+        System.out.println("collectives ok " + rank);
+    }
+
+    /**
+     * Integer-valued operands: every combining order gives the same exact result, so a sequential reference
+     * holds for floating point too; random doubles then check that allReduce gives every rank the same bits.
+     */
+    private static void reductions(final Communicator comm, final int count, final int root, final long salt, final int round)
+    {
+        final int rank = comm.rank();
+        final int size = comm.size();
+        for (final Op op : Op.values())
+        {
+            final long[] longs = new long[count];
+            final long[] expectedLongs = new long[count];
+            for (int i = 0; i < count; i++)
+            {
+                longs[i] = operand(rank, i, salt, op);
+                expectedLongs[i] = operand(0, i, salt, op);
+                for (int r = 1; r < size; r++)
+                {
+                    expectedLongs[i] = combine(op, expectedLongs[i], operand(r, i, salt, op));
+                }
+            }
+            final long[] longResult = new long[count];
+            comm.allReduce(longs, longResult, op);
+            expect(Arrays.equals(longResult, expectedLongs), "allReduce long " + op, round);
+            final int[] ints = Arrays.stream(longs).mapToInt(v -> (int)v).toArray();
+            final int[] intResult = rank == root ? new int[count] : null;
+            comm.reduce(ints, intResult, op, root);
+            if (rank == root)
+            {
+                expect(Arrays.equals(intResult, Arrays.stream(expectedLongs).mapToInt(v -> (int)v).toArray()), "reduce int " + op, round);
+            }
+            if (op.ordinal() < Op.BAND.ordinal())
+            {
+                final double[] doubles = Arrays.stream(longs).asDoubleStream().toArray();
+                final double[] doubleResult = new double[count];
+                comm.allReduce(doubles, doubleResult, op);
+                expect(Arrays.equals(doubleResult, Arrays.stream(expectedLongs).asDoubleStream().toArray()), "allReduce double " + op, round);
+                final float[] floats = new float[count];
+                final float[] floatResult = rank == root ? new float[count] : null;
+                for (int i = 0; i < count; i++)
+                {
+                    floats[i] = longs[i];
+                }
+                comm.reduce(floats, floatResult, op, root);
+                if (rank == root)
+                {
+                    for (int i = 0; i < count; i++)
+                    {
+                        expect(floatResult[i] == (float)expectedLongs[i], "reduce float " + op, round);
+                    }
+                }
+            }
+        }
+        final Random values = new Random(salt ^ rank);
+        final double[] noisy = values.doubles(count).map(v -> v * 1e10 - 5e9).toArray();
+        final double[] sum = new double[count];
+        comm.allReduce(noisy, sum, Op.SUM);
+        final byte[] bits = new byte[count * Double.BYTES];
+        new UnsafeBuffer(bits).putBytes(0, doubleBytes(sum), 0, bits.length);
+        final byte[] everyones = new byte[bits.length * size];
+        comm.allGather(bits, 0, bits.length, everyones);
+        for (int r = 1; r < size; r++)
+        {
+            expect(Arrays.equals(Arrays.copyOfRange(everyones, r * bits.length, (r + 1) * bits.length), bits),
+                "allReduce double bits of rank " + r, round);
+        }
+        matrices(comm, Math.min(count, 64), root, salt, round);
+    }
+
+    /**
+     * 2x2 integer matrices (16 bytes), multiplied in rank order: associative, not commutative.
+     */
+    private static void matrices(final Communicator comm, final int count, final int root, final long salt, final int round)
+    {
+        final ByteOperator product = (left, leftOffset, right, rightOffset, length) ->
+        {
+            for (int at = 0; at < length; at += 16)
+            {
+                final int[] a = read(left, leftOffset + at);
+                final int[] b = read(right, rightOffset + at);
+                left.putInt(leftOffset + at, a[0] * b[0] + a[1] * b[2]);
+                left.putInt(leftOffset + at + 4, a[0] * b[1] + a[1] * b[3]);
+                left.putInt(leftOffset + at + 8, a[2] * b[0] + a[3] * b[2]);
+                left.putInt(leftOffset + at + 12, a[2] * b[1] + a[3] * b[3]);
+            }
+        };
+        final UnsafeBuffer mine = new UnsafeBuffer(new byte[count * 16]);
+        final UnsafeBuffer expected = new UnsafeBuffer(new byte[count * 16]);
+        final UnsafeBuffer other = new UnsafeBuffer(new byte[count * 16]);
+        for (int r = 0; r < comm.size(); r++)
+        {
+            final UnsafeBuffer target = r == 0 ? expected : other;
+            final Random cells = new Random(salt + r);
+            for (int i = 0; i < count * 4; i++)
+            {
+                target.putInt(i * 4, cells.nextInt(7) - 3);
+            }
+            if (r == comm.rank())
+            {
+                mine.putBytes(0, target, 0, count * 16);
+            }
+            if (r > 0)
+            {
+                product.apply(expected, 0, other, 0, count * 16);
+            }
+        }
+        final UnsafeBuffer result = new UnsafeBuffer(new byte[count * 16]);
+        comm.reduce(mine, 0, comm.rank() == root ? result : null, 0, count * 16, product, root);
+        if (comm.rank() == root)
+        {
+            expect(result.compareTo(expected) == 0, "reduce matrices in rank order", round);
+        }
+    }
+
+    private static int[] read(final org.agrona.DirectBuffer buffer, final int at)
+    {
+        return new int[]{ buffer.getInt(at), buffer.getInt(at + 4), buffer.getInt(at + 8), buffer.getInt(at + 12) };
+    }
+
+    /**
+     * sendRecv around a ring, waitAll/waitAny/testAll over isends and irecvs.
+     */
+    private static void basics(final Communicator comm)
+    {
+        final int rank = comm.rank();
+        final int size = comm.size();
+        final int right = (rank + 1) % size;
+        final int left = (rank - 1 + size) % size;
+        final byte[] in = new byte[100_000];
+        final byte[] out = new byte[100_000];
+        Arrays.fill(out, (byte)rank);
+        final Status status = comm.sendRecv(right, 3, out, left, 3, in);
+        expect(status.source() == left && status.length() == out.length && in[99_999] == (byte)left, "sendRecv", 0);
+
+        final Request[] requests = new Request[4];
+        final byte[] a = new byte[8];
+        final byte[] b = new byte[50_000];
+        requests[0] = comm.irecv(left, 4, a);
+        requests[1] = null; // MPI_REQUEST_NULL
+        requests[2] = comm.irecv(left, 5, b);
+        requests[3] = comm.isend(right, 5, new byte[50_000]);
+        comm.send(right, 4, new byte[8]);
+        final Status[] statuses = Request.waitAll(requests);
+        expect(statuses[1] == null && statuses[0].length() == 8 && statuses[2].length() == 50_000, "waitAll", 0);
+        expect(Request.testAll(requests), "testAll after waitAll", 0);
+
+        final Request first = comm.irecv(left, 6, a);
+        final Request never = comm.irecv(left, 7, a);
+        comm.send(right, 6, new byte[3]);
+        expect(Request.waitAny(never, first) == 1 && !never.isDone(), "waitAny", 0);
+        expect(Request.testAny(never) == -1, "testAny", 0);
+        comm.barrier(); // nobody sends tag 7 before every rank has checked that it has not arrived
+        comm.send(right, 7, new byte[1]);
+        expect(Request.waitSome(never).length == 1, "waitSome", 0);
+        comm.barrier();
+    }
+
+    private static void isolation(final Communicator comm)
+    {
+        final Request any = comm.rank() == 0 ? null : comm.irecv(Communicator.ANY_SOURCE, Communicator.ANY_TAG, new byte[64]);
+        final byte[] data = new byte[16];
+        comm.bcast(data, 0, 16, 0);
+        comm.barrier();
+        if (any != null)
+        {
+            expect(!any.test(), "a receive for any tag stayed posted through the bcast", 0);
+        }
+        comm.barrier(); // rank 0 sends its user message once every rank has checked
+        if (comm.rank() == 0)
+        {
+            for (int r = 1; r < comm.size(); r++)
+            {
+                comm.send(r, 9, new byte[]{ 42 });
+            }
+        }
+        else
+        {
+            final Status status = any.await();
+            expect(status.tag() == 9 && status.length() == 1, "the receive for any tag took the user's message", 0);
+        }
+        System.out.println("isolated " + comm.rank());
+    }
+
+    private static long operand(final int rank, final int i, final long salt, final Op op)
+    {
+        final long mixed = (salt ^ (rank * 0x9E3779B97F4A7C15L) ^ (i * 0xC2B2AE3D27D4EB4FL)) >>> 3;
+        // small magnitudes keep floating-point products and sums exact; no zero factor (-0.0 is not 0.0 bitwise)
+        return op == Op.PROD ? new long[]{ -2, -1, 1, 2 }[(int)(mixed % 4)] : mixed % 2001 - 1000;
+    }
+
+    private static long combine(final Op op, final long a, final long b)
+    {
+        return switch (op)
+        {
+            case SUM -> a + b;
+            case PROD -> a * b;
+            case MIN -> Math.min(a, b);
+            case MAX -> Math.max(a, b);
+            case BAND -> a & b;
+            case BOR -> a | b;
+            case BXOR -> a ^ b;
+        };
+    }
+
+    private static byte[] doubleBytes(final double[] values)
+    {
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[values.length * Double.BYTES]);
+        for (int i = 0; i < values.length; i++)
+        {
+            buffer.putDouble(i * Double.BYTES, values[i]);
+        }
+        return buffer.byteArray();
+    }
+
+    private static byte[] concatenation(final int length, final int size, final long salt)
+    {
+        final byte[] all = new byte[length * size];
+        for (int r = 0; r < size; r++)
+        {
+            fill(all, r * length, length, r, salt);
+        }
+        return all;
+    }
+
+    private static byte[] filled(final int length, final int rank, final long salt)
+    {
+        final byte[] data = new byte[length];
+        fill(data, rank, salt);
+        return data;
+    }
+
+    private static void fill(final byte[] data, final int rank, final long salt)
+    {
+        fill(data, 0, data.length, rank, salt);
+    }
+
+    private static void fill(final byte[] data, final int offset, final int length, final int rank, final long salt)
+    {
+        for (int i = 0; i < length; i++)
+        {
+            data[offset + i] = (byte)(salt + rank * 31 + i * 7 + (i >> 8));
+        }
+    }
+
+    private static void expect(final boolean holds, final String what, final int round)
+    {
+        if (!holds)
+        {
+            throw new IllegalStateException(what + " gave a wrong result in round " + round);
+        }
+    }
+}

@@ -1,0 +1,56 @@
+package io.sm4j.it;
+
+import io.sm4j.layout.LayoutParams;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.IOException;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The collectives and the MPI basics over real JVMs and a real segment, against sequential references
+ * ({@link CollectiveApp}): 1 to 5 ranks (up to 2.5 per core here), random lengths from empty to rendezvous,
+ * random roots, every operator and type.
+ */
+@Timeout(300)
+class CollectiveTest
+{
+    @ParameterizedTest
+    @ValueSource(ints = { 1, 2, 3, 5 })
+    void everyCollectiveShouldMatchItsSequentialReference(final int ranks) throws IOException
+    {
+        final JobRunner job = JobRunner.run(LayoutParams.defaults(ranks), Map.of(), CollectiveApp.class.getName(),
+            "check", String.valueOf(20_261_125 + ranks), "6");
+        assertEquals(0, job.exitCode(), job.out() + job.err());
+        for (int rank = 0; rank < ranks; rank++)
+        {
+            assertTrue(job.out().contains("collectives ok " + rank), job.out() + job.err());
+        }
+        assertFalse(job.leftFiles(), "files left behind");
+    }
+
+    @Test
+    void aReceiveForAnyTagShouldNotTakeACollectivesMessage() throws IOException
+    {
+        final JobRunner job = JobRunner.run(LayoutParams.defaults(3), Map.of(), CollectiveApp.class.getName(), "isolation");
+        assertEquals(0, job.exitCode(), job.out() + job.err());
+        assertTrue(job.out().contains("isolated 1") && job.out().contains("isolated 2"), job.out() + job.err());
+    }
+
+    @Test
+    void ranksThatDisagreeOnALengthShouldFailWithOneLine() throws IOException
+    {
+        final JobRunner job = JobRunner.run(LayoutParams.defaults(2), Map.of(), CollectiveApp.class.getName(), "mismatch");
+        assertNotEquals(0, job.exitCode(), job.out() + job.err());
+        assertTrue(job.err().contains("rank 0 sent more than 8 bytes to this bcast, which expects 8: the ranks called it " +
+            "with different counts or roots"), job.err());
+        assertFalse(job.leftFiles(), "files left behind");
+    }
+}
