@@ -140,50 +140,58 @@ public final class Collectives
 
     public void reduce(final int[] send, final int[] recv, final Op op, final int root)
     {
+        checkTyped(send, recv, root);
         reduceTyped(pack(send), recv == null ? null : ByteBuffer.wrap(new byte[send.length * Integer.BYTES]), op, ElementType.INT, root, false,
-            bytes -> bytes.order(ByteOrder.nativeOrder()).asIntBuffer().get(checkLength(recv, send.length)));
+            bytes -> bytes.order(ByteOrder.nativeOrder()).asIntBuffer().get(recv));
     }
 
     public void allReduce(final int[] send, final int[] recv, final Op op)
     {
+        checkTyped(send, recv, rank);
         reduceTyped(pack(send), ByteBuffer.wrap(new byte[send.length * Integer.BYTES]), op, ElementType.INT, 0, true,
-            bytes -> bytes.order(ByteOrder.nativeOrder()).asIntBuffer().get(checkLength(recv, send.length)));
+            bytes -> bytes.order(ByteOrder.nativeOrder()).asIntBuffer().get(recv));
     }
 
     public void reduce(final long[] send, final long[] recv, final Op op, final int root)
     {
+        checkTyped(send, recv, root);
         reduceTyped(pack(send), recv == null ? null : ByteBuffer.wrap(new byte[send.length * Long.BYTES]), op, ElementType.LONG, root, false,
-            bytes -> bytes.order(ByteOrder.nativeOrder()).asLongBuffer().get(checkLength(recv, send.length)));
+            bytes -> bytes.order(ByteOrder.nativeOrder()).asLongBuffer().get(recv));
     }
 
     public void allReduce(final long[] send, final long[] recv, final Op op)
     {
+        checkTyped(send, recv, rank);
         reduceTyped(pack(send), ByteBuffer.wrap(new byte[send.length * Long.BYTES]), op, ElementType.LONG, 0, true,
-            bytes -> bytes.order(ByteOrder.nativeOrder()).asLongBuffer().get(checkLength(recv, send.length)));
+            bytes -> bytes.order(ByteOrder.nativeOrder()).asLongBuffer().get(recv));
     }
 
     public void reduce(final float[] send, final float[] recv, final Op op, final int root)
     {
+        checkTyped(send, recv, root);
         reduceTyped(pack(send), recv == null ? null : ByteBuffer.wrap(new byte[send.length * Float.BYTES]), op, ElementType.FLOAT, root, false,
-            bytes -> bytes.order(ByteOrder.nativeOrder()).asFloatBuffer().get(checkLength(recv, send.length)));
+            bytes -> bytes.order(ByteOrder.nativeOrder()).asFloatBuffer().get(recv));
     }
 
     public void allReduce(final float[] send, final float[] recv, final Op op)
     {
+        checkTyped(send, recv, rank);
         reduceTyped(pack(send), ByteBuffer.wrap(new byte[send.length * Float.BYTES]), op, ElementType.FLOAT, 0, true,
-            bytes -> bytes.order(ByteOrder.nativeOrder()).asFloatBuffer().get(checkLength(recv, send.length)));
+            bytes -> bytes.order(ByteOrder.nativeOrder()).asFloatBuffer().get(recv));
     }
 
     public void reduce(final double[] send, final double[] recv, final Op op, final int root)
     {
+        checkTyped(send, recv, root);
         reduceTyped(pack(send), recv == null ? null : ByteBuffer.wrap(new byte[send.length * Double.BYTES]), op, ElementType.DOUBLE, root, false,
-            bytes -> bytes.order(ByteOrder.nativeOrder()).asDoubleBuffer().get(checkLength(recv, send.length)));
+            bytes -> bytes.order(ByteOrder.nativeOrder()).asDoubleBuffer().get(recv));
     }
 
     public void allReduce(final double[] send, final double[] recv, final Op op)
     {
+        checkTyped(send, recv, rank);
         reduceTyped(pack(send), ByteBuffer.wrap(new byte[send.length * Double.BYTES]), op, ElementType.DOUBLE, 0, true,
-            bytes -> bytes.order(ByteOrder.nativeOrder()).asDoubleBuffer().get(checkLength(recv, send.length)));
+            bytes -> bytes.order(ByteOrder.nativeOrder()).asDoubleBuffer().get(recv));
     }
 
     /**
@@ -346,18 +354,31 @@ public final class Collectives
         return new UnsafeBuffer(bytes);
     }
 
-    private static <T> T checkLength(final T array, final int expected)
+    /**
+     * Checks a typed reduction's arrays before anything is sent: {@code recv} must match {@code send} on
+     * {@code resultRank} (the root; every rank for an all-reduce).
+     */
+    private void checkTyped(final Object send, final Object recv, final int resultRank)
     {
-        if (array == null)
+        checkRoot(resultRank);
+        if (send == null)
+        {
+            throw new NullPointerException("send is null");
+        }
+        if (rank != resultRank)
+        {
+            return;
+        }
+        if (recv == null)
         {
             throw new NullPointerException("recv is null");
         }
-        final int length = java.lang.reflect.Array.getLength(array);
+        final int length = java.lang.reflect.Array.getLength(recv);
+        final int expected = java.lang.reflect.Array.getLength(send);
         if (length != expected)
         {
             throw new IllegalArgumentException("recv has " + length + " elements, send " + expected + ": they must match");
         }
-        return array;
     }
 
     private UnsafeBuffer scratch(final long length)

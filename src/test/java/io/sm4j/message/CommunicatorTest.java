@@ -1,5 +1,7 @@
 package io.sm4j.message;
 
+
+import io.sm4j.collective.Op;
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.transport.TransportOptions;
 import io.sm4j.transport.TwoRanks;
@@ -61,6 +63,37 @@ class CommunicatorTest extends TwoCommunicators
         final byte[] in = new byte[1];
         assertEquals(new Status(0, 3, 1), rank1.recv(0, ANY_TAG, in));
         assertEquals(9, in[0]);
+    }
+
+    /**
+     * The collectives and the multi-request calls refuse bad input with a line naming it, before anything is
+     * sent: the peer, which calls nothing, would otherwise wait.
+     */
+    @Test
+    void collectivesAndMultiRequestCallsShouldRejectBadArgumentsBeforeAnythingIsSent()
+    {
+        assertEquals("root=2 (expected: 0..1)",
+            assertThrows(IllegalArgumentException.class, () -> rank0.bcast(new byte[4], 0, 4, 2)).getMessage());
+        assertEquals("BAND applies to integers only, not to double[]",
+            assertThrows(IllegalArgumentException.class, () -> rank0.allReduce(new double[1], new double[1], Op.BAND)).getMessage());
+        assertEquals("recv has 2 elements, send 1: they must match",
+            assertThrows(IllegalArgumentException.class, () -> rank0.allReduce(new long[1], new long[2], Op.SUM)).getMessage());
+        assertEquals("recv is null",
+            assertThrows(NullPointerException.class, () -> rank0.gather(new byte[4], 0, 4, null, 0)).getMessage());
+        assertThrows(IndexOutOfBoundsException.class, () -> rank0.allToAll(new byte[4], new byte[8], 4));
+        assertEquals("buffer is read-only: a receive writes into it", assertThrows(IllegalArgumentException.class,
+            () -> rank0.recvInit(1, 0, ByteBuffer.allocate(4).asReadOnlyBuffer())).getMessage());
+        final Request mine = rank0.irecv(1, 3, new byte[1]);
+        final Request theirs = rank1.irecv(0, 3, new byte[1]);
+        assertEquals("the requests belong to more than one communicator: wait for each one's apart",
+            assertThrows(IllegalArgumentException.class, () -> Request.waitAll(mine, theirs)).getMessage());
+        assertEquals(-1, Request.testAny(mine, null), "nothing arrived");
+        assertEquals(-1, Request.waitAny(null, null), "only null requests: MPI_UNDEFINED");
+        rank1.send(0, 3, ByteBuffer.wrap(new byte[]{ 7 }));
+        final Request init = rank0.sendInit(1, 3, ByteBuffer.wrap(new byte[]{ 8 }));
+        init.start();
+        assertEquals(1, Request.waitAll(mine, init, null)[0].length());
+        theirs.await();
     }
 
     @Test
