@@ -140,58 +140,42 @@ public final class Collectives
 
     public void reduce(final int[] send, final int[] recv, final Op op, final int root)
     {
-        checkTyped(send, recv, root);
-        reduceTyped(pack(send), recv == null ? null : ByteBuffer.wrap(new byte[send.length * Integer.BYTES]), op, ElementType.INT, root, false,
-            bytes -> bytes.order(ByteOrder.nativeOrder()).asIntBuffer().get(recv));
+        reduceTyped(send, recv, ElementType.INT, op, root, false);
     }
 
     public void allReduce(final int[] send, final int[] recv, final Op op)
     {
-        checkTyped(send, recv, rank);
-        reduceTyped(pack(send), ByteBuffer.wrap(new byte[send.length * Integer.BYTES]), op, ElementType.INT, 0, true,
-            bytes -> bytes.order(ByteOrder.nativeOrder()).asIntBuffer().get(recv));
+        reduceTyped(send, recv, ElementType.INT, op, rank, true);
     }
 
     public void reduce(final long[] send, final long[] recv, final Op op, final int root)
     {
-        checkTyped(send, recv, root);
-        reduceTyped(pack(send), recv == null ? null : ByteBuffer.wrap(new byte[send.length * Long.BYTES]), op, ElementType.LONG, root, false,
-            bytes -> bytes.order(ByteOrder.nativeOrder()).asLongBuffer().get(recv));
+        reduceTyped(send, recv, ElementType.LONG, op, root, false);
     }
 
     public void allReduce(final long[] send, final long[] recv, final Op op)
     {
-        checkTyped(send, recv, rank);
-        reduceTyped(pack(send), ByteBuffer.wrap(new byte[send.length * Long.BYTES]), op, ElementType.LONG, 0, true,
-            bytes -> bytes.order(ByteOrder.nativeOrder()).asLongBuffer().get(recv));
+        reduceTyped(send, recv, ElementType.LONG, op, rank, true);
     }
 
     public void reduce(final float[] send, final float[] recv, final Op op, final int root)
     {
-        checkTyped(send, recv, root);
-        reduceTyped(pack(send), recv == null ? null : ByteBuffer.wrap(new byte[send.length * Float.BYTES]), op, ElementType.FLOAT, root, false,
-            bytes -> bytes.order(ByteOrder.nativeOrder()).asFloatBuffer().get(recv));
+        reduceTyped(send, recv, ElementType.FLOAT, op, root, false);
     }
 
     public void allReduce(final float[] send, final float[] recv, final Op op)
     {
-        checkTyped(send, recv, rank);
-        reduceTyped(pack(send), ByteBuffer.wrap(new byte[send.length * Float.BYTES]), op, ElementType.FLOAT, 0, true,
-            bytes -> bytes.order(ByteOrder.nativeOrder()).asFloatBuffer().get(recv));
+        reduceTyped(send, recv, ElementType.FLOAT, op, rank, true);
     }
 
     public void reduce(final double[] send, final double[] recv, final Op op, final int root)
     {
-        checkTyped(send, recv, root);
-        reduceTyped(pack(send), recv == null ? null : ByteBuffer.wrap(new byte[send.length * Double.BYTES]), op, ElementType.DOUBLE, root, false,
-            bytes -> bytes.order(ByteOrder.nativeOrder()).asDoubleBuffer().get(recv));
+        reduceTyped(send, recv, ElementType.DOUBLE, op, root, false);
     }
 
     public void allReduce(final double[] send, final double[] recv, final Op op)
     {
-        checkTyped(send, recv, rank);
-        reduceTyped(pack(send), ByteBuffer.wrap(new byte[send.length * Double.BYTES]), op, ElementType.DOUBLE, 0, true,
-            bytes -> bytes.order(ByteOrder.nativeOrder()).asDoubleBuffer().get(recv));
+        reduceTyped(send, recv, ElementType.DOUBLE, op, rank, true);
     }
 
     /**
@@ -299,59 +283,49 @@ public final class Collectives
     }
 
     /**
-     * @param result  the root's (every rank's, {@code all}) buffer for the result's bytes; null elsewhere.
-     * @param unpack  copies the result's bytes into the caller's array.
+     * A reduction of a typed array: its elements packed into bytes in the platform's order, reduced by
+     * {@code op} over {@code type}, and the result unpacked into {@code recv} on the rank that has one.
+     *
+     * @param resultRank the root, or this rank for an all-reduce.
      */
     private void reduceTyped(
-        final UnsafeBuffer send, final ByteBuffer result, final Op op, final ElementType type, final int root,
-        final boolean all, final java.util.function.Consumer<ByteBuffer> unpack)
+        final Object send, final Object recv, final ElementType type, final Op op, final int resultRank, final boolean all)
     {
+        checkTyped(send, recv, resultRank);
         if (op == null)
         {
             throw new NullPointerException("op is null");
         }
         final ByteOperator operator = op.over(type);
-        final UnsafeBuffer out = result == null ? null : new UnsafeBuffer(result);
+        final int length = java.lang.reflect.Array.getLength(send) * type.bytes;
+        final ByteBuffer in = ByteBuffer.allocate(length).order(ByteOrder.nativeOrder());
+        switch (type)
+        {
+            case INT -> in.asIntBuffer().put((int[])send);
+            case LONG -> in.asLongBuffer().put((long[])send);
+            case FLOAT -> in.asFloatBuffer().put((float[])send);
+            case DOUBLE -> in.asDoubleBuffer().put((double[])send);
+        }
+        final ByteBuffer out = rank == resultRank ? ByteBuffer.allocate(length).order(ByteOrder.nativeOrder()) : null;
+        final UnsafeBuffer result = out == null ? null : new UnsafeBuffer(out);
         if (all)
         {
-            allReduce(send, 0, out, 0, send.capacity(), operator);
+            allReduce(new UnsafeBuffer(in), 0, result, 0, length, operator);
         }
         else
         {
-            reduce(send, 0, rank == root ? out : null, 0, send.capacity(), operator, root);
+            reduce(new UnsafeBuffer(in), 0, result, 0, length, operator, resultRank);
         }
-        if (all || rank == root)
+        if (out != null)
         {
-            unpack.accept(result);
+            switch (type)
+            {
+                case INT -> out.asIntBuffer().get((int[])recv);
+                case LONG -> out.asLongBuffer().get((long[])recv);
+                case FLOAT -> out.asFloatBuffer().get((float[])recv);
+                case DOUBLE -> out.asDoubleBuffer().get((double[])recv);
+            }
         }
-    }
-
-    private static UnsafeBuffer pack(final int[] values)
-    {
-        final ByteBuffer bytes = ByteBuffer.allocate(values.length * Integer.BYTES).order(ByteOrder.nativeOrder());
-        bytes.asIntBuffer().put(values);
-        return new UnsafeBuffer(bytes);
-    }
-
-    private static UnsafeBuffer pack(final long[] values)
-    {
-        final ByteBuffer bytes = ByteBuffer.allocate(values.length * Long.BYTES).order(ByteOrder.nativeOrder());
-        bytes.asLongBuffer().put(values);
-        return new UnsafeBuffer(bytes);
-    }
-
-    private static UnsafeBuffer pack(final float[] values)
-    {
-        final ByteBuffer bytes = ByteBuffer.allocate(values.length * Float.BYTES).order(ByteOrder.nativeOrder());
-        bytes.asFloatBuffer().put(values);
-        return new UnsafeBuffer(bytes);
-    }
-
-    private static UnsafeBuffer pack(final double[] values)
-    {
-        final ByteBuffer bytes = ByteBuffer.allocate(values.length * Double.BYTES).order(ByteOrder.nativeOrder());
-        bytes.asDoubleBuffer().put(values);
-        return new UnsafeBuffer(bytes);
     }
 
     /**
