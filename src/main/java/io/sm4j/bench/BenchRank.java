@@ -47,7 +47,11 @@ public final class BenchRank
         final BenchSpec spec = BenchSpec.parse(args);
         try (Communicator comm = Communicator.attachFromEnvironment())
         {
-            if (spec.test().pair())
+            if (spec.test().collective())
+            {
+                runCollective(comm, spec);
+            }
+            else if (spec.test().pair())
             {
                 runPair(comm, spec, Path.of(System.getenv(SCRATCH_ENV)));
             }
@@ -140,6 +144,30 @@ public final class BenchRank
             progress(comm.rank() == 0, pair.name(), size);
             comm.barrier();
             report(measure(spec, pair, sender, size, spec.skipFor(size), spec.iterationsFor(size)));
+        }
+        comm.barrier();
+    }
+
+    /**
+     * The collectives: every rank runs the loop; rank 0 times it. Warmed up with the loop itself at the
+     * smallest and the largest size ({@value #WARM_UP_CALLS} calls each), then each size's own warm-up.
+     */
+    private static void runCollective(final Communicator comm, final BenchSpec spec) throws InterruptedException
+    {
+        final boolean timer = comm.rank() == 0;
+        final int largest = spec.sizes().get(spec.sizes().size() - 1);
+        final CollectiveLoop loop = new CollectiveLoop(comm, spec.test(), largest);
+        comm.barrier();
+        for (final int size : List.of(spec.sizes().get(0), largest))
+        {
+            loop.run(false, size, 0, size > BenchTest.LARGE_MESSAGE ? 20 : WARM_UP_CALLS);
+        }
+        awaitQuietCompiler();
+        for (final int size : spec.sizes())
+        {
+            progress(timer, "sm4j", size);
+            comm.barrier();
+            report(loop.run(timer, size, spec.skipFor(size), spec.iterationsFor(size)));
         }
         comm.barrier();
     }
@@ -320,6 +348,7 @@ public final class BenchRank
             case WAKE -> OsuLoops.wake((Sm4jPair)transport, timer, size, skip, iterations, spec.pauseMicros() * 1_000);
             case BW, MBW_MR -> OsuLoops.bandwidth(transport, timer, size, spec.window(), skip, iterations);
             case BIBW -> OsuLoops.bidirectional((Sm4jPair)transport, timer, size, spec.window(), skip, iterations);
+            case ALLREDUCE, BCAST, BARRIER -> throw new IllegalStateException(spec.test() + " is a collective: runCollective measures it");
         };
     }
 

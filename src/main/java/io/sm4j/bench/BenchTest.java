@@ -28,7 +28,13 @@ public enum BenchTest
      * is measured is the time from the send to the receiver having it (both clocks are the node's monotonic
      * clock), i.e. how fast a sleeping rank wakes.
      */
-    WAKE("Wake-up Latency", true, 1_000, 10, 1_000, 10);
+    WAKE("Wake-up Latency", true, 1_000, 10, 1_000, 10),
+    /** osu_allreduce: every rank calls allReduce of size / 4 floats (SUM); time per call on rank 0. */
+    ALLREDUCE("Allreduce Latency", false, 10_000, 1_000, 1_000, 100),
+    /** osu_bcast: every rank calls bcast of size bytes from rank 0; time per call on rank 0. */
+    BCAST("Broadcast Latency", false, 10_000, 1_000, 1_000, 100),
+    /** osu_barrier: every rank calls barrier (one size, 0); time per call on rank 0. */
+    BARRIER("Barrier Latency", false, 10_000, 1_000, 10_000, 1_000);
 
     /** OSU's switch to the large-message counts, in bytes. */
     public static final int LARGE_MESSAGE = 8192;
@@ -80,7 +86,15 @@ public enum BenchTest
      */
     public boolean latency()
     {
-        return this == LATENCY || this == MULTI_LAT || this == WAKE;
+        return this == LATENCY || this == MULTI_LAT || this == WAKE || collective();
+    }
+
+    /**
+     * @return true for the collectives (allreduce, bcast, barrier): every rank calls, on any number of ranks.
+     */
+    public boolean collective()
+    {
+        return this == ALLREDUCE || this == BCAST || this == BARRIER;
     }
 
     /**
@@ -111,6 +125,7 @@ public enum BenchTest
                 return test;
             }
         }
-        throw new IllegalArgumentException("unknown test '" + id + "' (expected: latency, bw, bibw, mbw_mr, multi_lat or wake)");
+        throw new IllegalArgumentException("unknown test '" + id + "' (expected: latency, bw, bibw, mbw_mr, multi_lat, wake, " +
+            "allreduce, bcast or barrier)");
     }
 }

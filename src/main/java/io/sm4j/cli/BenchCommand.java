@@ -43,7 +43,9 @@ import java.util.concurrent.Callable;
         "Tests: latency (osu_latency: ping-pong, one-way = round trip / 2), bw (osu_bw: a window of isends, then an " +
             "ack), bibw (windows both ways), mbw_mr (n/2 pairs stream at once: aggregate bandwidth and message rate), " +
             "multi_lat (n/2 pairs ping-pong at once), wake (not OSU's: ping-pong after a pause in which the receiver " +
-            "falls asleep, timing send to receipt, and the sleeping rank's CPU). Output as OSU prints it (size, then average latency or MB/s, " +
+            "falls asleep, timing send to receipt, and the sleeping rank's CPU), and the collectives on n ranks: allreduce " +
+            "(osu_allreduce: size / 4 floats, SUM), bcast (osu_bcast, from rank 0) and barrier (osu_barrier), timed per call " +
+            "on rank 0. Output as OSU prints it (size, then average latency or MB/s, " +
             "10^6 bytes per second), then p50, p99, p99.9 and max (HdrHistogram) or the message rate.",
         "",
         "--compare adds, between the same two JVMs and in the same loops, size by size: Agrona's " +
@@ -81,7 +83,7 @@ final class BenchCommand implements Callable<Integer>
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "TEST", description = "latency, bw, bibw, mbw_mr, multi_lat or wake.")
+    @Parameters(index = "0", paramLabel = "TEST", description = "latency, bw, bibw, mbw_mr, multi_lat, wake, allreduce, bcast or barrier.")
     String test;
 
     @Option(names = "-m", paramLabel = "[MIN:]MAX", description = "Message sizes: 0 (if MIN is 0), then powers of two from MIN to MAX bytes (default: 0:4194304; wake: 8:8).")
@@ -97,7 +99,7 @@ final class BenchCommand implements Callable<Integer>
     @Option(names = "-W", paramLabel = "WINDOW", description = "Sends per window for bw, bibw and mbw_mr (default: ${DEFAULT-VALUE}).")
     int window = 64;
 
-    @Option(names = { "-n", "--ranks" }, paramLabel = "N", description = "Ranks for mbw_mr and multi_lat, even (default: 2); latency, bw and bibw run on 2.")
+    @Option(names = { "-n", "--ranks" }, paramLabel = "N", description = "Ranks for mbw_mr and multi_lat (even), and for allreduce, bcast and barrier (default: 2); latency, bw and bibw run on 2.")
     int ranks = 2;
 
     @Option(names = "--peers", paramLabel = "N", description = "Size the segment for N ranks while 2 run (the others idle): what idle peers cost (default: the running ranks).")
@@ -153,7 +155,11 @@ final class BenchCommand implements Callable<Integer>
         {
             checkWake();
         }
-        final int[] range = parseSizes();
+        if (benchTest == BenchTest.BARRIER && !sizes.equals(DEFAULT_SIZES))
+        {
+            throw new IllegalArgumentException("-m " + sizes + ": barrier sends no data, it has no sizes");
+        }
+        final int[] range = benchTest == BenchTest.BARRIER ? new int[]{ 0, 0 } : parseSizes();
         OptionChecks.requireRange("-W", window, 1, io.sm4j.bench.BenchRank.MAX_WINDOW, "");
         OptionChecks.requireRange("-i", iterations, 0, 100_000_000, " (0: OSU's default)");
         OptionChecks.requireRange("-x", skip, -1, 100_000_000, " (-1: OSU's default)");
@@ -162,12 +168,12 @@ final class BenchCommand implements Callable<Integer>
         final int processes = benchTest.pair() ? 2 : ranks;
         if (benchTest.pair() && ranks != 2)
         {
-            throw new IllegalArgumentException("-n " + ranks + ": " + benchTest.id() + " runs on 2 ranks (-n is for mbw_mr and multi_lat)");
+            throw new IllegalArgumentException("-n " + ranks + ": " + benchTest.id() + " runs on 2 ranks (-n is for mbw_mr, multi_lat and the collectives)");
         }
         if (!benchTest.pair())
         {
             OptionChecks.requireRange("-n", ranks, 2, LayoutParams.MAX_PEERS, "");
-            if (ranks % 2 != 0)
+            if (ranks % 2 != 0 && !benchTest.collective())
             {
                 throw new IllegalArgumentException("-n " + ranks + ": " + benchTest.id() + " pairs ranks, expected an even count");
             }
@@ -345,6 +351,7 @@ final class BenchCommand implements Callable<Integer>
         facts.add("rank JVMs: " + String.join(" ", BenchRunner.rankJvmArgs(jvmArgs)));
         facts.add(test == BenchTest.WAKE ? "wake-up: from the send to the sleeping receiver having the message, after a pause of " +
             pauseMicros + " us before every round trip (the receiver's CPU while it waited is on stderr)" :
+            test.collective() ? "time per call on rank 0: Avg = elapsed / iterations, as OSU; percentiles from every call" :
             test.latency() ? "one-way latency: Avg = elapsed / (2 x iterations), as OSU; percentiles from every round trip / 2" +
             (test == BenchTest.MULTI_LAT ? "; every column is the mean over the pairs" : "") :
             "MB/s = 10^6 bytes per second" + (test == BenchTest.BIBW ? ", both directions counted" : "") +

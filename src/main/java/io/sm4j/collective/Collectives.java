@@ -5,8 +5,6 @@ import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 
 /**
  * The collectives of one communicator, over its {@link Channel}. Every rank must call the same collectives
@@ -21,7 +19,9 @@ import java.nio.ByteOrder;
  *     ranks' ({@code left} = lower ranks), then rank 0 sends to the root: the combining order is fixed by n
  *     alone, so results are bit-identical on every run, and a non-commutative operator is applied in rank
  *     order;</li>
- * <li>{@link #allReduce}: {@link #reduce} to rank 0, then {@link #bcast}: every rank gets the same bits;</li>
+ * <li>{@link #allReduce}: with a predefined {@link Op}, recursive doubling ({@code allReduceDoubling}); with a
+ *     user's {@link ByteOperator}, which may not commute, {@link #reduce} to rank 0, then {@link #bcast}; either
+ *     way every rank gets the same bits;</li>
  * <li>{@link #gather}, {@link #scatter}: linear, the root receiving (sending) rank by rank;</li>
  * <li>{@link #allGather}: {@link #gather} to rank 0, then {@link #bcast};</li>
  * <li>{@link #allToAll}: n - 1 pairwise exchanges, rank r sending to r + s while receiving from r - s.</li>
@@ -43,6 +43,10 @@ public final class Collectives
     private final int size;
     /** Partial results and received contributions of a reduction; grown as needed, never shrunk. */
     private UnsafeBuffer scratch = new UnsafeBuffer(new byte[64]);
+    /** A typed reduction's operands and result as bytes; grown as needed, never shrunk. */
+    private UnsafeBuffer packed = new UnsafeBuffer(new byte[64]);
+    private UnsafeBuffer result = new UnsafeBuffer(new byte[64]);
+    private final ByteOperator[] operators = new ByteOperator[Op.values().length * ElementType.values().length];
 
     public Collectives(final Channel channel)
     {
@@ -283,6 +287,60 @@ public final class Collectives
     }
 
     /**
+     * An all-reduce by recursive doubling, for the predefined operators (commutative): ranks from the largest
+     * power of two p up first fold their data into rank r - p, then the p ranks exchange partial results in
+     * log2(p) rounds (rank r with r XOR 2^k), each combining the lower-ranked block's partial result as
+     * {@code left}, so every rank evaluates the same expression tree and gets the same bits; the folded ranks
+     * get the result back. Two ranks: one exchange instead of reduce and bcast's two messages in turn.
+     */
+    private void allReduceDoubling(
+        final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset,
+        final int length, final ByteOperator op)
+    {
+        final UnsafeBuffer work = scratch(2L * length);
+        int mine = 0;
+        int theirs = length;
+        work.putBytes(mine, send, sendOffset, length);
+        final int pof2 = Integer.highestOneBit(size);
+        if (rank >= pof2)
+        {
+            channel.send(rank - pof2, REDUCE_TAG, work, mine, length);
+            receive(rank - pof2, BCAST_TAG, recv, recvOffset, length);
+            return;
+        }
+        if (rank + pof2 < size)
+        {
+            receive(rank + pof2, REDUCE_TAG, work, theirs, length);
+            op.apply(work, mine, work, theirs, length);
+        }
+        for (int mask = 1; mask < pof2; mask <<= 1)
+        {
+            final int partner = rank ^ mask;
+            final int received = channel.sendRecv(partner, REDUCE_TAG, work, mine, length, partner, work, theirs, length);
+            if (received != length)
+            {
+                throw mismatch(partner, REDUCE_TAG, received, length);
+            }
+            if (partner < rank)
+            {
+                op.apply(work, theirs, work, mine, length); // the lower block's result is the left operand
+                final int swap = mine;
+                mine = theirs;
+                theirs = swap;
+            }
+            else
+            {
+                op.apply(work, mine, work, theirs, length);
+            }
+        }
+        recv.putBytes(recvOffset, work, mine, length);
+        if (rank + pof2 < size)
+        {
+            channel.send(rank + pof2, BCAST_TAG, recv, recvOffset, length);
+        }
+    }
+
+    /**
      * A reduction of a typed array: its elements packed into bytes in the platform's order, reduced by
      * {@code op} over {@code type}, and the result unpacked into {@code recv} on the rank that has one.
      *
@@ -296,35 +354,102 @@ public final class Collectives
         {
             throw new NullPointerException("op is null");
         }
-        final ByteOperator operator = op.over(type);
-        final int length = java.lang.reflect.Array.getLength(send) * type.bytes;
-        final ByteBuffer in = ByteBuffer.allocate(length).order(ByteOrder.nativeOrder());
+        final ByteOperator operator = operator(op, type);
+        final int count = java.lang.reflect.Array.getLength(send);
+        final int length = count * type.bytes;
+        if (packed.capacity() < length)
+        {
+            packed = new UnsafeBuffer(new byte[length]);
+            result = new UnsafeBuffer(new byte[length]);
+        }
         switch (type)
         {
-            case INT -> in.asIntBuffer().put((int[])send);
-            case LONG -> in.asLongBuffer().put((long[])send);
-            case FLOAT -> in.asFloatBuffer().put((float[])send);
-            case DOUBLE -> in.asDoubleBuffer().put((double[])send);
+            case INT -> pack((int[])send, count);
+            case LONG -> pack((long[])send, count);
+            case FLOAT -> pack((float[])send, count);
+            case DOUBLE -> pack((double[])send, count);
         }
-        final ByteBuffer out = rank == resultRank ? ByteBuffer.allocate(length).order(ByteOrder.nativeOrder()) : null;
-        final UnsafeBuffer result = out == null ? null : new UnsafeBuffer(out);
         if (all)
         {
-            allReduce(new UnsafeBuffer(in), 0, result, 0, length, operator);
+            allReduceDoubling(packed, 0, result, 0, length, operator);
         }
         else
         {
-            reduce(new UnsafeBuffer(in), 0, result, 0, length, operator, resultRank);
+            reduce(packed, 0, result, 0, length, operator, resultRank);
         }
-        if (out != null)
+        if (rank == resultRank)
         {
             switch (type)
             {
-                case INT -> out.asIntBuffer().get((int[])recv);
-                case LONG -> out.asLongBuffer().get((long[])recv);
-                case FLOAT -> out.asFloatBuffer().get((float[])recv);
-                case DOUBLE -> out.asDoubleBuffer().get((double[])recv);
+                case INT -> unpack((int[])recv, count);
+                case LONG -> unpack((long[])recv, count);
+                case FLOAT -> unpack((float[])recv, count);
+                case DOUBLE -> unpack((double[])recv, count);
             }
+        }
+    }
+
+    private void pack(final int[] values, final int count)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            packed.putInt(i * Integer.BYTES, values[i]);
+        }
+    }
+
+    private void pack(final long[] values, final int count)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            packed.putLong(i * Long.BYTES, values[i]);
+        }
+    }
+
+    private void pack(final float[] values, final int count)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            packed.putFloat(i * Float.BYTES, values[i]);
+        }
+    }
+
+    private void pack(final double[] values, final int count)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            packed.putDouble(i * Double.BYTES, values[i]);
+        }
+    }
+
+    private void unpack(final int[] values, final int count)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            values[i] = result.getInt(i * Integer.BYTES);
+        }
+    }
+
+    private void unpack(final long[] values, final int count)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            values[i] = result.getLong(i * Long.BYTES);
+        }
+    }
+
+    private void unpack(final float[] values, final int count)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            values[i] = result.getFloat(i * Float.BYTES);
+        }
+    }
+
+    private void unpack(final double[] values, final int count)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            values[i] = result.getDouble(i * Double.BYTES);
         }
     }
 
@@ -366,6 +491,19 @@ public final class Collectives
             scratch = new UnsafeBuffer(new byte[(int)Math.max(length, 2L * scratch.capacity())]);
         }
         return scratch;
+    }
+
+    /**
+     * @return {@code op} over {@code type}, made once per pair.
+     */
+    private ByteOperator operator(final Op op, final ElementType type)
+    {
+        final int index = op.ordinal() * ElementType.values().length + type.ordinal();
+        if (operators[index] == null)
+        {
+            operators[index] = op.over(type);
+        }
+        return operators[index];
     }
 
     private void checkRoot(final int root)

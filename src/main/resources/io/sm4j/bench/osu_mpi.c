@@ -4,7 +4,7 @@
  * Open MPI is installed: 2 ranks for latency, bw and bibw; N for multi_lat and mbw_mr, where rank r < N/2
  * pairs with r + N/2 and every pair's sender prints its line (sm4j bench averages them, as OSU does).
  *
- * usage: osu_mpi latency|bw|bibw|multi_lat|mbw_mr MIN MAX ITERATIONS SKIP WINDOW
+ * usage: osu_mpi latency|bw|bibw|multi_lat|mbw_mr|allreduce|bcast|barrier MIN MAX ITERATIONS SKIP WINDOW
  *        ITERATIONS 0 and SKIP -1 mean OSU's defaults (fewer above 8 KiB), as BenchTest.
  */
 #include <mpi.h>
@@ -34,13 +34,15 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     if (argc != 7) {
-        if (me == 0) fprintf(stderr, "usage: osu_mpi latency|bw|bibw|multi_lat|mbw_mr MIN MAX ITERATIONS SKIP WINDOW\n");
+        if (me == 0) fprintf(stderr, "usage: osu_mpi latency|bw|bibw|multi_lat|mbw_mr|allreduce|bcast|barrier MIN MAX ITERATIONS SKIP WINDOW\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     const char *test = argv[1];
     long min = atol(argv[2]), max = atol(argv[3]);
     int iters = atoi(argv[4]), skip = atoi(argv[5]), window = atoi(argv[6]);
-    int latency = strcmp(test, "latency") == 0 || strcmp(test, "multi_lat") == 0, bibw = strcmp(test, "bibw") == 0;
+    int allreduce = strcmp(test, "allreduce") == 0, bcast = strcmp(test, "bcast") == 0, barrier = strcmp(test, "barrier") == 0;
+    int coll = allreduce || bcast || barrier;   /* every rank calls; rank 0 times each call (not halved) */
+    int latency = strcmp(test, "latency") == 0 || strcmp(test, "multi_lat") == 0 || coll, bibw = strcmp(test, "bibw") == 0;
     if (window < 1 || window > MAX_WINDOW) window = 64;
     char *out = malloc(max > 0 ? max : 1), *in = malloc(max > 0 ? max : 1), ack[4];
     memset(out, 1, max > 0 ? max : 1);
@@ -55,7 +57,13 @@ int main(int argc, char **argv)
         MPI_Barrier(MPI_COMM_WORLD);
         for (int i = 0; i < sk + n; i++) {
             if (i == sk) t0 = MPI_Wtime();
-            if (latency) {
+            if (coll) {
+                double s = MPI_Wtime();
+                if (allreduce) MPI_Allreduce(out, in, (int)(size / 4), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+                else if (bcast) MPI_Bcast(out, (int)size, MPI_CHAR, 0, MPI_COMM_WORLD);
+                else MPI_Barrier(MPI_COMM_WORLD);
+                if (i >= sk) rt[i - sk] = MPI_Wtime() - s;
+            } else if (latency) {
                 double s = MPI_Wtime();
                 if (sender) {
                     MPI_Send(out, size, MPI_CHAR, peer, 1, MPI_COMM_WORLD);
@@ -80,11 +88,12 @@ int main(int argc, char **argv)
             }
         }
         double t = MPI_Wtime() - t0;
-        if (sender) {
+        if (coll ? me == 0 : sender) {
+            double half_rt = coll ? 1e6 : 5e5;          /* a collective's call is not a round trip */
             if (latency) {
                 qsort(rt, n, sizeof(double), cmp);
-                printf("R ompi %ld %.4f %.4f %.4f %.4f %.4f\n", size, t * 1e6 / (2.0 * n), pct(rt, n, 50) * 5e5,
-                    pct(rt, n, 99) * 5e5, pct(rt, n, 99.9) * 5e5, rt[n - 1] * 5e5);
+                printf("R ompi %ld %.4f %.4f %.4f %.4f %.4f\n", size, t * half_rt / n, pct(rt, n, 50) * half_rt,
+                    pct(rt, n, 99) * half_rt, pct(rt, n, 99.9) * half_rt, rt[n - 1] * half_rt);
             } else {
                 double messages = (bibw ? 2.0 : 1.0) * window * n;
                 printf("R ompi %ld %.4f %.4f\n", size, messages * size / t / 1e6, messages / t);

@@ -84,7 +84,7 @@ class BenchCommandTest
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource({ "mbw_mr, 4", "multi_lat, 4", "bibw, 2" })
+    @CsvSource({ "mbw_mr, 4", "multi_lat, 4", "bibw, 2", "allreduce, 3", "bcast, 3" })
     void multiPairAndBidirectionalTestsShouldReportEverySize(final String test, final int ranks)
     {
         final CliRun run = CliRun.of(args("bench", test, "-n", Integer.toString(ranks), "-m", "8:1024", "-W", "8", "--format", "json"));
@@ -93,6 +93,14 @@ class BenchCommandTest
         {
             assertTrue(run.out().contains("{\"test\":\"" + test + "\",\"transport\":\"sm4j\",\"size\":" + size + ","), run.out());
         }
+    }
+
+    @Test
+    void barrierShouldReportOneRowOfTimePerCall()
+    {
+        final CliRun run = CliRun.of(args("bench", "barrier", "-n", "3", "--format", "csv"));
+        assertEquals(0, run.exitCode(), run.err());
+        assertEquals(1, run.out().lines().filter(l -> l.startsWith("barrier,sm4j,0,")).count(), run.out());
     }
 
     /**
@@ -132,14 +140,15 @@ class BenchCommandTest
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-        "bench foo                       | sm4j bench: unknown test 'foo' (expected: latency, bw, bibw, mbw_mr, multi_lat or wake)",
+        "bench foo                       | sm4j bench: unknown test 'foo' (expected: latency, bw, bibw, mbw_mr, multi_lat, wake, allreduce, bcast or barrier)",
+        "bench barrier -m 8:8            | sm4j bench: -m 8:8: barrier sends no data, it has no sizes",
         "bench wake -m 4:8               | sm4j bench: -m 4:8: wake sends a clock reading, expected sizes from 8 bytes",
         "bench wake --compare            | sm4j bench: --compare: wake measures sm4j alone (a waiting Open MPI rank never sleeps)",
         "bench wake --pause-us -1        | sm4j bench: --pause-us -1: expected 0..60000000 microseconds",
         "bench latency -m 10:5           | sm4j bench: -m 10:5: expected [MIN:]MAX with 0 <= MIN <= MAX <= 4194304 bytes",
         "bench latency -m x              | sm4j bench: -m x: expected [MIN:]MAX",
         "bench bw -W 0                   | sm4j bench: -W 0: expected 1..1024",
-        "bench latency -n 4              | sm4j bench: -n 4: latency runs on 2 ranks (-n is for mbw_mr and multi_lat)",
+        "bench latency -n 4              | sm4j bench: -n 4: latency runs on 2 ranks (-n is for mbw_mr, multi_lat and the collectives)",
         "bench mbw_mr -n 3               | sm4j bench: -n 3: mbw_mr pairs ranks, expected an even count",
         "bench mbw_mr -n 4 --peers 8     | sm4j bench: --peers 8 applies to latency, bw and bibw only",
         "bench latency --idle fast       | sm4j bench: Invalid value for option '--idle'",
