@@ -149,18 +149,34 @@ public final class BenchRank
     }
 
     /**
-     * The collectives: every rank runs the loop; rank 0 times it. Warmed up with the loop itself at the
-     * smallest and the largest size ({@value #WARM_UP_CALLS} calls each), then each size's own warm-up.
+     * The collectives: every rank runs the loop; rank 0 times it. Warmed up as the other tests are: the loop
+     * at the smallest size ({@value #WARM_UP_CALLS} calls), then rounds over every size measured (a few calls
+     * each, the report's path once) until one round compiled nothing on any rank (at most
+     * {@value #ROUNDS_LIMIT_MILLIS} ms).
      */
     private static void runCollective(final Communicator comm, final BenchSpec spec) throws InterruptedException
     {
         final boolean timer = comm.rank() == 0;
-        final int largest = spec.sizes().get(spec.sizes().size() - 1);
-        final CollectiveLoop loop = new CollectiveLoop(comm, spec.test(), largest);
+        final CollectiveLoop loop = new CollectiveLoop(comm, spec.test(), spec.maxSize());
         comm.barrier();
-        for (final int size : List.of(spec.sizes().get(0), largest))
+        if (spec.jitWarmup() > 0)
         {
-            loop.run(false, size, 0, size > BenchTest.LARGE_MESSAGE ? 20 : WARM_UP_CALLS);
+            loop.run(false, spec.sizes().get(0), 0, WARM_UP_CALLS);
+            final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ROUNDS_LIMIT_MILLIS);
+            boolean compiled = true;
+            while (compiled)
+            {
+                final long before = compilationMillis();
+                for (final int size : spec.sizes())
+                {
+                    final ResultLine line = loop.run(timer, size, 0, size > BenchTest.LARGE_MESSAGE ? 2 : 100);
+                    if (line != null)
+                    {
+                        line.format(); // the report's path, discarded
+                    }
+                }
+                compiled = !everyRank(comm, compilationMillis() == before || System.nanoTime() - deadline > 0);
+            }
         }
         awaitQuietCompiler();
         for (final int size : spec.sizes())
