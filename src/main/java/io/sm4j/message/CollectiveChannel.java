@@ -56,11 +56,10 @@ final class CollectiveChannel implements Channel
         final int dest, final int tag, final DirectBuffer sendBuffer, final int sendOffset, final int sendLength,
         final int source, final MutableDirectBuffer recvBuffer, final int recvOffset, final int recvLength)
     {
-        final Request receive = communicator.irecvOnCollectiveTag(source, tag, recvBuffer, recvOffset, recvLength);
-        communicator.sendOnCollectiveTag(dest, tag, sendBuffer, sendOffset, sendLength);
         try
         {
-            return receive.await().length();
+            return communicator.sendRecvOnCollectiveTag(dest, tag, sendBuffer, sendOffset, sendLength,
+                source, recvBuffer, recvOffset, recvLength).length();
         }
         catch (final TruncationException ex)
         {

@@ -56,6 +56,8 @@ public final class Communicator implements AutoCloseable
     private SendRequest blockingSend;
     /** Created at the first collective call. */
     private Collectives collectives;
+    /** Reused by every exchange of a collective (one at a time: one thread, no re-entry). */
+    private RecvRequest exchange;
 
     /**
      * @param endpoint the transport endpoint; closed with this communicator.
@@ -73,6 +75,7 @@ public final class Communicator implements AutoCloseable
         engine = new ProgressEngine(endpoint, matcher, sends, rendezvous);
         blockingRecv = new RecvRequest(engine, false);
         blockingSend = new SendRequest(engine, false);
+        exchange = new RecvRequest(engine, false);
     }
 
     /**
@@ -625,12 +628,41 @@ public final class Communicator implements AutoCloseable
         return awaitReceive(source, tag, buffer, offset, length, status);
     }
 
-    Request irecvOnCollectiveTag(final int source, final int tag, final MutableDirectBuffer buffer, final int offset, final int length)
+    /**
+     * A collective's exchange: posts the receive, sends, waits for the receive. One request, reused, serves
+     * every exchange (a collective allocates nothing per call in the steady state).
+     *
+     * @return the received message's status.
+     */
+    Status sendRecvOnCollectiveTag(
+        final int dest, final int tag, final DirectBuffer sendBuffer, final int sendOffset, final int sendLength,
+        final int source, final MutableDirectBuffer recvBuffer, final int recvOffset, final int recvLength)
     {
         engine.checkUsable();
-        final RecvRequest request = new RecvRequest(engine, false).set(source, tag, buffer, offset, length, null);
+        final RecvRequest request = exchange.set(source, tag, recvBuffer, recvOffset, recvLength, null);
+        request.reset();
         matcher.post(request);
-        return request;
+        try
+        {
+            sendOnCollectiveTag(dest, tag, sendBuffer, sendOffset, sendLength);
+            return request.await();
+        }
+        catch (final RuntimeException ex)
+        {
+            if (!request.isDone())
+            {
+                matcher.queues().withdraw(request);
+                exchange = new RecvRequest(engine, false); // the protocol may still hold the old one
+            }
+            throw ex;
+        }
+        finally
+        {
+            if (request.isDone())
+            {
+                request.buffer = null; // do not keep the caller's buffer alive
+            }
+        }
     }
 
     private Collectives collectives()
