@@ -1,5 +1,6 @@
 package io.sm4j.message;
 
+import io.sm4j.collective.Op;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -101,6 +102,33 @@ class AllocationTest extends TwoCommunicators
             return allocatedBytes() - before;
         });
         assertBelowOneBytePerMessage(bytes, MESSAGES, "64 B windows of persistent requests");
+    }
+
+    /**
+     * A reduction's exchange reuses one request, its operands and result reuse grow-only buffers, and the
+     * operator is made once: an allReduce of 4 doubles allocates nothing per call, as a ping-pong does not.
+     */
+    @Test
+    void allReduceShouldAllocateNothingPerCall()
+    {
+        final int calls = MESSAGES / 2;
+        final long[] bytes = runBoth((comm, peer) ->
+        {
+            final double[] mine = { comm.rank(), 1, 2, 3 };
+            final double[] sum = new double[4];
+            for (int i = 0; i < WARM_UP / 2; i++)
+            {
+                comm.allReduce(mine, sum, Op.SUM);
+            }
+            final long before = allocatedBytes();
+            for (int i = 0; i < calls; i++)
+            {
+                comm.allReduce(mine, sum, Op.SUM);
+            }
+            assertEquals(1.0, sum[0]);
+            return allocatedBytes() - before;
+        });
+        assertBelowOneBytePerMessage(bytes, calls, "allReduce of 4 doubles");
     }
 
     private interface RoundTrip
