@@ -169,7 +169,7 @@ public final class BenchRank
                 final long before = compilationMillis();
                 for (final int size : spec.sizes())
                 {
-                    final ResultLine line = loop.run(timer, size, 0, size > BenchTest.LARGE_MESSAGE ? 2 : 100);
+                    final ResultLine line = loop.run(true, size, 0, size > BenchTest.LARGE_MESSAGE ? 2 : 100);
                     if (line != null)
                     {
                         line.format(); // the report's path, discarded
@@ -183,7 +183,7 @@ public final class BenchRank
         {
             progress(timer, "sm4j", size);
             comm.barrier();
-            report(loop.run(timer, size, spec.skipFor(size), spec.iterationsFor(size)));
+            report(loop.run(true, size, spec.skipFor(size), spec.iterationsFor(size)));
         }
         comm.barrier();
     }

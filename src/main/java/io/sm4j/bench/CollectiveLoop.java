@@ -3,11 +3,12 @@ package io.sm4j.bench;
 import io.sm4j.collective.Op;
 import io.sm4j.message.Communicator;
 import org.HdrHistogram.Histogram;
+import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * The OSU collective loops over sm4j (osu_allreduce, osu_bcast, osu_barrier): every rank calls the
- * collective {@code skip + iterations} times; the timing rank records each call and reports the time per
- * call, as OSU reports it (not halved: a collective is not a round trip).
+ * collective {@code skip + iterations} times and times each call; rank 0 reports the time per call over
+ * every rank's calls, as OSU reports it (not halved: a collective is not a round trip).
  */
 final class CollectiveLoop
 {
@@ -30,47 +31,58 @@ final class CollectiveLoop
     }
 
     /**
-     * @return the timing rank's result line; null on the other ranks.
+     * Every rank times each call; the next call starts after a barrier (as OSU's loops, but for the barrier
+     * test itself). The times of every rank's calls are gathered to rank 0: the mean and the percentiles are
+     * over all of them (OSU's average over ranks).
+     *
+     * @return rank 0's result line; null on the other ranks and when {@code report} is false.
      */
-    ResultLine run(final boolean timer, final int size, final int skip, final int iterations)
+    ResultLine run(final boolean report, final int size, final int skip, final int iterations)
     {
-        final long[] ends = timer ? new long[iterations] : null;
         final float[] in = test == BenchTest.ALLREDUCE ? java.util.Arrays.copyOf(floats, size / Float.BYTES) : null;
         final float[] out = test == BenchTest.ALLREDUCE ? java.util.Arrays.copyOf(sums, size / Float.BYTES) : null;
-        long start = System.nanoTime();
+        final UnsafeBuffer calls = new UnsafeBuffer(new byte[iterations * Long.BYTES]);
         for (int i = 0; i < skip + iterations; i++)
         {
-            if (i == skip)
-            {
-                start = System.nanoTime();
-            }
+            final long start = System.nanoTime();
             switch (test)
             {
                 case ALLREDUCE -> comm.allReduce(in, out, Op.SUM);
                 case BCAST -> comm.bcast(bytes, 0, size, 0);
                 default -> comm.barrier();
             }
-            if (timer && i >= skip)
+            if (i >= skip)
             {
-                ends[i - skip] = System.nanoTime();
+                calls.putLong((i - skip) * Long.BYTES, System.nanoTime() - start);
+            }
+            if (test != BenchTest.BARRIER)
+            {
+                comm.barrier();
             }
         }
-        if (!timer)
+        if (!report)
         {
             return null;
         }
-        final Histogram calls = new Histogram(3);
-        long previous = start;
-        for (final long end : ends)
+        final UnsafeBuffer everyones = comm.rank() == 0 ? new UnsafeBuffer(new byte[calls.capacity() * comm.size()]) : null;
+        comm.gather(calls, 0, calls.capacity(), everyones, 0, 0);
+        if (everyones == null)
         {
-            calls.recordValue(end - previous);
-            previous = end;
+            return null;
+        }
+        final Histogram histogram = new Histogram(3);
+        long total = 0;
+        for (int at = 0; at < everyones.capacity(); at += Long.BYTES)
+        {
+            final long nanos = everyones.getLong(at);
+            histogram.recordValue(nanos);
+            total += nanos;
         }
         return new ResultLine("sm4j", size, new double[]{
-            (previous - start) / 1e3 / iterations,
-            calls.getValueAtPercentile(50) / 1e3,
-            calls.getValueAtPercentile(99) / 1e3,
-            calls.getValueAtPercentile(99.9) / 1e3,
-            calls.getMaxValue() / 1e3 });
+            total / 1e3 / ((long)iterations * comm.size()),
+            histogram.getValueAtPercentile(50) / 1e3,
+            histogram.getValueAtPercentile(99) / 1e3,
+            histogram.getValueAtPercentile(99.9) / 1e3,
+            histogram.getMaxValue() / 1e3 });
     }
 }

@@ -45,7 +45,7 @@ import java.util.concurrent.Callable;
             "multi_lat (n/2 pairs ping-pong at once), wake (not OSU's: ping-pong after a pause in which the receiver " +
             "falls asleep, timing send to receipt, and the sleeping rank's CPU), and the collectives on n ranks: allreduce " +
             "(osu_allreduce: size / 4 floats, SUM), bcast (osu_bcast, from rank 0) and barrier (osu_barrier), timed per call " +
-            "on rank 0. Output as OSU prints it (size, then average latency or MB/s, " +
+            "on every rank. Output as OSU prints it (size, then average latency or MB/s, " +
             "10^6 bytes per second), then p50, p99, p99.9 and max (HdrHistogram) or the message rate.",
         "",
         "--compare adds, between the same two JVMs and in the same loops, size by size: Agrona's " +
@@ -351,7 +351,8 @@ final class BenchCommand implements Callable<Integer>
         facts.add("rank JVMs: " + String.join(" ", BenchRunner.rankJvmArgs(jvmArgs)));
         facts.add(test == BenchTest.WAKE ? "wake-up: from the send to the sleeping receiver having the message, after a pause of " +
             pauseMicros + " us before every round trip (the receiver's CPU while it waited is on stderr)" :
-            test.collective() ? "time per call on rank 0: Avg = elapsed / iterations, as OSU; percentiles from every call" :
+            test.collective() ? "time per call: every rank times each call, a barrier between calls (but for barrier itself), as " +
+            "OSU; Avg and percentiles over every rank's calls" :
             test.latency() ? "one-way latency: Avg = elapsed / (2 x iterations), as OSU; percentiles from every round trip / 2" +
             (test == BenchTest.MULTI_LAT ? "; every column is the mean over the pairs" : "") :
             "MB/s = 10^6 bytes per second" + (test == BenchTest.BIBW ? ", both directions counted" : "") +

@@ -30,13 +30,20 @@ import org.agrona.concurrent.UnsafeBuffer;
  */
 public final class Collectives
 {
-    /** Tags of the collectives, all below {@code ANY_TAG} (-1): no user receive matches them. */
+    /**
+     * Tags of the collectives, all below {@code ANY_TAG} (-1): no user receive matches them. Each collective
+     * has its own, so ranks that call different collectives wait for each other instead of mixing them up;
+     * the steps of a composite one (allGather's gather and bcast, allReduce's reduce and bcast) share its tag,
+     * since between any two ranks they send in opposite directions.
+     */
     static final int BCAST_TAG = -2;
     static final int REDUCE_TAG = -3;
     static final int ROOT_TAG = -4;
     static final int GATHER_TAG = -5;
     static final int SCATTER_TAG = -6;
     static final int ALL_TO_ALL_TAG = -7;
+    static final int ALL_REDUCE_TAG = -8;
+    static final int ALL_GATHER_TAG = -9;
 
     private final Channel channel;
     private final int rank;
@@ -60,6 +67,11 @@ public final class Collectives
      */
     public void bcast(final MutableDirectBuffer buffer, final int offset, final int length, final int root)
     {
+        bcast(buffer, offset, length, root, BCAST_TAG);
+    }
+
+    private void bcast(final MutableDirectBuffer buffer, final int offset, final int length, final int root, final int tag)
+    {
         checkRoot(root);
         checkRange("buffer", buffer, offset, length);
         final int relative = (rank - root + size) % size;
@@ -68,7 +80,7 @@ public final class Collectives
         {
             if ((relative & mask) != 0)
             {
-                receive((relative - mask + root) % size, BCAST_TAG, buffer, offset, length);
+                receive((relative - mask + root) % size, tag, buffer, offset, length);
                 break;
             }
             mask <<= 1;
@@ -77,7 +89,7 @@ public final class Collectives
         {
             if (relative + mask < size)
             {
-                channel.send((relative + mask + root) % size, BCAST_TAG, buffer, offset, length);
+                channel.send((relative + mask + root) % size, tag, buffer, offset, length);
             }
         }
     }
@@ -90,6 +102,13 @@ public final class Collectives
     public void reduce(
         final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset,
         final int length, final ByteOperator op, final int root)
+    {
+        reduce(send, sendOffset, recv, recvOffset, length, op, root, REDUCE_TAG);
+    }
+
+    private void reduce(
+        final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset,
+        final int length, final ByteOperator op, final int root, final int tag)
     {
         checkRoot(root);
         checkRange("send", send, sendOffset, length);
@@ -107,12 +126,12 @@ public final class Collectives
         {
             if ((rank & mask) != 0)
             {
-                channel.send(rank - mask, REDUCE_TAG, partial, 0, length);
+                channel.send(rank - mask, tag, partial, 0, length);
                 break;
             }
             if (rank + mask < size)
             {
-                receive(rank + mask, REDUCE_TAG, partial, length, length);
+                receive(rank + mask, tag, partial, length, length);
                 op.apply(partial, 0, partial, length, length);
             }
         }
@@ -138,8 +157,8 @@ public final class Collectives
         final int length, final ByteOperator op)
     {
         checkRange("recv", recv, recvOffset, length);
-        reduce(send, sendOffset, recv, recvOffset, length, op, 0);
-        bcast(recv, recvOffset, length, 0);
+        reduce(send, sendOffset, recv, recvOffset, length, op, 0, ALL_REDUCE_TAG);
+        bcast(recv, recvOffset, length, 0, ALL_REDUCE_TAG);
     }
 
     public void reduce(final int[] send, final int[] recv, final Op op, final int root)
@@ -190,11 +209,18 @@ public final class Collectives
         final DirectBuffer send, final int sendOffset, final int length, final MutableDirectBuffer recv, final int recvOffset,
         final int root)
     {
+        gather(send, sendOffset, length, recv, recvOffset, root, GATHER_TAG);
+    }
+
+    private void gather(
+        final DirectBuffer send, final int sendOffset, final int length, final MutableDirectBuffer recv, final int recvOffset,
+        final int root, final int tag)
+    {
         checkRoot(root);
         checkRange("send", send, sendOffset, length);
         if (rank != root)
         {
-            channel.send(root, GATHER_TAG, send, sendOffset, length);
+            channel.send(root, tag, send, sendOffset, length);
             return;
         }
         checkRange("recv", recv, recvOffset, (long)length * size);
@@ -206,7 +232,7 @@ public final class Collectives
             }
             else
             {
-                receive(r, GATHER_TAG, recv, recvOffset + r * length, length);
+                receive(r, tag, recv, recvOffset + r * length, length);
             }
         }
     }
@@ -247,8 +273,8 @@ public final class Collectives
         final DirectBuffer send, final int sendOffset, final int length, final MutableDirectBuffer recv, final int recvOffset)
     {
         checkRange("recv", recv, recvOffset, (long)length * size);
-        gather(send, sendOffset, length, recv, recvOffset, 0);
-        bcast(recv, recvOffset, length * size, 0);
+        gather(send, sendOffset, length, recv, recvOffset, 0, ALL_GATHER_TAG);
+        bcast(recv, recvOffset, length * size, 0, ALL_GATHER_TAG);
     }
 
     /**
@@ -304,22 +330,22 @@ public final class Collectives
         final int pof2 = Integer.highestOneBit(size);
         if (rank >= pof2)
         {
-            channel.send(rank - pof2, REDUCE_TAG, work, mine, length);
-            receive(rank - pof2, BCAST_TAG, recv, recvOffset, length);
+            channel.send(rank - pof2, ALL_REDUCE_TAG, work, mine, length);
+            receive(rank - pof2, ALL_REDUCE_TAG, recv, recvOffset, length);
             return;
         }
         if (rank + pof2 < size)
         {
-            receive(rank + pof2, REDUCE_TAG, work, theirs, length);
+            receive(rank + pof2, ALL_REDUCE_TAG, work, theirs, length);
             op.apply(work, mine, work, theirs, length);
         }
         for (int mask = 1; mask < pof2; mask <<= 1)
         {
             final int partner = rank ^ mask;
-            final int received = channel.sendRecv(partner, REDUCE_TAG, work, mine, length, partner, work, theirs, length);
+            final int received = channel.sendRecv(partner, ALL_REDUCE_TAG, work, mine, length, partner, work, theirs, length);
             if (received != length)
             {
-                throw mismatch(partner, REDUCE_TAG, received, length);
+                throw mismatch(partner, ALL_REDUCE_TAG, received, length);
             }
             if (partner < rank)
             {
@@ -336,7 +362,7 @@ public final class Collectives
         recv.putBytes(recvOffset, work, mine, length);
         if (rank + pof2 < size)
         {
-            channel.send(rank + pof2, BCAST_TAG, recv, recvOffset, length);
+            channel.send(rank + pof2, ALL_REDUCE_TAG, recv, recvOffset, length);
         }
     }
 
@@ -356,6 +382,11 @@ public final class Collectives
         }
         final ByteOperator operator = operator(op, type);
         final int count = java.lang.reflect.Array.getLength(send);
+        if (count > (Integer.MAX_VALUE - 8) / 2 / type.bytes)
+        {
+            throw new IllegalArgumentException("send has " + count + " elements: at most " + (Integer.MAX_VALUE - 8) / 2 / type.bytes +
+                " of " + type.name().toLowerCase() + " in one reduction");
+        }
         final int length = count * type.bytes;
         if (packed.capacity() < length)
         {
@@ -482,13 +513,13 @@ public final class Collectives
 
     private UnsafeBuffer scratch(final long length)
     {
-        if (length > Integer.MAX_VALUE)
+        if (length > Integer.MAX_VALUE - 8)
         {
             throw new IllegalArgumentException("length=" + length / 2 + " is too large for one reduction (at most 1 GiB)");
         }
         if (scratch.capacity() < length)
         {
-            scratch = new UnsafeBuffer(new byte[(int)Math.max(length, 2L * scratch.capacity())]);
+            scratch = new UnsafeBuffer(new byte[(int)Math.min(Integer.MAX_VALUE - 8, Math.max(length, 2L * scratch.capacity()))]);
         }
         return scratch;
     }
@@ -545,6 +576,8 @@ public final class Collectives
             case GATHER_TAG -> "gather";
             case SCATTER_TAG -> "scatter";
             case ALL_TO_ALL_TAG -> "allToAll";
+            case ALL_REDUCE_TAG -> "allReduce";
+            case ALL_GATHER_TAG -> "allGather";
             default -> "collective";
         };
     }

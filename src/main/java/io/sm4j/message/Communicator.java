@@ -586,7 +586,18 @@ public final class Communicator implements AutoCloseable
     {
         checkSend(dest, sendTag, CallChecks.capacityOf(sendBuffer), sendOffset, sendLength);
         final Request receive = irecv(source, recvTag, recvBuffer, recvOffset, recvLength);
-        send(dest, sendTag, sendBuffer, sendOffset, sendLength);
+        try
+        {
+            send(dest, sendTag, sendBuffer, sendOffset, sendLength);
+        }
+        catch (final RuntimeException ex)
+        {
+            if (!receive.isDone())
+            {
+                matcher.queues().withdraw((RecvRequest)receive); // else it would take a later message
+            }
+            throw ex;
+        }
         return receive.await();
     }
 

@@ -22,8 +22,8 @@ import static io.sm4j.message.MessageType.*;
  */
 final class Matcher implements FragmentHandler
 {
-    /** The probe tag while no probe runs (no message has it). */
-    private static final int NO_PROBE = -2;
+    /** The probe tag while no probe runs: no message has it (users' tags are >= 0, the collectives' above this). */
+    private static final int NO_PROBE = Integer.MIN_VALUE;
     private static final byte[] NO_BYTES = new byte[0];
 
     private final Endpoint endpoint;

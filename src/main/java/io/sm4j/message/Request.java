@@ -18,6 +18,12 @@ public abstract class Request implements Awaitable
     private final boolean persistent;
     private final Status status = new Status();
     private boolean complete;
+    /**
+     * True until the completion of the current run has been reported (by {@link #await}, a {@link #test} that
+     * returned true, or a wait or test over several requests): those skip a request that is not active, as
+     * MPI skips inactive persistent requests and MPI_REQUEST_NULL.
+     */
+    private boolean active;
     private Sm4jException error;
 
     /**
@@ -28,6 +34,7 @@ public abstract class Request implements Awaitable
         this.progress = progress;
         this.persistent = persistent;
         this.complete = persistent;
+        this.active = !persistent;
     }
 
     /**
@@ -48,6 +55,7 @@ public abstract class Request implements Awaitable
             throw new IllegalStateException("the request is still active: await or test it to completion first");
         }
         reset();
+        active = true;
         startIn(progress);
         return this;
     }
@@ -71,7 +79,7 @@ public abstract class Request implements Awaitable
             {
                 progress.progress();
             }
-            return completed();
+            return reported();
         }
         catch (final InternalError error)
         {
@@ -90,7 +98,7 @@ public abstract class Request implements Awaitable
         {
             progress.await(this);
         }
-        completed();
+        reported();
         return status;
     }
 
@@ -104,7 +112,7 @@ public abstract class Request implements Awaitable
         {
             return null;
         }
-        completed();
+        reported();
         return status;
     }
 
@@ -127,10 +135,11 @@ public abstract class Request implements Awaitable
     }
 
     /**
-     * Waits until every request completes (MPI_Waitall). Null entries are skipped, as MPI_REQUEST_NULL; an
-     * inactive persistent request counts as complete.
+     * Waits until every request completes (MPI_Waitall), then sets each non-persistent one's entry to null
+     * (MPI_REQUEST_NULL) and makes each persistent one inactive. Null entries and inactive persistent requests
+     * are skipped.
      *
-     * @return each request's status, null for a null entry.
+     * @return each request's status, null for an entry that was null or inactive.
      * @throws Sm4jException the first error among them, in array order, once all have completed.
      * @throws IllegalArgumentException if the requests belong to more than one communicator.
      */
@@ -139,85 +148,87 @@ public abstract class Request implements Awaitable
         final Progress progress = progressOf(requests);
         if (progress != null)
         {
-            progress.await(() -> doneCount(requests) == live(requests));
+            progress.await(() -> firstActive(requests, false) < 0);
         }
         final Status[] statuses = new Status[requests.length];
+        Sm4jException first = null;
         for (int i = 0; i < requests.length; i++)
         {
-            if (requests[i] != null)
+            if (isActive(requests[i]))
             {
-                requests[i].completed();
                 statuses[i] = requests[i].status;
+                first = first == null ? requests[i].error : first;
+                release(requests, i);
             }
+        }
+        if (first != null)
+        {
+            throw first;
         }
         return statuses;
     }
 
     /**
-     * Waits until one request completes (MPI_Waitany).
+     * Waits until one active request completes (MPI_Waitany); its entry is then set to null if it is not
+     * persistent, and a persistent one becomes inactive, so that a loop of waitAny handles each request once.
      *
-     * @return the index of a completed request (the lowest), or -1 if every entry is null.
+     * @return the index of a completed request (the lowest), or -1 if no entry is active.
      * @throws Sm4jException if that request completed with an error.
      */
     public static int waitAny(final Request... requests)
     {
         final Progress progress = progressOf(requests);
-        if (progress == null)
+        if (progress == null || firstActive(requests, true) < 0 && firstActive(requests, false) < 0)
         {
             return -1;
         }
-        progress.await(() -> firstDone(requests) >= 0);
-        final int index = firstDone(requests);
-        requests[index].completed();
-        return index;
+        progress.await(() -> firstActive(requests, true) >= 0);
+        return take(requests, firstActive(requests, true));
     }
 
     /**
-     * Waits until at least one request completes (MPI_Waitsome).
+     * Waits until at least one active request completes (MPI_Waitsome), then takes every completed one as
+     * {@link #waitAny} takes one.
      *
-     * @return the indexes of every completed request, ascending; empty if every entry is null.
+     * @return the indexes of every completed request, ascending; empty if no entry is active.
      * @throws Sm4jException the first error among the completed ones.
      */
     public static int[] waitSome(final Request... requests)
     {
         final Progress progress = progressOf(requests);
-        if (progress == null)
+        if (progress == null || firstActive(requests, true) < 0 && firstActive(requests, false) < 0)
         {
             return new int[0];
         }
-        progress.await(() -> firstDone(requests) >= 0);
-        return completedIndexes(requests);
+        progress.await(() -> firstActive(requests, true) >= 0);
+        return takeCompleted(requests);
     }
 
     /**
-     * Progresses once (MPI_Testall).
+     * Progresses once (MPI_Testall); when every active request has completed, takes them as {@link #waitAll}.
      *
-     * @return true if every request has completed.
+     * @return true if every active request has completed (or none is active).
      * @throws Sm4jException the first error among them, in array order, once all have completed.
      */
     public static boolean testAll(final Request... requests)
     {
         final Progress progress = progressOf(requests);
-        if (progress == null)
-        {
-            return true;
-        }
-        if (doneCount(requests) < live(requests))
+        if (progress != null && firstActive(requests, false) >= 0)
         {
             progress.progress();
-            if (doneCount(requests) < live(requests))
+            if (firstActive(requests, false) >= 0)
             {
                 return false;
             }
         }
-        waitAll(requests); // all complete: reports the first error
+        waitAll(requests); // every active one has completed: takes them, reports the first error
         return true;
     }
 
     /**
-     * Progresses once (MPI_Testany).
+     * Progresses once (MPI_Testany); takes a completed request as {@link #waitAny} does.
      *
-     * @return the index of a completed request (the lowest), or -1 if none has completed (or all are null).
+     * @return the index of a completed request (the lowest), or -1 if none has completed (or none is active).
      * @throws Sm4jException if that request completed with an error.
      */
     public static int testAny(final Request... requests)
@@ -227,17 +238,13 @@ public abstract class Request implements Awaitable
         {
             return -1;
         }
-        int index = firstDone(requests);
-        if (index < 0)
+        int index = firstActive(requests, true);
+        if (index < 0 && firstActive(requests, false) >= 0)
         {
             progress.progress();
-            index = firstDone(requests);
+            index = firstActive(requests, true);
         }
-        if (index >= 0)
-        {
-            requests[index].completed();
-        }
-        return index;
+        return index < 0 ? -1 : take(requests, index);
     }
 
     /**
@@ -264,31 +271,20 @@ public abstract class Request implements Awaitable
         return progress;
     }
 
-    private static int live(final Request[] requests)
+    private static boolean isActive(final Request request)
     {
-        int live = 0;
-        for (final Request request : requests)
-        {
-            live += request == null ? 0 : 1;
-        }
-        return live;
+        return request != null && request.active;
     }
 
-    private static int doneCount(final Request[] requests)
-    {
-        int done = 0;
-        for (final Request request : requests)
-        {
-            done += request != null && request.complete ? 1 : 0;
-        }
-        return done;
-    }
-
-    private static int firstDone(final Request[] requests)
+    /**
+     * @param complete find an active request that has completed (true) or one still running (false).
+     * @return its index, or -1.
+     */
+    private static int firstActive(final Request[] requests, final boolean complete)
     {
         for (int i = 0; i < requests.length; i++)
         {
-            if (requests[i] != null && requests[i].complete)
+            if (isActive(requests[i]) && requests[i].complete == complete)
             {
                 return i;
             }
@@ -296,22 +292,53 @@ public abstract class Request implements Awaitable
         return -1;
     }
 
-    private static int[] completedIndexes(final Request[] requests)
+    /**
+     * Reports the completed request at {@code index}: releases its entry, then throws its error if it failed.
+     */
+    private static int take(final Request[] requests, final int index)
     {
-        final int[] indexes = new int[doneCount(requests)];
+        final Request request = requests[index];
+        release(requests, index);
+        request.completed();
+        return index;
+    }
+
+    private static int[] takeCompleted(final Request[] requests)
+    {
+        int count = 0;
+        for (final Request request : requests)
+        {
+            count += isActive(request) && request.complete ? 1 : 0;
+        }
+        final int[] indexes = new int[count];
         int n = 0;
+        Sm4jException first = null;
         for (int i = 0; i < requests.length; i++)
         {
-            if (requests[i] != null && requests[i].complete)
+            if (isActive(requests[i]) && requests[i].complete)
             {
                 indexes[n++] = i;
+                first = first == null ? requests[i].error : first;
+                release(requests, i);
             }
         }
-        for (final int index : indexes)
+        if (first != null)
         {
-            requests[index].completed();
+            throw first;
         }
         return indexes;
+    }
+
+    /**
+     * Marks the request at {@code index} reported: inactive, and its entry null unless it is persistent.
+     */
+    private static void release(final Request[] requests, final int index)
+    {
+        requests[index].active = false;
+        if (!requests[index].persistent)
+        {
+            requests[index] = null;
+        }
     }
 
     /**
@@ -377,5 +404,17 @@ public abstract class Request implements Awaitable
             throw error;
         }
         return complete;
+    }
+
+    /**
+     * {@link #completed()}, marking the run's completion reported when it is complete.
+     */
+    private boolean reported()
+    {
+        if (complete)
+        {
+            active = false;
+        }
+        return completed();
     }
 }

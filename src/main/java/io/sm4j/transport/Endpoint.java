@@ -27,8 +27,9 @@ import java.util.concurrent.locks.LockSupport;
  * BTL). Eager fragments are per receiver and paid for with credits that the receiver returns in runs
  * ({@link io.sm4j.fifo.EagerCredits}); max-size fragments go back through the reverse FIFO with
  * {@link io.sm4j.layout.CbIndexDescriptor#RETURN_FLAG}. A word that finds its FIFO full waits on a
- * process-local pending list ({@link OutboundQueues}). A send without credit or room waits: it never consumes
- * anything (no re-entrant drain, no heap copy), so memory stays bounded and back-pressure reaches senders.
+ * process-local pending list ({@link OutboundQueues}). A claim without credit or room fails with its reason
+ * ({@link #NO_CREDIT}, {@link #BOX_FULL}, {@link #POOL_EMPTY}) and consumes nothing (no re-entrant drain, no
+ * heap copy): the caller polls and retries, so memory stays bounded and back-pressure reaches senders.
  * <p>
  * Thread safety: in {@link ThreadMode#SINGLE} one thread must drive the endpoint. In
  * {@link ThreadMode#MULTIPLE} every public method is thread-safe: each out-bound FIFO has its own lock,

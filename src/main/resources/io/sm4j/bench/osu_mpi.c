@@ -41,7 +41,7 @@ int main(int argc, char **argv)
     long min = atol(argv[2]), max = atol(argv[3]);
     int iters = atoi(argv[4]), skip = atoi(argv[5]), window = atoi(argv[6]);
     int allreduce = strcmp(test, "allreduce") == 0, bcast = strcmp(test, "bcast") == 0, barrier = strcmp(test, "barrier") == 0;
-    int coll = allreduce || bcast || barrier;   /* every rank calls; rank 0 times each call (not halved) */
+    int coll = allreduce || bcast || barrier;   /* every rank times each call (not halved), as OSU; rank 0 reports all ranks' calls */
     int latency = strcmp(test, "latency") == 0 || strcmp(test, "multi_lat") == 0 || coll, bibw = strcmp(test, "bibw") == 0;
     if (window < 1 || window > MAX_WINDOW) window = 64;
     char *out = malloc(max > 0 ? max : 1), *in = malloc(max > 0 ? max : 1), ack[4];
@@ -63,6 +63,7 @@ int main(int argc, char **argv)
                 else if (bcast) MPI_Bcast(out, (int)size, MPI_CHAR, 0, MPI_COMM_WORLD);
                 else MPI_Barrier(MPI_COMM_WORLD);
                 if (i >= sk) rt[i - sk] = MPI_Wtime() - s;
+                if (!barrier) MPI_Barrier(MPI_COMM_WORLD);  /* as OSU: the next call starts together */
             } else if (latency) {
                 double s = MPI_Wtime();
                 if (sender) {
@@ -88,6 +89,21 @@ int main(int argc, char **argv)
             }
         }
         double t = MPI_Wtime() - t0;
+        if (coll) {                                  /* every rank's calls, to rank 0: mean and percentiles over all */
+            int np;
+            MPI_Comm_size(MPI_COMM_WORLD, &np);
+            double *all = me == 0 ? malloc(sizeof(double) * n * np) : NULL;
+            MPI_Gather(rt, n, MPI_DOUBLE, all, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+            if (me == 0) {
+                t = 0;
+                for (int k = 0; k < n * np; k++) t += all[k];
+                t /= np;                             /* the timed calls' total of an average rank */
+                free(rt);
+                rt = all;
+                n = n * np;
+                t = t * np;                          /* t / n below: the mean over every call */
+            }
+        }
         if (coll ? me == 0 : sender) {
             double half_rt = coll ? 1e6 : 5e5;          /* a collective's call is not a round trip */
             if (latency) {

@@ -94,6 +94,13 @@ class CommunicatorTest extends TwoCommunicators
         init.start();
         assertEquals(1, Request.waitAll(mine, init, null)[0].length());
         theirs.await();
+        final Request[] three = { rank0.irecv(1, 8, new byte[1]), rank0.irecv(1, 8, new byte[1]), rank0.recvInit(1, 8, new byte[1]) };
+        rank1.send(0, 8, new byte[1]);
+        rank1.send(0, 8, new byte[1]);
+        assertEquals(0, Request.waitAny(three));
+        assertNull(three[0], "a request waitAny returned is MPI_REQUEST_NULL");
+        assertEquals(1, Request.waitAny(three));
+        assertEquals(-1, Request.waitAny(three), "a persistent request never started is inactive: skipped");
     }
 
     @Test

@@ -36,7 +36,7 @@ public final class FragmentReturnStress
      * <p>
      * Real classes: {@link SegmentLayout} (peers 2, one max-size fragment of 128 bytes per rank),
      * {@link FragmentPool} of rank 0, and one {@link FifoProducer} / {@link FifoConsumer} per direction (0 to 1
-     * data, 1 to 0 returns), over off-heap memory. {@code FragmentAccess}, {@code Receiver} and {@code Outbound}
+     * data, 1 to 0 returns), over off-heap memory. {@code FragmentAccess}, {@code FragmentPoller} and {@code OutboundQueues}
      * need a mapped {@code Segment}, so their steps are done here with the buffer operations they use: the
      * header written by plain {@code putInt} at {@link FragmentDescriptor#LENGTH_OFFSET} and
      * {@link FragmentDescriptor#SENDER_OFFSET} of the sender's pool region ({@code writeHeader}), read by plain

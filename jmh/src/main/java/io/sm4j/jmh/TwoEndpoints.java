@@ -39,10 +39,16 @@ final class TwoEndpoints
      * transport, as the message layer makes one with its header in front.
      *
      * @return false without room.
+     * @throws IllegalStateException if the receiver has left.
      */
     static boolean trySend(final Endpoint from, final SendClaim claim, final int to, final DirectBuffer payload, final int length)
     {
-        if (from.tryClaim(to, length, claim) != Endpoint.CLAIMED)
+        final int result = from.tryClaim(to, length, claim);
+        if (result == Endpoint.PEER_GONE)
+        {
+            throw new IllegalStateException("rank " + to + ": " + Endpoint.describeClaim(result));
+        }
+        if (result != Endpoint.CLAIMED)
         {
             return false;
         }
