@@ -843,6 +843,31 @@ public final class Communicator implements AutoCloseable
     }
 
     /**
+     * Aborts the job (MPI_Abort): records "rank R called abort(CODE): REASON" as its cause and wakes every
+     * rank, whose current or next wait ends with a {@link io.sm4j.segment.JobAbortedException} naming it.
+     * Never returns: the calling thread gets that exception too. Under {@code sm4j run}, a rank that lets it
+     * escape exits with code 1 and the launcher prints the cause; {@code code} is part of the message.
+     *
+     * @throws io.sm4j.segment.JobAbortedException always.
+     */
+    public void abort(final int code, final String reason)
+    {
+        engine.checkUsable();
+        engine.abortJob("rank " + rank + " called abort(" + code + "): " + reason);
+        engine.checkNotAborted();
+        throw new IllegalStateException("the job's abort was not recorded"); // checkNotAborted threw
+    }
+
+    /**
+     * Aborts the job because this rank failed with {@code failure}: the others' waits end with that cause
+     * instead of "the peer has detached" (for {@link ThreadJob}).
+     */
+    void abortFor(final Throwable failure)
+    {
+        engine.abortJob(io.sm4j.segment.JobAbortedException.ownFailure(rank, failure));
+    }
+
+    /**
      * Returns once every rank has entered the barrier: a dissemination barrier, ceil(log2 n) rounds of one
      * message through the segment each.
      */

@@ -213,6 +213,22 @@ final class ProgressEngine implements Progress
     }
 
     /**
+     * Aborts the job with {@code reason} ({@link Endpoint#abortJob}).
+     */
+    void abortJob(final String reason)
+    {
+        endpoint.abortJob(reason);
+    }
+
+    /**
+     * @throws io.sm4j.segment.JobAbortedException if the job was aborted.
+     */
+    void checkNotAborted()
+    {
+        endpoint.checkNotAborted();
+    }
+
+    /**
      * A fault of an access to the mapping (the file was truncated) surfaces as an {@link InternalError} on a
      * return shortly after the access, so each loop that waits catches it: this names the file instead.
      */

@@ -491,6 +491,28 @@ public final class Endpoint implements AutoCloseable
     }
 
     /**
+     * Aborts the job: records {@code reason} as its cause (the first recorded wins) and wakes every sleeping
+     * rank, whose waits then end with a {@link JobAbortedException} naming it.
+     */
+    public void abortJob(final String reason)
+    {
+        try
+        {
+            enter();
+            segment.abort(rank, reason);
+            peerBells.ringAll();
+        }
+        catch (final InternalError error)
+        {
+            throw fault(error);
+        }
+        finally
+        {
+            gate.exit();
+        }
+    }
+
+    /**
      * For a wait that cannot complete because a peer has detached: the detachment is rarely the cause. A rank
      * that saw the job aborted detaches (the abort, stored before its DETACHED, which the caller acquired, is
      * seen here at once); a rank that failed detaches before its failure is recorded, so in a job under a

@@ -3,7 +3,9 @@ package io.sm4j.it;
 import io.sm4j.cli.Sm4jCli;
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.layout.SegmentLayout;
+import io.sm4j.collective.Op;
 import io.sm4j.message.Communicator;
+import io.sm4j.message.ThreadJob;
 import io.sm4j.segment.Sm4jException;
 import io.sm4j.transport.TransportOptions;
 import org.junit.jupiter.api.Test;
@@ -46,6 +48,80 @@ class ThreadRanksTest
             assertEquals(SegmentLayout.compute(LayoutParams.defaults(size)).totalBytes(), Files.size(segment));
             assertEquals(expectedLines(size), runRing(segment, size));
             assertTrue(dir.isEmpty(), "the last rank to close removes the file");
+        }
+    }
+
+    /**
+     * One call runs the job: every rank's allReduce sees every rank, and the files are gone afterwards.
+     */
+    @ParameterizedTest(name = "{0} ranks")
+    @ValueSource(ints = { 1, 3 })
+    void threadJobShouldRunEveryRankAndLeaveNoFile(final int size) throws Exception
+    {
+        try (ScratchDir dir = ScratchDir.create("sm4j-thread-job-"))
+        {
+            final long[] sums = new long[size];
+            ThreadJob.run(dir.path, size, comm ->
+            {
+                final long[] sum = new long[1];
+                comm.allReduce(new long[]{ comm.rank() + 1 }, sum, Op.SUM);
+                sums[comm.rank()] = sum[0];
+            });
+            for (final long sum : sums)
+            {
+                assertEquals((long)size * (size + 1) / 2, sum);
+            }
+            assertTrue(dir.isEmpty(), "files left behind");
+        }
+    }
+
+    /**
+     * A rank that throws is the cause the call rethrows, and the others, blocked waiting for it, end with the
+     * job's abort naming that failure, not with "the peer has detached"; no file is left.
+     */
+    @Test
+    void aRankThatThrowsShouldBeTheCauseAndEndTheOthersWaits() throws Exception
+    {
+        try (ScratchDir dir = ScratchDir.create("sm4j-thread-job-"))
+        {
+            final Sm4jException thrown = assertThrows(Sm4jException.class, () -> ThreadJob.run(dir.path, 3, comm ->
+            {
+                if (comm.rank() == 2)
+                {
+                    throw new IllegalStateException("boom");
+                }
+                comm.recv(2, 0, new byte[1]); // never sent: only the abort ends this wait
+            }));
+            assertEquals("rank 2 of 3 failed: java.lang.IllegalStateException: boom", thrown.getMessage());
+            assertEquals("boom", thrown.getCause().getMessage());
+            assertEquals(2, thrown.getSuppressed().length);
+            for (final Throwable other : thrown.getSuppressed())
+            {
+                assertTrue(other.getMessage().contains("rank 2 threw java.lang.IllegalStateException: boom"), other.getMessage());
+            }
+            assertTrue(dir.isEmpty(), "files left behind");
+        }
+    }
+
+    @Test
+    void abortShouldEndEveryRanksWaitWithItsReason() throws Exception
+    {
+        try (ScratchDir dir = ScratchDir.create("sm4j-thread-job-"))
+        {
+            final Sm4jException thrown = assertThrows(Sm4jException.class, () -> ThreadJob.run(dir.path, 2, comm ->
+            {
+                if (comm.rank() == 1)
+                {
+                    comm.abort(3, "the input file is empty");
+                }
+                comm.recv(1, 0, new byte[1]);
+            }));
+            assertTrue(thrown.getCause().getMessage().endsWith("rank 1 called abort(3): the input file is empty"),
+                thrown.getCause().getMessage());
+            assertEquals(1, thrown.getSuppressed().length);
+            assertTrue(thrown.getSuppressed()[0].getMessage().endsWith("rank 1 called abort(3): the input file is empty"),
+                thrown.getSuppressed()[0].getMessage());
+            assertTrue(dir.isEmpty(), "files left behind");
         }
     }
 
