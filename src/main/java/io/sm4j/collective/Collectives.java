@@ -44,6 +44,19 @@ public final class Collectives
     static final int ALL_TO_ALL_TAG = -7;
     static final int ALL_REDUCE_TAG = -8;
     static final int ALL_GATHER_TAG = -9;
+    static final int SCAN_TAG = -10;
+    static final int EX_SCAN_TAG = -11;
+    static final int REDUCE_SCATTER_TAG = -12;
+    static final int GATHERV_TAG = -13;
+    static final int SCATTERV_TAG = -14;
+    static final int ALL_GATHERV_TAG = -15;
+    static final int ALL_TO_ALLV_TAG = -16;
+
+    /** What a typed reduction computes. */
+    private enum Kind
+    {
+        REDUCE, ALL_REDUCE, SCAN, EX_SCAN
+    }
 
     private final Channel channel;
     private final int rank;
@@ -53,6 +66,8 @@ public final class Collectives
     /** A typed reduction's operands and result as bytes; grown as needed, never shrunk. */
     private UnsafeBuffer packed = new UnsafeBuffer(new byte[64]);
     private UnsafeBuffer result = new UnsafeBuffer(new byte[64]);
+    /** Rank 0's whole reduced vector of a reduceScatter; grown as needed, never shrunk. */
+    private UnsafeBuffer whole = new UnsafeBuffer(new byte[64]);
     private final ByteOperator[] operators = new ByteOperator[Op.values().length * ElementType.values().length];
 
     public Collectives(final Channel channel)
@@ -163,42 +178,369 @@ public final class Collectives
 
     public void reduce(final int[] send, final int[] recv, final Op op, final int root)
     {
-        reduceTyped(send, recv, ElementType.INT, op, root, false);
+        reduceTyped(send, recv, ElementType.INT, op, root, Kind.REDUCE);
     }
 
     public void allReduce(final int[] send, final int[] recv, final Op op)
     {
-        reduceTyped(send, recv, ElementType.INT, op, rank, true);
+        reduceTyped(send, recv, ElementType.INT, op, rank, Kind.ALL_REDUCE);
+    }
+
+    /**
+     * Inclusive prefix reduction (MPI_Scan): rank r receives the combination of ranks 0..r's {@code send}.
+     */
+    public void scan(final int[] send, final int[] recv, final Op op)
+    {
+        reduceTyped(send, recv, ElementType.INT, op, rank, Kind.SCAN);
+    }
+
+    /**
+     * Exclusive prefix reduction (MPI_Exscan): rank r receives the combination of ranks 0..r-1's
+     * {@code send}; rank 0's {@code recv} is left as it is.
+     */
+    public void exScan(final int[] send, final int[] recv, final Op op)
+    {
+        reduceTyped(send, recv, ElementType.INT, op, rank, Kind.EX_SCAN);
     }
 
     public void reduce(final long[] send, final long[] recv, final Op op, final int root)
     {
-        reduceTyped(send, recv, ElementType.LONG, op, root, false);
+        reduceTyped(send, recv, ElementType.LONG, op, root, Kind.REDUCE);
     }
 
     public void allReduce(final long[] send, final long[] recv, final Op op)
     {
-        reduceTyped(send, recv, ElementType.LONG, op, rank, true);
+        reduceTyped(send, recv, ElementType.LONG, op, rank, Kind.ALL_REDUCE);
+    }
+
+    /**
+     * Inclusive prefix reduction (MPI_Scan): rank r receives the combination of ranks 0..r's {@code send}.
+     */
+    public void scan(final long[] send, final long[] recv, final Op op)
+    {
+        reduceTyped(send, recv, ElementType.LONG, op, rank, Kind.SCAN);
+    }
+
+    /**
+     * Exclusive prefix reduction (MPI_Exscan): rank r receives the combination of ranks 0..r-1's
+     * {@code send}; rank 0's {@code recv} is left as it is.
+     */
+    public void exScan(final long[] send, final long[] recv, final Op op)
+    {
+        reduceTyped(send, recv, ElementType.LONG, op, rank, Kind.EX_SCAN);
     }
 
     public void reduce(final float[] send, final float[] recv, final Op op, final int root)
     {
-        reduceTyped(send, recv, ElementType.FLOAT, op, root, false);
+        reduceTyped(send, recv, ElementType.FLOAT, op, root, Kind.REDUCE);
     }
 
     public void allReduce(final float[] send, final float[] recv, final Op op)
     {
-        reduceTyped(send, recv, ElementType.FLOAT, op, rank, true);
+        reduceTyped(send, recv, ElementType.FLOAT, op, rank, Kind.ALL_REDUCE);
+    }
+
+    /**
+     * Inclusive prefix reduction (MPI_Scan): rank r receives the combination of ranks 0..r's {@code send}.
+     */
+    public void scan(final float[] send, final float[] recv, final Op op)
+    {
+        reduceTyped(send, recv, ElementType.FLOAT, op, rank, Kind.SCAN);
+    }
+
+    /**
+     * Exclusive prefix reduction (MPI_Exscan): rank r receives the combination of ranks 0..r-1's
+     * {@code send}; rank 0's {@code recv} is left as it is.
+     */
+    public void exScan(final float[] send, final float[] recv, final Op op)
+    {
+        reduceTyped(send, recv, ElementType.FLOAT, op, rank, Kind.EX_SCAN);
     }
 
     public void reduce(final double[] send, final double[] recv, final Op op, final int root)
     {
-        reduceTyped(send, recv, ElementType.DOUBLE, op, root, false);
+        reduceTyped(send, recv, ElementType.DOUBLE, op, root, Kind.REDUCE);
     }
 
     public void allReduce(final double[] send, final double[] recv, final Op op)
     {
-        reduceTyped(send, recv, ElementType.DOUBLE, op, rank, true);
+        reduceTyped(send, recv, ElementType.DOUBLE, op, rank, Kind.ALL_REDUCE);
+    }
+
+    /**
+     * Inclusive prefix reduction (MPI_Scan): rank r receives the combination of ranks 0..r's {@code send}.
+     */
+    public void scan(final double[] send, final double[] recv, final Op op)
+    {
+        reduceTyped(send, recv, ElementType.DOUBLE, op, rank, Kind.SCAN);
+    }
+
+    /**
+     * Exclusive prefix reduction (MPI_Exscan): rank r receives the combination of ranks 0..r-1's
+     * {@code send}; rank 0's {@code recv} is left as it is.
+     */
+    public void exScan(final double[] send, final double[] recv, final Op op)
+    {
+        reduceTyped(send, recv, ElementType.DOUBLE, op, rank, Kind.EX_SCAN);
+    }
+
+    /**
+     * Inclusive prefix reduction over bytes (MPI_Scan): rank r's {@code recv} gets ranks 0..r's
+     * {@code send} combined in rank order.
+     */
+    public void scan(
+        final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset,
+        final int length, final ByteOperator op)
+    {
+        scan(send, sendOffset, recv, recvOffset, length, op, false);
+    }
+
+    /**
+     * Exclusive prefix reduction over bytes (MPI_Exscan): rank r's {@code recv} gets ranks 0..r-1's
+     * {@code send} combined in rank order; rank 0's is left as it is.
+     */
+    public void exScan(
+        final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset,
+        final int length, final ByteOperator op)
+    {
+        scan(send, sendOffset, recv, recvOffset, length, op, true);
+    }
+
+    /**
+     * Recursive doubling (MPICH's scan): in round k rank r exchanges with r XOR 2^k the combination of its
+     * aligned block of 2^k ranks; the lower block's is always the {@code left} operand, so the prefix is
+     * combined in rank order and the same inputs give the same bits on every run.
+     */
+    private void scan(
+        final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset,
+        final int length, final ByteOperator op, final boolean exclusive)
+    {
+        checkRange("send", send, sendOffset, length);
+        checkRange("recv", recv, recvOffset, length);
+        if (op == null)
+        {
+            throw new NullPointerException("op is null");
+        }
+        final int tag = exclusive ? EX_SCAN_TAG : SCAN_TAG;
+        final UnsafeBuffer work = scratch(4L * length);
+        int partial = 0;
+        int received = length;
+        int copy = 2 * length;
+        int prefix = 3 * length;
+        boolean hasPrefix = !exclusive;
+        work.putBytes(partial, send, sendOffset, length);
+        if (!exclusive)
+        {
+            work.putBytes(prefix, send, sendOffset, length);
+        }
+        for (int mask = 1; mask < size; mask <<= 1)
+        {
+            final int partner = rank ^ mask;
+            if (partner >= size)
+            {
+                continue;
+            }
+            final int got = channel.sendRecv(partner, tag, work, partial, length, partner, work, received, length);
+            if (got != length)
+            {
+                throw mismatch(partner, tag, got, length);
+            }
+            if (partner < rank)
+            {
+                // the partner's block is below this rank's: it comes first in the prefix and in the partial
+                if (hasPrefix)
+                {
+                    work.putBytes(copy, work, received, length);
+                    op.apply(work, copy, work, prefix, length);
+                    final int swap = prefix;
+                    prefix = copy;
+                    copy = swap;
+                }
+                else
+                {
+                    work.putBytes(prefix, work, received, length);
+                    hasPrefix = true;
+                }
+                op.apply(work, received, work, partial, length);
+                final int swap = partial;
+                partial = received;
+                received = swap;
+            }
+            else
+            {
+                op.apply(work, partial, work, received, length);
+            }
+        }
+        if (hasPrefix)
+        {
+            recv.putBytes(recvOffset, work, prefix, length);
+        }
+    }
+
+    /**
+     * Reduces every rank's {@code size * blockLength} bytes with {@code op} and hands rank r block r of the
+     * result (MPI_Reduce_scatter_block): a {@link #reduce} to rank 0, then a scatter.
+     */
+    public void reduceScatter(
+        final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset,
+        final int blockLength, final ByteOperator op)
+    {
+        checkRange("send", send, sendOffset, (long)blockLength * size);
+        checkRange("recv", recv, recvOffset, blockLength);
+        final int length = Math.multiplyExact(blockLength, size);
+        if (rank == 0 && whole.capacity() < length)
+        {
+            whole = new UnsafeBuffer(new byte[length]);
+        }
+        reduce(send, sendOffset, rank == 0 ? whole : null, 0, length, op, 0, REDUCE_SCATTER_TAG);
+        scatterOn(rank == 0 ? whole : null, 0, recv, recvOffset, blockLength, 0, REDUCE_SCATTER_TAG);
+    }
+
+    public void reduceScatter(final int[] send, final int[] recv, final Op op)
+    {
+        reduceScatterTyped(send, recv, ElementType.INT, op);
+    }
+
+    public void reduceScatter(final long[] send, final long[] recv, final Op op)
+    {
+        reduceScatterTyped(send, recv, ElementType.LONG, op);
+    }
+
+    public void reduceScatter(final float[] send, final float[] recv, final Op op)
+    {
+        reduceScatterTyped(send, recv, ElementType.FLOAT, op);
+    }
+
+    public void reduceScatter(final double[] send, final double[] recv, final Op op)
+    {
+        reduceScatterTyped(send, recv, ElementType.DOUBLE, op);
+    }
+
+    /**
+     * The root receives rank r's {@code counts[r]} bytes at {@code recvOffset + displacements[r]}
+     * (MPI_Gatherv; {@code recv}, {@code counts} and {@code displacements} are used on the root only).
+     */
+    public void gatherv(
+        final DirectBuffer send, final int sendOffset, final int sendLength, final MutableDirectBuffer recv,
+        final int recvOffset, final int[] counts, final int[] displacements, final int root)
+    {
+        checkRoot(root);
+        checkRange("send", send, sendOffset, sendLength);
+        if (rank != root)
+        {
+            channel.send(root, GATHERV_TAG, send, sendOffset, sendLength);
+            return;
+        }
+        checkBlocks("recv", recv, recvOffset, counts, displacements);
+        for (int r = 0; r < size; r++)
+        {
+            if (r == root)
+            {
+                if (sendLength != counts[r])
+                {
+                    throw new IllegalArgumentException("sendLength=" + sendLength + " but counts[" + r + "]=" + counts[r]);
+                }
+                recv.putBytes(recvOffset + displacements[r], send, sendOffset, sendLength);
+            }
+            else
+            {
+                receive(r, GATHERV_TAG, recv, recvOffset + displacements[r], counts[r]);
+            }
+        }
+    }
+
+    /**
+     * Rank r receives the root's {@code counts[r]} bytes at {@code sendOffset + displacements[r]} into its
+     * {@code recv} (MPI_Scatterv; {@code send}, {@code counts} and {@code displacements} are used on the root
+     * only).
+     */
+    public void scatterv(
+        final DirectBuffer send, final int sendOffset, final int[] counts, final int[] displacements,
+        final MutableDirectBuffer recv, final int recvOffset, final int recvLength, final int root)
+    {
+        checkRoot(root);
+        checkRange("recv", recv, recvOffset, recvLength);
+        if (rank != root)
+        {
+            receive(root, SCATTERV_TAG, recv, recvOffset, recvLength);
+            return;
+        }
+        checkBlocks("send", send, sendOffset, counts, displacements);
+        for (int r = 0; r < size; r++)
+        {
+            if (r == root)
+            {
+                if (recvLength != counts[r])
+                {
+                    throw new IllegalArgumentException("recvLength=" + recvLength + " but counts[" + r + "]=" + counts[r]);
+                }
+                recv.putBytes(recvOffset, send, sendOffset + displacements[r], recvLength);
+            }
+            else
+            {
+                channel.send(r, SCATTERV_TAG, send, sendOffset + displacements[r], counts[r]);
+            }
+        }
+    }
+
+    /**
+     * Every rank receives rank r's {@code counts[r]} bytes at {@code recvOffset + displacements[r]}
+     * (MPI_Allgatherv): a ring of n - 1 steps, each rank passing on the block it received last.
+     */
+    public void allGatherv(
+        final DirectBuffer send, final int sendOffset, final int sendLength, final MutableDirectBuffer recv,
+        final int recvOffset, final int[] counts, final int[] displacements)
+    {
+        checkRange("send", send, sendOffset, sendLength);
+        checkBlocks("recv", recv, recvOffset, counts, displacements);
+        if (sendLength != counts[rank])
+        {
+            throw new IllegalArgumentException("sendLength=" + sendLength + " but counts[" + rank + "]=" + counts[rank]);
+        }
+        recv.putBytes(recvOffset + displacements[rank], send, sendOffset, sendLength);
+        final int right = (rank + 1) % size;
+        final int left = (rank - 1 + size) % size;
+        for (int step = 0; step < size - 1; step++)
+        {
+            final int out = (rank - step + size) % size;
+            final int in = (rank - step - 1 + size) % size;
+            final int got = channel.sendRecv(right, ALL_GATHERV_TAG, recv, recvOffset + displacements[out], counts[out],
+                left, recv, recvOffset + displacements[in], counts[in]);
+            if (got != counts[in])
+            {
+                throw mismatch(left, ALL_GATHERV_TAG, got, counts[in]);
+            }
+        }
+    }
+
+    /**
+     * Rank r sends {@code sendCounts[d]} bytes at {@code sendOffset + sendDisplacements[d]} to rank d, which
+     * receives them at {@code recvOffset + recvDisplacements[r]}, {@code recvCounts[r]} bytes
+     * (MPI_Alltoallv): n - 1 pairwise exchanges.
+     */
+    public void allToAllv(
+        final DirectBuffer send, final int sendOffset, final int[] sendCounts, final int[] sendDisplacements,
+        final MutableDirectBuffer recv, final int recvOffset, final int[] recvCounts, final int[] recvDisplacements)
+    {
+        checkBlocks("send", send, sendOffset, sendCounts, sendDisplacements);
+        checkBlocks("recv", recv, recvOffset, recvCounts, recvDisplacements);
+        if (sendCounts[rank] != recvCounts[rank])
+        {
+            throw new IllegalArgumentException("sendCounts[" + rank + "]=" + sendCounts[rank] + " but recvCounts[" + rank + "]=" +
+                recvCounts[rank]);
+        }
+        recv.putBytes(recvOffset + recvDisplacements[rank], send, sendOffset + sendDisplacements[rank], sendCounts[rank]);
+        for (int step = 1; step < size; step++)
+        {
+            final int dest = (rank + step) % size;
+            final int source = (rank - step + size) % size;
+            final int got = channel.sendRecv(dest, ALL_TO_ALLV_TAG, send, sendOffset + sendDisplacements[dest], sendCounts[dest],
+                source, recv, recvOffset + recvDisplacements[source], recvCounts[source]);
+            if (got != recvCounts[source])
+            {
+                throw mismatch(source, ALL_TO_ALLV_TAG, got, recvCounts[source]);
+            }
+        }
     }
 
     /**
@@ -245,11 +587,18 @@ public final class Collectives
         final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset, final int length,
         final int root)
     {
+        scatterOn(send, sendOffset, recv, recvOffset, length, root, SCATTER_TAG);
+    }
+
+    private void scatterOn(
+        final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset, final int length,
+        final int root, final int tag)
+    {
         checkRoot(root);
         checkRange("recv", recv, recvOffset, length);
         if (rank != root)
         {
-            receive(root, SCATTER_TAG, recv, recvOffset, length);
+            receive(root, tag, recv, recvOffset, length);
             return;
         }
         checkRange("send", send, sendOffset, (long)length * size);
@@ -261,7 +610,7 @@ public final class Collectives
             }
             else
             {
-                channel.send(r, SCATTER_TAG, send, sendOffset + r * length, length);
+                channel.send(r, tag, send, sendOffset + r * length, length);
             }
         }
     }
@@ -373,7 +722,7 @@ public final class Collectives
      * @param resultRank the root, or this rank for an all-reduce.
      */
     private void reduceTyped(
-        final Object send, final Object recv, final ElementType type, final Op op, final int resultRank, final boolean all)
+        final Object send, final Object recv, final ElementType type, final Op op, final int resultRank, final Kind kind)
     {
         checkTyped(send, recv, resultRank);
         if (op == null)
@@ -388,6 +737,27 @@ public final class Collectives
                 " of " + type.name().toLowerCase() + " in one reduction");
         }
         final int length = count * type.bytes;
+        pack(send, type, count);
+        switch (kind)
+        {
+            case ALL_REDUCE -> allReduceDoubling(packed, 0, result, 0, length, operator);
+            case SCAN -> scan(packed, 0, result, 0, length, operator, false);
+            case EX_SCAN -> scan(packed, 0, result, 0, length, operator, true);
+            default -> reduce(packed, 0, result, 0, length, operator, resultRank);
+        }
+        if (rank == resultRank && !(kind == Kind.EX_SCAN && rank == 0))
+        {
+            unpack(recv, type, count);
+        }
+    }
+
+    /**
+     * Copies {@code count} elements of the typed array {@code values} into {@link #packed}, growing it (and
+     * {@link #result}) to fit.
+     */
+    private void pack(final Object values, final ElementType type, final int count)
+    {
+        final int length = count * type.bytes;
         if (packed.capacity() < length)
         {
             packed = new UnsafeBuffer(new byte[length]);
@@ -395,28 +765,24 @@ public final class Collectives
         }
         switch (type)
         {
-            case INT -> pack((int[])send, count);
-            case LONG -> pack((long[])send, count);
-            case FLOAT -> pack((float[])send, count);
-            case DOUBLE -> pack((double[])send, count);
+            case INT -> pack((int[])values, count);
+            case LONG -> pack((long[])values, count);
+            case FLOAT -> pack((float[])values, count);
+            case DOUBLE -> pack((double[])values, count);
         }
-        if (all)
+    }
+
+    /**
+     * Copies {@code count} elements of {@link #result} into the typed array {@code values}.
+     */
+    private void unpack(final Object values, final ElementType type, final int count)
+    {
+        switch (type)
         {
-            allReduceDoubling(packed, 0, result, 0, length, operator);
-        }
-        else
-        {
-            reduce(packed, 0, result, 0, length, operator, resultRank);
-        }
-        if (rank == resultRank)
-        {
-            switch (type)
-            {
-                case INT -> unpack((int[])recv, count);
-                case LONG -> unpack((long[])recv, count);
-                case FLOAT -> unpack((float[])recv, count);
-                case DOUBLE -> unpack((double[])recv, count);
-            }
+            case INT -> unpack((int[])values, count);
+            case LONG -> unpack((long[])values, count);
+            case FLOAT -> unpack((float[])values, count);
+            case DOUBLE -> unpack((double[])values, count);
         }
     }
 
@@ -525,6 +891,60 @@ public final class Collectives
     }
 
     /**
+     * Checks a "v" collective's counts and displacements: one per rank, none negative, every block inside
+     * {@code buffer}.
+     */
+    private void checkBlocks(
+        final String name, final DirectBuffer buffer, final int offset, final int[] counts, final int[] displacements)
+    {
+        if (counts == null || displacements == null)
+        {
+            throw new NullPointerException(name + "'s counts or displacements are null");
+        }
+        if (counts.length != size || displacements.length != size)
+        {
+            throw new IllegalArgumentException(name + ": " + counts.length + " counts and " + displacements.length +
+                " displacements for " + size + " ranks");
+        }
+        for (int r = 0; r < size; r++)
+        {
+            if (counts[r] < 0 || displacements[r] < 0)
+            {
+                throw new IllegalArgumentException(name + ": counts[" + r + "]=" + counts[r] + ", displacements[" + r + "]=" +
+                    displacements[r] + " (expected: >= 0)");
+            }
+            checkRange(name, buffer, offset + displacements[r], counts[r]);
+        }
+    }
+
+    /**
+     * A typed {@link #reduceScatter}: {@code send} holds {@code size} blocks of {@code recv.length} elements.
+     */
+    private void reduceScatterTyped(final Object send, final Object recv, final ElementType type, final Op op)
+    {
+        if (send == null || recv == null)
+        {
+            throw new NullPointerException(send == null ? "send is null" : "recv is null");
+        }
+        final int block = java.lang.reflect.Array.getLength(recv);
+        final int count = java.lang.reflect.Array.getLength(send);
+        if ((long)block * size != count)
+        {
+            throw new IllegalArgumentException("send has " + count + " elements, recv " + block + ": send must hold " + size +
+                " blocks of recv's length");
+        }
+        if (op == null)
+        {
+            throw new NullPointerException("op is null");
+        }
+        final ByteOperator operator = operator(op, type);
+        final int length = Math.multiplyExact(count, type.bytes);
+        pack(send, type, count);
+        reduceScatter(packed, 0, result, 0, block * type.bytes, operator);
+        unpack(recv, type, block);
+    }
+
+    /**
      * @return {@code op} over {@code type}, made once per pair.
      */
     private ByteOperator operator(final Op op, final ElementType type)
@@ -578,6 +998,13 @@ public final class Collectives
             case ALL_TO_ALL_TAG -> "allToAll";
             case ALL_REDUCE_TAG -> "allReduce";
             case ALL_GATHER_TAG -> "allGather";
+            case SCAN_TAG -> "scan";
+            case EX_SCAN_TAG -> "exScan";
+            case REDUCE_SCATTER_TAG -> "reduceScatter";
+            case GATHERV_TAG -> "gatherv";
+            case SCATTERV_TAG -> "scatterv";
+            case ALL_GATHERV_TAG -> "allGatherv";
+            case ALL_TO_ALLV_TAG -> "allToAllv";
             default -> "collective";
         };
     }

@@ -778,6 +778,171 @@ public final class Communicator implements AutoCloseable
     }
 
     /**
+     * Prefix reductions (MPI_Scan, MPI_Exscan): rank r receives ranks 0..r's (scan) or 0..r-1's (exScan;
+     * rank 0's {@code recv} is left as it is) {@code send} combined element by element in rank order.
+     * {@code reduceScatter} (MPI_Reduce_scatter_block): {@code send} holds size blocks of {@code recv}'s
+     * length; rank r receives block r of their reduction.
+     */
+    public void scan(final int[] send, final int[] recv, final Op op)
+    {
+        engine.checkUsable();
+        collectives().scan(send, recv, op);
+    }
+
+    public void exScan(final int[] send, final int[] recv, final Op op)
+    {
+        engine.checkUsable();
+        collectives().exScan(send, recv, op);
+    }
+
+    public void reduceScatter(final int[] send, final int[] recv, final Op op)
+    {
+        engine.checkUsable();
+        collectives().reduceScatter(send, recv, op);
+    }
+
+    public void scan(final long[] send, final long[] recv, final Op op)
+    {
+        engine.checkUsable();
+        collectives().scan(send, recv, op);
+    }
+
+    public void exScan(final long[] send, final long[] recv, final Op op)
+    {
+        engine.checkUsable();
+        collectives().exScan(send, recv, op);
+    }
+
+    public void reduceScatter(final long[] send, final long[] recv, final Op op)
+    {
+        engine.checkUsable();
+        collectives().reduceScatter(send, recv, op);
+    }
+
+    public void scan(final float[] send, final float[] recv, final Op op)
+    {
+        engine.checkUsable();
+        collectives().scan(send, recv, op);
+    }
+
+    public void exScan(final float[] send, final float[] recv, final Op op)
+    {
+        engine.checkUsable();
+        collectives().exScan(send, recv, op);
+    }
+
+    public void reduceScatter(final float[] send, final float[] recv, final Op op)
+    {
+        engine.checkUsable();
+        collectives().reduceScatter(send, recv, op);
+    }
+
+    public void scan(final double[] send, final double[] recv, final Op op)
+    {
+        engine.checkUsable();
+        collectives().scan(send, recv, op);
+    }
+
+    public void exScan(final double[] send, final double[] recv, final Op op)
+    {
+        engine.checkUsable();
+        collectives().exScan(send, recv, op);
+    }
+
+    public void reduceScatter(final double[] send, final double[] recv, final Op op)
+    {
+        engine.checkUsable();
+        collectives().reduceScatter(send, recv, op);
+    }
+
+    public void scan(
+        final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset, final int length,
+        final ByteOperator op)
+    {
+        engine.checkUsable();
+        collectives().scan(send, sendOffset, recv, recvOffset, length, op);
+    }
+
+    public void exScan(
+        final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset, final int length,
+        final ByteOperator op)
+    {
+        engine.checkUsable();
+        collectives().exScan(send, sendOffset, recv, recvOffset, length, op);
+    }
+
+    public void reduceScatter(
+        final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset,
+        final int blockLength, final ByteOperator op)
+    {
+        engine.checkUsable();
+        collectives().reduceScatter(send, sendOffset, recv, recvOffset, blockLength, op);
+    }
+
+    /**
+     * The "v" collectives (MPI_Gatherv, MPI_Scatterv, MPI_Allgatherv, MPI_Alltoallv): a count and a
+     * displacement (in bytes) per rank instead of one length.
+     */
+    public void gatherv(
+        final byte[] send, final int offset, final int length, final byte[] recv, final int[] counts,
+        final int[] displacements, final int root)
+    {
+        gatherv(CallChecks.wrap(send), offset, length, recv == null ? null : CallChecks.wrap(recv), 0, counts, displacements, root);
+    }
+
+    public void gatherv(
+        final DirectBuffer send, final int sendOffset, final int sendLength, final MutableDirectBuffer recv,
+        final int recvOffset, final int[] counts, final int[] displacements, final int root)
+    {
+        engine.checkUsable();
+        collectives().gatherv(send, sendOffset, sendLength, recv, recvOffset, counts, displacements, root);
+    }
+
+    public void scatterv(
+        final byte[] send, final int[] counts, final int[] displacements, final byte[] recv, final int offset,
+        final int length, final int root)
+    {
+        scatterv(send == null ? null : CallChecks.wrap(send), 0, counts, displacements, CallChecks.wrap(recv), offset, length, root);
+    }
+
+    public void scatterv(
+        final DirectBuffer send, final int sendOffset, final int[] counts, final int[] displacements,
+        final MutableDirectBuffer recv, final int recvOffset, final int recvLength, final int root)
+    {
+        engine.checkUsable();
+        collectives().scatterv(send, sendOffset, counts, displacements, recv, recvOffset, recvLength, root);
+    }
+
+    public void allGatherv(
+        final byte[] send, final int offset, final int length, final byte[] recv, final int[] counts, final int[] displacements)
+    {
+        allGatherv(CallChecks.wrap(send), offset, length, CallChecks.wrap(recv), 0, counts, displacements);
+    }
+
+    public void allGatherv(
+        final DirectBuffer send, final int sendOffset, final int sendLength, final MutableDirectBuffer recv,
+        final int recvOffset, final int[] counts, final int[] displacements)
+    {
+        engine.checkUsable();
+        collectives().allGatherv(send, sendOffset, sendLength, recv, recvOffset, counts, displacements);
+    }
+
+    public void allToAllv(
+        final byte[] send, final int[] sendCounts, final int[] sendDisplacements, final byte[] recv, final int[] recvCounts,
+        final int[] recvDisplacements)
+    {
+        allToAllv(CallChecks.wrap(send), 0, sendCounts, sendDisplacements, CallChecks.wrap(recv), 0, recvCounts, recvDisplacements);
+    }
+
+    public void allToAllv(
+        final DirectBuffer send, final int sendOffset, final int[] sendCounts, final int[] sendDisplacements,
+        final MutableDirectBuffer recv, final int recvOffset, final int[] recvCounts, final int[] recvDisplacements)
+    {
+        engine.checkUsable();
+        collectives().allToAllv(send, sendOffset, sendCounts, sendDisplacements, recv, recvOffset, recvCounts, recvDisplacements);
+    }
+
+    /**
      * Collects every rank's {@code length} bytes into the root's {@code recv}, rank r's at
      * {@code r * length} (MPI_Gather; {@code recv} may be null on the other ranks).
      */

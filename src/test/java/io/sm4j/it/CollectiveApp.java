@@ -15,7 +15,7 @@ import java.util.Random;
  * that every rank draws from the same seed. Modes:
  * <ul>
  * <li>{@code check SEED ROUNDS}: bcast, gather, scatter, allGather, allToAll, reduce and allReduce of every
- *     type and operator, a non-commutative user operator (2x2 integer matrices, multiplied in rank order),
+ *     type and operator, scan, exScan and reduceScatter, the "v" variants with random counts and gaps, a non-commutative user operator (2x2 integer matrices, multiplied in rank order),
  *     floating-point allReduce results compared bit for bit across ranks, and the MPI basics (sendRecv,
  *     waitAll, waitAny, testAll); prints "collectives ok R";</li>
  * <li>{@code isolation}: a user receive for any source and any tag, posted before a bcast, is not taken by
@@ -94,6 +94,8 @@ public final class CollectiveApp
             }
 
             reductions(comm, length / 8, root, salt, round);
+            prefixes(comm, Math.min(length / 8, 2_000), salt, round);
+            vectors(comm, random, root, salt, round);
         }
         basics(comm);
         System.out.println("collectives ok " + rank);
@@ -169,22 +171,162 @@ public final class CollectiveApp
     }
 
     /**
+     * scan, exScan and reduceScatter of longs (SUM) and, for the prefixes, of matrices (rank order matters).
+     */
+    private static void prefixes(final Communicator comm, final int count, final long salt, final int round)
+    {
+        final int rank = comm.rank();
+        final int size = comm.size();
+        final long[] mine = new long[count];
+        final long[] inclusive = new long[count];
+        final long[] exclusive = new long[count];
+        for (int i = 0; i < count; i++)
+        {
+            mine[i] = operand(rank, i, salt, Op.SUM);
+            for (int r = 0; r <= rank; r++)
+            {
+                inclusive[i] += operand(r, i, salt, Op.SUM);
+            }
+            exclusive[i] = inclusive[i] - mine[i];
+        }
+        final long[] result = new long[count];
+        comm.scan(mine, result, Op.SUM);
+        expect(Arrays.equals(result, inclusive), "scan", round);
+        final long[] before = new long[count];
+        Arrays.fill(before, 77);
+        comm.exScan(mine, before, Op.SUM);
+        expect(rank == 0 ? before.length == 0 || before[0] == 77 : Arrays.equals(before, exclusive), "exScan", round);
+
+        final int matrices = Math.min(count, 16);
+        final ByteOperator product = matrixProduct();
+        final UnsafeBuffer own = new UnsafeBuffer(new byte[matrices * 16]);
+        final UnsafeBuffer expected = new UnsafeBuffer(new byte[matrices * 16]);
+        final UnsafeBuffer other = new UnsafeBuffer(new byte[matrices * 16]);
+        for (int r = 0; r <= rank; r++)
+        {
+            final UnsafeBuffer target = r == 0 ? expected : other;
+            final Random cells = new Random(salt + 7 * r);
+            for (int i = 0; i < matrices * 4; i++)
+            {
+                target.putInt(i * 4, cells.nextInt(5) - 2);
+            }
+            if (r == rank)
+            {
+                own.putBytes(0, target, 0, matrices * 16);
+            }
+            if (r > 0)
+            {
+                product.apply(expected, 0, other, 0, matrices * 16);
+            }
+        }
+        final UnsafeBuffer prefix = new UnsafeBuffer(new byte[matrices * 16]);
+        comm.scan(own, 0, prefix, 0, matrices * 16, product);
+        expect(prefix.compareTo(expected) == 0, "scan of matrices in rank order", round);
+
+        final int block = Math.max(1, count / size);
+        final long[] blocks = new long[block * size];
+        for (int i = 0; i < blocks.length; i++)
+        {
+            blocks[i] = operand(rank, i, salt, Op.SUM);
+        }
+        final long[] reduced = new long[block];
+        comm.reduceScatter(blocks, reduced, Op.SUM);
+        for (int i = 0; i < block; i++)
+        {
+            long sum = 0;
+            for (int r = 0; r < size; r++)
+            {
+                sum += operand(r, rank * block + i, salt, Op.SUM);
+            }
+            expect(reduced[i] == sum, "reduceScatter", round);
+        }
+    }
+
+    /**
+     * gatherv, scatterv, allGatherv and allToAllv with a random count per rank and gaps between blocks.
+     */
+    private static void vectors(final Communicator comm, final Random random, final int root, final long salt, final int round)
+    {
+        final int rank = comm.rank();
+        final int size = comm.size();
+        final int[] counts = new int[size];
+        final int[] displacements = new int[size];
+        int end = 0;
+        for (int r = 0; r < size; r++)
+        {
+            counts[r] = LENGTHS[random.nextInt(LENGTHS.length)] / 8;
+            displacements[r] = end + random.nextInt(16);
+            end = displacements[r] + counts[r];
+        }
+        final byte[] all = new byte[end];
+        for (int r = 0; r < size; r++)
+        {
+            fill(all, displacements[r], counts[r], r, salt);
+        }
+        final byte[] gathered = rank == root ? new byte[end] : null;
+        comm.gatherv(filled(counts[rank], rank, salt), 0, counts[rank], gathered, counts, displacements, root);
+        if (rank == root)
+        {
+            expect(blocksEqual(gathered, all, counts, displacements), "gatherv", round);
+        }
+        final byte[] part = new byte[counts[rank]];
+        comm.scatterv(rank == root ? all : null, counts, displacements, part, 0, counts[rank], root);
+        expect(Arrays.equals(part, filled(counts[rank], rank, salt)), "scatterv", round);
+        final byte[] everyone = new byte[end];
+        comm.allGatherv(filled(counts[rank], rank, salt), 0, counts[rank], everyone, counts, displacements);
+        expect(blocksEqual(everyone, all, counts, displacements), "allGatherv", round);
+
+        // rank r sends (r + d) % 5 * 10 bytes to rank d, each block filled with (sender, receiver)
+        final int[] sendCounts = new int[size];
+        final int[] sendDisplacements = new int[size];
+        final int[] recvCounts = new int[size];
+        final int[] recvDisplacements = new int[size];
+        int sendEnd = 0;
+        int recvEnd = 0;
+        for (int r = 0; r < size; r++)
+        {
+            sendCounts[r] = (rank + r) % 5 * 10;
+            sendDisplacements[r] = sendEnd + 3;
+            sendEnd = sendDisplacements[r] + sendCounts[r];
+            recvCounts[r] = (r + rank) % 5 * 10;
+            recvDisplacements[r] = recvEnd + 5;
+            recvEnd = recvDisplacements[r] + recvCounts[r];
+        }
+        final byte[] out = new byte[sendEnd];
+        for (int d = 0; d < size; d++)
+        {
+            fill(out, sendDisplacements[d], sendCounts[d], rank * 1000 + d, salt);
+        }
+        final byte[] in = new byte[recvEnd];
+        comm.allToAllv(out, sendCounts, sendDisplacements, in, recvCounts, recvDisplacements);
+        for (int source = 0; source < size; source++)
+        {
+            final byte[] expected = new byte[recvCounts[source]];
+            fill(expected, 0, expected.length, source * 1000 + rank, salt);
+            expect(Arrays.equals(Arrays.copyOfRange(in, recvDisplacements[source], recvDisplacements[source] + recvCounts[source]),
+                expected), "allToAllv", round);
+        }
+    }
+
+    private static boolean blocksEqual(final byte[] actual, final byte[] expected, final int[] counts, final int[] displacements)
+    {
+        for (int r = 0; r < counts.length; r++)
+        {
+            if (!Arrays.equals(actual, displacements[r], displacements[r] + counts[r], expected, displacements[r],
+                displacements[r] + counts[r]))
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
      * 2x2 integer matrices (16 bytes), multiplied in rank order: associative, not commutative.
      */
     private static void matrices(final Communicator comm, final int count, final int root, final long salt, final int round)
     {
-        final ByteOperator product = (left, leftOffset, right, rightOffset, length) ->
-        {
-            for (int at = 0; at < length; at += 16)
-            {
-                final int[] a = read(left, leftOffset + at);
-                final int[] b = read(right, rightOffset + at);
-                left.putInt(leftOffset + at, a[0] * b[0] + a[1] * b[2]);
-                left.putInt(leftOffset + at + 4, a[0] * b[1] + a[1] * b[3]);
-                left.putInt(leftOffset + at + 8, a[2] * b[0] + a[3] * b[2]);
-                left.putInt(leftOffset + at + 12, a[2] * b[1] + a[3] * b[3]);
-            }
-        };
+        final ByteOperator product = matrixProduct();
         final UnsafeBuffer mine = new UnsafeBuffer(new byte[count * 16]);
         final UnsafeBuffer expected = new UnsafeBuffer(new byte[count * 16]);
         final UnsafeBuffer other = new UnsafeBuffer(new byte[count * 16]);
@@ -211,6 +353,22 @@ public final class CollectiveApp
         {
             expect(result.compareTo(expected) == 0, "reduce matrices in rank order", round);
         }
+    }
+
+    private static ByteOperator matrixProduct()
+    {
+        return (left, leftOffset, right, rightOffset, length) ->
+        {
+            for (int at = 0; at < length; at += 16)
+            {
+                final int[] a = read(left, leftOffset + at);
+                final int[] b = read(right, rightOffset + at);
+                left.putInt(leftOffset + at, a[0] * b[0] + a[1] * b[2]);
+                left.putInt(leftOffset + at + 4, a[0] * b[1] + a[1] * b[3]);
+                left.putInt(leftOffset + at + 8, a[2] * b[0] + a[3] * b[2]);
+                left.putInt(leftOffset + at + 12, a[2] * b[1] + a[3] * b[3]);
+            }
+        };
     }
 
     private static int[] read(final org.agrona.DirectBuffer buffer, final int at)
