@@ -33,6 +33,10 @@ public enum BenchTest
     ALLREDUCE("Allreduce Latency", false, 10_000, 1_000, 1_000, 100),
     /** osu_bcast: every rank calls bcast of size bytes from rank 0; time per call on rank 0. */
     BCAST("Broadcast Latency", false, 10_000, 1_000, 1_000, 100),
+    /** osu_allgather: every rank calls allGather of size bytes each. */
+    ALLGATHER("Allgather Latency", false, 10_000, 1_000, 1_000, 100),
+    /** osu_alltoall: every rank calls allToAll of size bytes per pair. */
+    ALLTOALL("All-to-All Latency", false, 10_000, 1_000, 1_000, 100),
     /** osu_barrier: every rank calls barrier (one size, 0); time per call on rank 0. */
     BARRIER("Barrier Latency", false, 10_000, 1_000, 10_000, 1_000);
 
@@ -94,7 +98,7 @@ public enum BenchTest
      */
     public boolean collective()
     {
-        return this == ALLREDUCE || this == BCAST || this == BARRIER;
+        return this == ALLREDUCE || this == BCAST || this == ALLGATHER || this == ALLTOALL || this == BARRIER;
     }
 
     /**
@@ -126,6 +130,6 @@ public enum BenchTest
             }
         }
         throw new IllegalArgumentException("unknown test '" + id + "' (expected: latency, bw, bibw, mbw_mr, multi_lat, wake, " +
-            "allreduce, bcast or barrier)");
+            "allreduce, bcast, allgather, alltoall or barrier)");
     }
 }

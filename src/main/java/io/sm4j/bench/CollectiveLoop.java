@@ -6,7 +6,7 @@ import org.HdrHistogram.Histogram;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
- * The OSU collective loops over sm4j (osu_allreduce, osu_bcast, osu_barrier): every rank calls the
+ * The OSU collective loops over sm4j (osu_allreduce, osu_bcast, osu_allgather, osu_alltoall, osu_barrier): every rank calls the
  * collective {@code skip + iterations} times and times each call; rank 0 reports the time per call over
  * every rank's calls, as OSU reports it (not halved: a collective is not a round trip).
  */
@@ -15,6 +15,9 @@ final class CollectiveLoop
     private final Communicator comm;
     private final BenchTest test;
     private final byte[] bytes;
+    /** allgather's and alltoall's n blocks. */
+    private final byte[] blocksIn;
+    private final byte[] blocksOut;
     private final float[] floats;
     private final float[] sums;
 
@@ -26,6 +29,9 @@ final class CollectiveLoop
         this.comm = comm;
         this.test = test;
         this.bytes = new byte[largest];
+        final boolean blocks = test == BenchTest.ALLGATHER || test == BenchTest.ALLTOALL;
+        this.blocksIn = new byte[blocks ? largest * comm.size() : 0];
+        this.blocksOut = new byte[blocks ? largest * comm.size() : 0];
         this.floats = new float[largest / Float.BYTES];
         this.sums = new float[largest / Float.BYTES];
     }
@@ -49,6 +55,8 @@ final class CollectiveLoop
             {
                 case ALLREDUCE -> comm.allReduce(in, out, Op.SUM);
                 case BCAST -> comm.bcast(bytes, 0, size, 0);
+                case ALLGATHER -> comm.allGather(bytes, 0, size, blocksIn);
+                case ALLTOALL -> comm.allToAll(blocksOut, blocksIn, size);
                 default -> comm.barrier();
             }
             if (i >= skip)

@@ -4,7 +4,7 @@
  * Open MPI is installed: 2 ranks for latency, bw and bibw; N for multi_lat and mbw_mr, where rank r < N/2
  * pairs with r + N/2 and every pair's sender prints its line (sm4j bench averages them, as OSU does).
  *
- * usage: osu_mpi latency|bw|bibw|multi_lat|mbw_mr|allreduce|bcast|barrier MIN MAX ITERATIONS SKIP WINDOW
+ * usage: osu_mpi latency|bw|bibw|multi_lat|mbw_mr|allreduce|bcast|allgather|alltoall|barrier MIN MAX ITERATIONS SKIP WINDOW
  *        ITERATIONS 0 and SKIP -1 mean OSU's defaults (fewer above 8 KiB), as BenchTest.
  */
 #include <mpi.h>
@@ -34,18 +34,20 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     if (argc != 7) {
-        if (me == 0) fprintf(stderr, "usage: osu_mpi latency|bw|bibw|multi_lat|mbw_mr|allreduce|bcast|barrier MIN MAX ITERATIONS SKIP WINDOW\n");
+        if (me == 0) fprintf(stderr, "usage: osu_mpi latency|bw|bibw|multi_lat|mbw_mr|allreduce|bcast|allgather|alltoall|barrier MIN MAX ITERATIONS SKIP WINDOW\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     const char *test = argv[1];
     long min = atol(argv[2]), max = atol(argv[3]);
     int iters = atoi(argv[4]), skip = atoi(argv[5]), window = atoi(argv[6]);
     int allreduce = strcmp(test, "allreduce") == 0, bcast = strcmp(test, "bcast") == 0, barrier = strcmp(test, "barrier") == 0;
-    int coll = allreduce || bcast || barrier;   /* every rank times each call (not halved), as OSU; rank 0 reports all ranks' calls */
+    int allgather = strcmp(test, "allgather") == 0, alltoall = strcmp(test, "alltoall") == 0;
+    int coll = allreduce || bcast || allgather || alltoall || barrier;   /* every rank times each call (not halved), as OSU; rank 0 reports all ranks' calls */
     int latency = strcmp(test, "latency") == 0 || strcmp(test, "multi_lat") == 0 || coll, bibw = strcmp(test, "bibw") == 0;
     if (window < 1 || window > MAX_WINDOW) window = 64;
-    char *out = malloc(max > 0 ? max : 1), *in = malloc(max > 0 ? max : 1), ack[4];
-    memset(out, 1, max > 0 ? max : 1);
+    long room = (max > 0 ? max : 1) * ((allgather || alltoall) ? n : 1);   /* n blocks for allgather, alltoall */
+    char *out = malloc(room), *in = malloc(room), ack[4];
+    memset(out, 1, room);
     MPI_Request req[2 * MAX_WINDOW];
     int half = n / 2, sender = me < half, peer = sender ? me + half : me - half;
     long first = min == 0 ? 0 : 1;
@@ -61,6 +63,8 @@ int main(int argc, char **argv)
                 double s = MPI_Wtime();
                 if (allreduce) MPI_Allreduce(out, in, (int)(size / 4), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
                 else if (bcast) MPI_Bcast(out, (int)size, MPI_CHAR, 0, MPI_COMM_WORLD);
+                else if (allgather) MPI_Allgather(out, (int)size, MPI_CHAR, in, (int)size, MPI_CHAR, MPI_COMM_WORLD);
+                else if (alltoall) MPI_Alltoall(out, (int)size, MPI_CHAR, in, (int)size, MPI_CHAR, MPI_COMM_WORLD);
                 else MPI_Barrier(MPI_COMM_WORLD);
                 if (i >= sk) rt[i - sk] = MPI_Wtime() - s;
                 if (!barrier) MPI_Barrier(MPI_COMM_WORLD);  /* as OSU: the next call starts together */
