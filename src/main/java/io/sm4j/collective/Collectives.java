@@ -23,7 +23,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  *     user's {@link ByteOperator}, which may not commute, {@link #reduce} to rank 0, then {@link #bcast}; either
  *     way every rank gets the same bits;</li>
  * <li>{@link #gather}, {@link #scatter}: linear, the root receiving (sending) rank by rank;</li>
- * <li>{@link #allGather}: {@link #gather} to rank 0, then {@link #bcast};</li>
+ * <li>{@link #allGather}, {@link #allGatherv}: a ring of n - 1 steps;</li>
  * <li>{@link #allToAll}: n - 1 pairwise exchanges, rank r sending to r + s while receiving from r - s.</li>
  * </ul>
  * Not thread-safe: one thread calls a communicator's collectives at a time.
@@ -33,7 +33,7 @@ public final class Collectives
     /**
      * Tags of the collectives, all below {@code ANY_TAG} (-1): no user receive matches them. Each collective
      * has its own, so ranks that call different collectives wait for each other instead of mixing them up;
-     * the steps of a composite one (allGather's gather and bcast, allReduce's reduce and bcast) share its tag,
+     * the steps of a composite one (allReduce's reduce and bcast, reduceScatter's reduce and scatter) share its tag,
      * since between any two ranks they send in opposite directions.
      */
     static final int BCAST_TAG = -2;
@@ -498,17 +498,34 @@ public final class Collectives
             throw new IllegalArgumentException("sendLength=" + sendLength + " but counts[" + rank + "]=" + counts[rank]);
         }
         recv.putBytes(recvOffset + displacements[rank], send, sendOffset, sendLength);
+        ring(recv, recvOffset, counts, displacements, 0, ALL_GATHERV_TAG);
+    }
+
+    /**
+     * The ring of the all-gathers: in step s each rank sends block (r - s) to its right neighbour and
+     * receives block (r - s - 1) from its left, so after n - 1 steps every rank has every block.
+     *
+     * @param counts        the blocks' lengths, or null: every block {@code length} bytes.
+     * @param displacements where the blocks are from {@code recvOffset}, or null: in rank order, back to back.
+     */
+    private void ring(
+        final MutableDirectBuffer recv, final int recvOffset, final int[] counts, final int[] displacements, final int length,
+        final int tag)
+    {
         final int right = (rank + 1) % size;
         final int left = (rank - 1 + size) % size;
         for (int step = 0; step < size - 1; step++)
         {
             final int out = (rank - step + size) % size;
             final int in = (rank - step - 1 + size) % size;
-            final int got = channel.sendRecv(right, ALL_GATHERV_TAG, recv, recvOffset + displacements[out], counts[out],
-                left, recv, recvOffset + displacements[in], counts[in]);
-            if (got != counts[in])
+            final int outLength = counts == null ? length : counts[out];
+            final int inLength = counts == null ? length : counts[in];
+            final int outAt = displacements == null ? out * length : displacements[out];
+            final int inAt = displacements == null ? in * length : displacements[in];
+            final int got = channel.sendRecv(right, tag, recv, recvOffset + outAt, outLength, left, recv, recvOffset + inAt, inLength);
+            if (got != inLength)
             {
-                throw mismatch(left, ALL_GATHERV_TAG, got, counts[in]);
+                throw mismatch(left, tag, got, inLength);
             }
         }
     }
@@ -616,14 +633,16 @@ public final class Collectives
     }
 
     /**
-     * {@link #gather} whose result every rank receives: rank r's bytes at {@code recvOffset + r * length}.
+     * {@link #gather} whose result every rank receives: rank r's bytes at {@code recvOffset + r * length}. A
+     * ring of n - 1 steps, each rank passing on the block it received last (2 ranks: one exchange).
      */
     public void allGather(
         final DirectBuffer send, final int sendOffset, final int length, final MutableDirectBuffer recv, final int recvOffset)
     {
+        checkRange("send", send, sendOffset, length);
         checkRange("recv", recv, recvOffset, (long)length * size);
-        gather(send, sendOffset, length, recv, recvOffset, 0, ALL_GATHER_TAG);
-        bcast(recv, recvOffset, length * size, 0, ALL_GATHER_TAG);
+        recv.putBytes(recvOffset + rank * length, send, sendOffset, length);
+        ring(recv, recvOffset, null, null, length, ALL_GATHER_TAG);
     }
 
     /**
