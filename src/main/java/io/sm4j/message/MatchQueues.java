@@ -40,9 +40,12 @@ final class MatchQueues
     /**
      * Withdraws a receive that is still posted.
      */
-    void withdraw(final RecvRequest request)
+    /**
+     * @return true if {@code request} was still posted (no message had matched it).
+     */
+    boolean withdraw(final RecvRequest request)
     {
-        posted.remove(request);
+        return posted.remove(request);
     }
 
     void queue(final Unexpected message)

@@ -110,18 +110,23 @@ final class PostedReceives
     }
 
     /**
-     * Withdraws a receive that is still posted (one whose wait ended in an exception).
+     * Withdraws a receive that is still posted (one whose wait ended in an exception, or a cancel).
+     *
+     * @return true if it was posted.
      */
-    void remove(final RecvRequest request)
+    boolean remove(final RecvRequest request)
     {
         if (lone == request)
         {
             lone = null;
+            return true;
         }
-        else if (isWildcard(request) ? wildcards.remove(request) : exact.remove(request.source, request.tag, request))
+        if (isWildcard(request) ? wildcards.remove(request) : exact.remove(request.source, request.tag, request))
         {
             queued--;
+            return true;
         }
+        return false;
     }
 
     /**

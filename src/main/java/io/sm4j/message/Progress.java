@@ -38,6 +38,13 @@ interface Progress
     void post(RecvRequest request);
 
     /**
+     * Withdraws a posted receive that no message has matched yet.
+     *
+     * @return true if it was withdrawn.
+     */
+    boolean withdraw(RecvRequest request);
+
+    /**
      * @return true if {@code source} has detached; what it published before is then received.
      */
     boolean departed(int source);

@@ -191,6 +191,13 @@ final class ProgressEngine implements Progress
     }
 
     @Override
+    public boolean withdraw(final RecvRequest request)
+    {
+        checkUsable();
+        return matcher.queues().withdraw(request);
+    }
+
+    @Override
     public boolean departed(final int source)
     {
         if (!sourceGone(source))

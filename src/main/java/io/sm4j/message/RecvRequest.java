@@ -58,6 +58,17 @@ final class RecvRequest extends Request
         return source; // Communicator.ANY_SOURCE is Awaitable.ANY
     }
 
+    @Override
+    public boolean cancel()
+    {
+        if (isDone() || !progress().withdraw(this))
+        {
+            return false;
+        }
+        completeCancelled();
+        return true;
+    }
+
     boolean matches(final int messageSource, final int messageTag)
     {
         return accepts(source, tag, messageSource, messageTag);

@@ -24,6 +24,7 @@ public abstract class Request implements Awaitable
      * MPI skips inactive persistent requests and MPI_REQUEST_NULL.
      */
     private boolean active;
+    private boolean cancelled;
     private Sm4jException error;
 
     /**
@@ -342,11 +343,46 @@ public abstract class Request implements Awaitable
     }
 
     /**
+     * Cancels a receive that no message has matched yet (MPI_Cancel): it is withdrawn and completes at once,
+     * {@link #isCancelled()} true, with an empty status (source and tag -1, length 0). A receive already
+     * matched, and any send, completes as usual.
+     *
+     * @return true if it was cancelled.
+     */
+    public boolean cancel()
+    {
+        return false; // sends complete on their own; RecvRequest cancels
+    }
+
+    /**
+     * Completes as cancelled, with an empty status.
+     */
+    void completeCancelled()
+    {
+        cancelled = true;
+        complete(-1, -1, 0);
+    }
+
+    Progress progress()
+    {
+        return progress;
+    }
+
+    /**
+     * @return true if this request's last run was cancelled (MPI_Test_cancelled).
+     */
+    public boolean isCancelled()
+    {
+        return cancelled;
+    }
+
+    /**
      * Makes a completed request ready to run again.
      */
     void reset()
     {
         complete = false;
+        cancelled = false;
         error = null;
     }
 

@@ -18,6 +18,7 @@ import static io.sm4j.message.Communicator.ANY_SOURCE;
 import static io.sm4j.message.Communicator.ANY_TAG;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -101,6 +102,37 @@ class CommunicatorTest extends TwoCommunicators
         assertNull(three[0], "a request waitAny returned is MPI_REQUEST_NULL");
         assertEquals(1, Request.waitAny(three));
         assertEquals(-1, Request.waitAny(three), "a persistent request never started is inactive: skipped");
+    }
+
+    /**
+     * MPI_Cancel: a posted receive that no message has matched is withdrawn (the next message goes to the
+     * receive posted after it); a completed one, and a send, are not cancelled; a cancelled persistent
+     * receive can be started again.
+     */
+    @Test
+    void aPostedReceiveShouldBeCancellableUntilAMessageMatchesIt()
+    {
+        final byte[] in = new byte[4];
+        final Request first = rank0.irecv(1, 9, in);
+        assertTrue(first.cancel());
+        assertTrue(first.isCancelled() && first.isDone());
+        assertEquals(0, first.await().length());
+        final Request second = rank0.irecv(1, 9, in);
+        rank1.send(0, 9, new byte[]{ 5 });
+        assertEquals(1, second.await().length(), "the message went to the receive posted after the cancelled one");
+        assertFalse(second.cancel(), "already complete");
+        assertFalse(second.isCancelled());
+        final Request send = rank0.isend(1, 9, new byte[1]);
+        assertFalse(send.cancel(), "sends complete on their own");
+        rank1.recv(0, 9, new byte[1]);
+        send.await();
+        final Request persistent = rank0.recvInit(1, 10, in);
+        persistent.start();
+        assertTrue(persistent.cancel());
+        persistent.start();
+        rank1.send(0, 10, new byte[2]);
+        assertEquals(2, persistent.await().length());
+        assertFalse(persistent.isCancelled());
     }
 
     @Test
