@@ -51,12 +51,15 @@ public final class Collectives
     static final int SCATTERV_TAG = -14;
     static final int ALL_GATHERV_TAG = -15;
     static final int ALL_TO_ALLV_TAG = -16;
+    static final int BARRIER_TAG = -17;
 
     /** What a typed reduction computes. */
     private enum Kind
     {
         REDUCE, ALL_REDUCE, SCAN, EX_SCAN
     }
+
+    private static final UnsafeBuffer EMPTY = new UnsafeBuffer(new byte[0]);
 
     private final Channel channel;
     private final int rank;
@@ -75,6 +78,23 @@ public final class Collectives
         this.channel = channel;
         this.rank = channel.rank();
         this.size = channel.size();
+    }
+
+    /**
+     * Returns once every rank has entered (MPI_Barrier): a dissemination barrier of empty messages,
+     * ceil(log2 n) rounds, for communicators whose transport-level barrier has no context of its own.
+     */
+    public void barrier()
+    {
+        for (int distance = 1; distance < size; distance <<= 1)
+        {
+            final int received = channel.sendRecv((rank + distance) % size, BARRIER_TAG, EMPTY, 0, 0,
+                (rank - distance + size) % size, EMPTY, 0, 0);
+            if (received != 0)
+            {
+                throw mismatch((rank - distance + size) % size, BARRIER_TAG, received, 0);
+            }
+        }
     }
 
     /**
@@ -1024,6 +1044,7 @@ public final class Collectives
             case SCATTERV_TAG -> "scatterv";
             case ALL_GATHERV_TAG -> "allGatherv";
             case ALL_TO_ALLV_TAG -> "allToAllv";
+            case BARRIER_TAG -> "barrier";
             default -> "collective";
         };
     }

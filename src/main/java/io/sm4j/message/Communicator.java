@@ -38,6 +38,8 @@ public final class Communicator implements AutoCloseable
 {
     public static final int ANY_SOURCE = -1;
     public static final int ANY_TAG = -1;
+    /** The color of a rank that {@link #split} leaves out (MPI_UNDEFINED): it gets null. */
+    public static final int UNDEFINED = -32766;
     /** Says so (System.Logger "io.sm4j", WARNING) when no /dev/shm makes a segment land on disk. */
     private static final java.util.function.Consumer<String> FALLBACK_WARNING =
         text -> System.getLogger("io.sm4j").log(System.Logger.Level.WARNING, text);
@@ -58,6 +60,18 @@ public final class Communicator implements AutoCloseable
     private Collectives collectives;
     /** Reused by every exchange of a collective (one at a time: one thread, no re-entry). */
     private RecvRequest exchange;
+    /** The matching context: 0 for the world's communicator, else the one that split or dup agreed on. */
+    private final int context;
+    /** The world rank of each of this communicator's ranks; null for the world's communicator. */
+    private final int[] group;
+    /** This communicator's rank of each world rank, -1 for ranks not in it; null for the world's. */
+    private final int[] local;
+    /** Statuses in this communicator's ranks and tags; null for the world's (as on the wire). */
+    private final Naming naming;
+    /** The contexts this rank holds, shared with every communicator derived from the same world. */
+    private final ContextIds contextIds;
+    /** Set when a communicator made by split or dup is closed (the world's closes its engine). */
+    private boolean closed;
 
     /**
      * @param endpoint the transport endpoint; closed with this communicator.
@@ -76,6 +90,107 @@ public final class Communicator implements AutoCloseable
         blockingRecv = new RecvRequest(engine, false);
         blockingSend = new SendRequest(engine, false);
         exchange = new RecvRequest(engine, false);
+        context = 0;
+        group = null;
+        local = null;
+        naming = null;
+        contextIds = new ContextIds();
+    }
+
+    /**
+     * A communicator of {@code group} (world ranks, in this communicator's rank order) in {@code context},
+     * sharing {@code parent}'s progress engine and matching.
+     */
+    private Communicator(final Communicator parent, final int context, final int[] group, final int rank)
+    {
+        this.rank = rank;
+        this.size = group.length;
+        this.eagerPayload = parent.eagerPayload;
+        this.barrier = null; // the world's BARRIER messages have no context: a derived one uses its collectives
+        this.matcher = parent.matcher;
+        this.sends = parent.sends;
+        this.engine = parent.engine;
+        this.context = context;
+        this.group = group;
+        this.local = new int[parent.group == null ? parent.size : parent.local.length];
+        java.util.Arrays.fill(local, -1);
+        for (int r = 0; r < group.length; r++)
+        {
+            local[group[r]] = r;
+        }
+        this.naming = new Naming()
+        {
+            @Override
+            public int localRank(final int worldRank)
+            {
+                return worldRank < 0 ? worldRank : local[worldRank];
+            }
+
+            @Override
+            public int userTag(final int wireTag)
+            {
+                return Contexts.fromWire(context, wireTag);
+            }
+        };
+        this.contextIds = parent.contextIds;
+        blockingRecv = named(new RecvRequest(engine, false));
+        blockingSend = named(new SendRequest(engine, false));
+        exchange = named(new RecvRequest(engine, false));
+    }
+
+    /**
+     * @return {@code request}, reporting statuses in this communicator's ranks and tags.
+     */
+    private <R extends Request> R named(final R request)
+    {
+        if (naming != null)
+        {
+            request.named(naming);
+        }
+        return request;
+    }
+
+    /**
+     * @return {@code status} (a probe's, in world ranks and wire tags) in this communicator's ranks and tags.
+     */
+    private Status named(final Status status)
+    {
+        return naming == null || status == null ? status :
+            new Status(naming.localRank(status.source()), naming.userTag(status.tag()), status.length());
+    }
+
+    /**
+     * @return the world rank of this communicator's {@code rank} ({@link #ANY_SOURCE} stays).
+     */
+    private int toWorld(final int rank)
+    {
+        return group == null || rank == ANY_SOURCE ? rank : group[rank];
+    }
+
+    /**
+     * @return the tag on the wire for the user's {@code tag} ({@link #ANY_TAG} allowed) in this context.
+     */
+    private int wire(final int tag)
+    {
+        return Contexts.userTag(context, tag);
+    }
+
+    private void checkTagBound(final int tag)
+    {
+        if (context != 0 && tag > Contexts.MAX_TAG)
+        {
+            throw new IllegalArgumentException("tag=" + tag + " (expected: 0.." + Contexts.MAX_TAG +
+                " in a communicator made by split or dup)");
+        }
+    }
+
+    private void checkUsable()
+    {
+        if (closed)
+        {
+            throw new IllegalStateException("this communicator (made by split or dup) is closed");
+        }
+        engine.checkUsable();
     }
 
     /**
@@ -186,7 +301,7 @@ public final class Communicator implements AutoCloseable
             eagerScratch.wrap(buffer);
             try
             {
-                sendEager(dest, tag, eagerScratch, offset, length);
+                sendEager(dest, wire(tag), eagerScratch, offset, length);
             }
             finally
             {
@@ -194,7 +309,7 @@ public final class Communicator implements AutoCloseable
             }
             return;
         }
-        sendBlocking(dest, tag, new UnsafeBuffer(buffer), offset, length);
+        sendBlocking(dest, wire(tag), new UnsafeBuffer(buffer), offset, length);
     }
 
     public void send(final int dest, final int tag, final ByteBuffer buffer)
@@ -214,10 +329,10 @@ public final class Communicator implements AutoCloseable
         checkSend(dest, tag, CallChecks.capacityOf(buffer), offset, length);
         if (dest != rank && length <= eagerPayload)
         {
-            sendEager(dest, tag, buffer, offset, length); // the hot path: no request, no status
+            sendEager(dest, wire(tag), buffer, offset, length); // the hot path: no request, no status
             return;
         }
-        sendBlocking(dest, tag, buffer, offset, length);
+        sendBlocking(dest, wire(tag), buffer, offset, length);
     }
 
     /**
@@ -226,7 +341,7 @@ public final class Communicator implements AutoCloseable
      */
     private void sendEager(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
     {
-        if (!sends.trySendEager(dest, tag, buffer, offset, length))
+        if (!sends.trySendEager(toWorld(dest), tag, buffer, offset, length)) // tag: on the wire
         {
             sendBlocking(dest, tag, buffer, offset, length);
         }
@@ -237,12 +352,12 @@ public final class Communicator implements AutoCloseable
      */
     private void sendBlocking(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
     {
-        if (dest == rank && length > eagerPayload && !matcher.queues().hasPosted(rank, tag))
+        if (dest == rank && length > eagerPayload && !matcher.queues().hasPosted(toWorld(rank), tag))
         {
-            throw new IllegalArgumentException("a blocking send of " + length + " bytes to this rank itself (tag " + tag +
-                ") would never complete: post the receive first, or use isend");
+            throw new IllegalArgumentException("a blocking send of " + length + " bytes to this rank itself (tag " +
+                Contexts.fromWire(context, tag) + ") would never complete: post the receive first, or use isend");
         }
-        final SendRequest request = blockingSend.set(dest, tag, buffer, offset, length);
+        final SendRequest request = blockingSend.set(toWorld(dest), tag, buffer, offset, length); // tag: on the wire
         request.reset();
         engine.start(request);
         try
@@ -290,7 +405,7 @@ public final class Communicator implements AutoCloseable
     public Request isend(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
     {
         checkSend(dest, tag, CallChecks.capacityOf(buffer), offset, length);
-        final SendRequest request = new SendRequest(engine, false).set(dest, tag, buffer, offset, length);
+        final SendRequest request = named(new SendRequest(engine, false)).set(toWorld(dest), wire(tag), buffer, offset, length);
         engine.start(request);
         return request;
     }
@@ -325,14 +440,15 @@ public final class Communicator implements AutoCloseable
     public Request sendInit(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
     {
         checkSend(dest, tag, CallChecks.capacityOf(buffer), offset, length);
-        return new SendRequest(engine, true).set(dest, tag, buffer, offset, length);
+        return named(new SendRequest(engine, true)).set(toWorld(dest), wire(tag), buffer, offset, length);
     }
 
     private void checkSend(final int dest, final int tag, final int capacity, final int offset, final int length)
     {
-        engine.checkUsable();
+        checkUsable();
         CallChecks.checkRank("dest", dest, size, false);
         CallChecks.checkTag(tag, false);
+        checkTagBound(tag);
         BufferChecks.checkBounds(offset, length, capacity);
     }
 
@@ -376,7 +492,7 @@ public final class Communicator implements AutoCloseable
         eagerScratch.wrap(buffer);
         try
         {
-            return awaitReceive(source, tag, eagerScratch, offset, length, status);
+            return awaitReceive(toWorld(source), wire(tag), eagerScratch, offset, length, status);
         }
         finally
         {
@@ -396,7 +512,7 @@ public final class Communicator implements AutoCloseable
     {
         checkRecv(source, tag);
         BufferChecks.checkRange("buffer", buffer, offset, length);
-        return awaitReceive(source, tag, buffer, offset, length, status);
+        return awaitReceive(toWorld(source), wire(tag), buffer, offset, length, status);
     }
 
     private Status awaitReceive(
@@ -443,7 +559,7 @@ public final class Communicator implements AutoCloseable
         {
             throw new NullPointerException("handler is null");
         }
-        final RecvRequest request = new RecvRequest(engine, false).set(source, tag, null, 0, 0, handler);
+        final RecvRequest request = named(new RecvRequest(engine, false)).set(toWorld(source), wire(tag), null, 0, 0, handler);
         matcher.post(request);
         return request.await();
     }
@@ -473,7 +589,7 @@ public final class Communicator implements AutoCloseable
     {
         checkRecv(source, tag);
         BufferChecks.checkRange("buffer", buffer, offset, length);
-        final RecvRequest request = new RecvRequest(engine, false).set(source, tag, buffer, offset, length, null);
+        final RecvRequest request = named(new RecvRequest(engine, false)).set(toWorld(source), wire(tag), buffer, offset, length, null);
         matcher.post(request);
         return request;
     }
@@ -510,14 +626,15 @@ public final class Communicator implements AutoCloseable
     {
         checkRecv(source, tag);
         BufferChecks.checkRange("buffer", buffer, offset, length);
-        return new RecvRequest(engine, true).set(source, tag, buffer, offset, length, null);
+        return named(new RecvRequest(engine, true)).set(toWorld(source), wire(tag), buffer, offset, length, null);
     }
 
     private void checkRecv(final int source, final int tag)
     {
-        engine.checkUsable();
+        checkUsable();
         CallChecks.checkRank("source", source, size, true);
         CallChecks.checkTag(tag, true);
+        checkTagBound(tag);
     }
 
     /**
@@ -528,11 +645,13 @@ public final class Communicator implements AutoCloseable
     public Status iprobe(final int source, final int tag)
     {
         checkRecv(source, tag);
-        matcher.probing(source, tag);
+        final int from = toWorld(source);
+        final int wireTag = wire(tag);
+        matcher.probing(from, wireTag);
         try
         {
             engine.progress();
-            return matcher.probed(source, tag);
+            return named(matcher.probed(from, wireTag));
         }
         finally
         {
@@ -546,11 +665,13 @@ public final class Communicator implements AutoCloseable
     public Status probe(final int source, final int tag)
     {
         checkRecv(source, tag);
-        matcher.probing(source, tag);
+        final int from = toWorld(source);
+        final int wireTag = wire(tag);
+        matcher.probing(from, wireTag);
         try
         {
-            engine.await(() -> matcher.probed(source, tag) != null || engine.departed(source));
-            final Status status = matcher.probed(source, tag); // after departed's drain: what it sent before leaving
+            engine.await(() -> matcher.probed(from, wireTag) != null || engine.departed(from));
+            final Status status = named(matcher.probed(from, wireTag)); // after departed's drain: what it sent before leaving
             if (status == null)
             {
                 throw engine.detached("probe for a message from " + (source == ANY_SOURCE ? "any rank" : "rank " + source));
@@ -623,20 +744,21 @@ public final class Communicator implements AutoCloseable
      */
     void sendOnCollectiveTag(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
     {
-        engine.checkUsable();
+        checkUsable();
+        final int wireTag = Contexts.collectiveTag(context, tag);
         if (dest != rank && length <= eagerPayload)
         {
-            sendEager(dest, tag, buffer, offset, length);
+            sendEager(dest, wireTag, buffer, offset, length);
             return;
         }
-        sendBlocking(dest, tag, buffer, offset, length);
+        sendBlocking(dest, wireTag, buffer, offset, length);
     }
 
     Status recvOnCollectiveTag(
         final int source, final int tag, final MutableDirectBuffer buffer, final int offset, final int length, final Status status)
     {
-        engine.checkUsable();
-        return awaitReceive(source, tag, buffer, offset, length, status);
+        checkUsable();
+        return awaitReceive(toWorld(source), Contexts.collectiveTag(context, tag), buffer, offset, length, status);
     }
 
     /**
@@ -649,8 +771,9 @@ public final class Communicator implements AutoCloseable
         final int dest, final int tag, final DirectBuffer sendBuffer, final int sendOffset, final int sendLength,
         final int source, final MutableDirectBuffer recvBuffer, final int recvOffset, final int recvLength)
     {
-        engine.checkUsable();
-        final RecvRequest request = exchange.set(source, tag, recvBuffer, recvOffset, recvLength, null);
+        checkUsable();
+        final RecvRequest request = exchange.set(toWorld(source), Contexts.collectiveTag(context, tag), recvBuffer, recvOffset,
+            recvLength, null);
         request.reset();
         matcher.post(request);
         try
@@ -696,7 +819,7 @@ public final class Communicator implements AutoCloseable
 
     public void bcast(final MutableDirectBuffer buffer, final int offset, final int length, final int root)
     {
-        engine.checkUsable();
+        checkUsable();
         collectives().bcast(buffer, offset, length, root);
     }
 
@@ -707,25 +830,25 @@ public final class Communicator implements AutoCloseable
      */
     public void reduce(final int[] send, final int[] recv, final Op op, final int root)
     {
-        engine.checkUsable();
+        checkUsable();
         collectives().reduce(send, recv, op, root);
     }
 
     public void reduce(final long[] send, final long[] recv, final Op op, final int root)
     {
-        engine.checkUsable();
+        checkUsable();
         collectives().reduce(send, recv, op, root);
     }
 
     public void reduce(final float[] send, final float[] recv, final Op op, final int root)
     {
-        engine.checkUsable();
+        checkUsable();
         collectives().reduce(send, recv, op, root);
     }
 
     public void reduce(final double[] send, final double[] recv, final Op op, final int root)
     {
-        engine.checkUsable();
+        checkUsable();
         collectives().reduce(send, recv, op, root);
     }
 
@@ -737,7 +860,7 @@ public final class Communicator implements AutoCloseable
         final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset, final int length,
         final ByteOperator op, final int root)
     {
-        engine.checkUsable();
+        checkUsable();
         collectives().reduce(send, sendOffset, recv, recvOffset, length, op, root);
     }
 
@@ -747,25 +870,25 @@ public final class Communicator implements AutoCloseable
      */
     public void allReduce(final int[] send, final int[] recv, final Op op)
     {
-        engine.checkUsable();
+        checkUsable();
         collectives().allReduce(send, recv, op);
     }
 
     public void allReduce(final long[] send, final long[] recv, final Op op)
     {
-        engine.checkUsable();
+        checkUsable();
         collectives().allReduce(send, recv, op);
     }
 
     public void allReduce(final float[] send, final float[] recv, final Op op)
     {
-        engine.checkUsable();
+        checkUsable();
         collectives().allReduce(send, recv, op);
     }
 
     public void allReduce(final double[] send, final double[] recv, final Op op)
     {
-        engine.checkUsable();
+        checkUsable();
         collectives().allReduce(send, recv, op);
     }
 
@@ -773,7 +896,7 @@ public final class Communicator implements AutoCloseable
         final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset, final int length,
         final ByteOperator op)
     {
-        engine.checkUsable();
+        checkUsable();
         collectives().allReduce(send, sendOffset, recv, recvOffset, length, op);
     }
 
@@ -785,73 +908,73 @@ public final class Communicator implements AutoCloseable
      */
     public void scan(final int[] send, final int[] recv, final Op op)
     {
-        engine.checkUsable();
+        checkUsable();
         collectives().scan(send, recv, op);
     }
 
     public void exScan(final int[] send, final int[] recv, final Op op)
     {
-        engine.checkUsable();
+        checkUsable();
         collectives().exScan(send, recv, op);
     }
 
     public void reduceScatter(final int[] send, final int[] recv, final Op op)
     {
-        engine.checkUsable();
+        checkUsable();
         collectives().reduceScatter(send, recv, op);
     }
 
     public void scan(final long[] send, final long[] recv, final Op op)
     {
-        engine.checkUsable();
+        checkUsable();
         collectives().scan(send, recv, op);
     }
 
     public void exScan(final long[] send, final long[] recv, final Op op)
     {
-        engine.checkUsable();
+        checkUsable();
         collectives().exScan(send, recv, op);
     }
 
     public void reduceScatter(final long[] send, final long[] recv, final Op op)
     {
-        engine.checkUsable();
+        checkUsable();
         collectives().reduceScatter(send, recv, op);
     }
 
     public void scan(final float[] send, final float[] recv, final Op op)
     {
-        engine.checkUsable();
+        checkUsable();
         collectives().scan(send, recv, op);
     }
 
     public void exScan(final float[] send, final float[] recv, final Op op)
     {
-        engine.checkUsable();
+        checkUsable();
         collectives().exScan(send, recv, op);
     }
 
     public void reduceScatter(final float[] send, final float[] recv, final Op op)
     {
-        engine.checkUsable();
+        checkUsable();
         collectives().reduceScatter(send, recv, op);
     }
 
     public void scan(final double[] send, final double[] recv, final Op op)
     {
-        engine.checkUsable();
+        checkUsable();
         collectives().scan(send, recv, op);
     }
 
     public void exScan(final double[] send, final double[] recv, final Op op)
     {
-        engine.checkUsable();
+        checkUsable();
         collectives().exScan(send, recv, op);
     }
 
     public void reduceScatter(final double[] send, final double[] recv, final Op op)
     {
-        engine.checkUsable();
+        checkUsable();
         collectives().reduceScatter(send, recv, op);
     }
 
@@ -859,7 +982,7 @@ public final class Communicator implements AutoCloseable
         final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset, final int length,
         final ByteOperator op)
     {
-        engine.checkUsable();
+        checkUsable();
         collectives().scan(send, sendOffset, recv, recvOffset, length, op);
     }
 
@@ -867,7 +990,7 @@ public final class Communicator implements AutoCloseable
         final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset, final int length,
         final ByteOperator op)
     {
-        engine.checkUsable();
+        checkUsable();
         collectives().exScan(send, sendOffset, recv, recvOffset, length, op);
     }
 
@@ -875,7 +998,7 @@ public final class Communicator implements AutoCloseable
         final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset,
         final int blockLength, final ByteOperator op)
     {
-        engine.checkUsable();
+        checkUsable();
         collectives().reduceScatter(send, sendOffset, recv, recvOffset, blockLength, op);
     }
 
@@ -894,7 +1017,7 @@ public final class Communicator implements AutoCloseable
         final DirectBuffer send, final int sendOffset, final int sendLength, final MutableDirectBuffer recv,
         final int recvOffset, final int[] counts, final int[] displacements, final int root)
     {
-        engine.checkUsable();
+        checkUsable();
         collectives().gatherv(send, sendOffset, sendLength, recv, recvOffset, counts, displacements, root);
     }
 
@@ -909,7 +1032,7 @@ public final class Communicator implements AutoCloseable
         final DirectBuffer send, final int sendOffset, final int[] counts, final int[] displacements,
         final MutableDirectBuffer recv, final int recvOffset, final int recvLength, final int root)
     {
-        engine.checkUsable();
+        checkUsable();
         collectives().scatterv(send, sendOffset, counts, displacements, recv, recvOffset, recvLength, root);
     }
 
@@ -923,7 +1046,7 @@ public final class Communicator implements AutoCloseable
         final DirectBuffer send, final int sendOffset, final int sendLength, final MutableDirectBuffer recv,
         final int recvOffset, final int[] counts, final int[] displacements)
     {
-        engine.checkUsable();
+        checkUsable();
         collectives().allGatherv(send, sendOffset, sendLength, recv, recvOffset, counts, displacements);
     }
 
@@ -938,7 +1061,7 @@ public final class Communicator implements AutoCloseable
         final DirectBuffer send, final int sendOffset, final int[] sendCounts, final int[] sendDisplacements,
         final MutableDirectBuffer recv, final int recvOffset, final int[] recvCounts, final int[] recvDisplacements)
     {
-        engine.checkUsable();
+        checkUsable();
         collectives().allToAllv(send, sendOffset, sendCounts, sendDisplacements, recv, recvOffset, recvCounts, recvDisplacements);
     }
 
@@ -955,7 +1078,7 @@ public final class Communicator implements AutoCloseable
         final DirectBuffer send, final int sendOffset, final int length, final MutableDirectBuffer recv, final int recvOffset,
         final int root)
     {
-        engine.checkUsable();
+        checkUsable();
         collectives().gather(send, sendOffset, length, recv, recvOffset, root);
     }
 
@@ -972,7 +1095,7 @@ public final class Communicator implements AutoCloseable
         final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset, final int length,
         final int root)
     {
-        engine.checkUsable();
+        checkUsable();
         collectives().scatter(send, sendOffset, recv, recvOffset, length, root);
     }
 
@@ -987,7 +1110,7 @@ public final class Communicator implements AutoCloseable
     public void allGather(
         final DirectBuffer send, final int sendOffset, final int length, final MutableDirectBuffer recv, final int recvOffset)
     {
-        engine.checkUsable();
+        checkUsable();
         collectives().allGather(send, sendOffset, length, recv, recvOffset);
     }
 
@@ -1003,7 +1126,7 @@ public final class Communicator implements AutoCloseable
     public void allToAll(
         final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset, final int blockLength)
     {
-        engine.checkUsable();
+        checkUsable();
         collectives().allToAll(send, sendOffset, recv, recvOffset, blockLength);
     }
 
@@ -1017,7 +1140,7 @@ public final class Communicator implements AutoCloseable
      */
     public void abort(final int code, final String reason)
     {
-        engine.checkUsable();
+        checkUsable();
         engine.abortJob("rank " + rank + " called abort(" + code + "): " + reason);
         engine.checkNotAborted();
         throw new IllegalStateException("the job's abort was not recorded"); // checkNotAborted threw
@@ -1038,7 +1161,12 @@ public final class Communicator implements AutoCloseable
      */
     public void barrier()
     {
-        engine.checkUsable();
+        checkUsable();
+        if (barrier == null)
+        {
+            collectives().barrier();
+            return;
+        }
         try
         {
             barrier.await(engine);
@@ -1069,6 +1197,77 @@ public final class Communicator implements AutoCloseable
     @Override
     public void close()
     {
-        engine.close();
+        if (group == null)
+        {
+            engine.close();
+        }
+        else if (!closed)
+        {
+            closed = true;
+            contextIds.release(context);
+        }
+    }
+
+    /**
+     * Splits this communicator (MPI_Comm_split): a collective call of every rank of it. The ranks that pass
+     * the same {@code color} (>= 0) form a new communicator, ranked by {@code key} then by their rank here;
+     * a rank that passes {@link #UNDEFINED} gets null. The new communicators share this rank's progress engine
+     * but have a matching context of their own: no receive of one matches a message of another, nor of this
+     * one. Close them when done (this one's close does not).
+     *
+     * @throws IllegalArgumentException for a negative color other than {@link #UNDEFINED}.
+     * @throws Sm4jException            if every context is in use (at most 1022 communicators at once).
+     */
+    public Communicator split(final int color, final int key)
+    {
+        checkUsable();
+        if (color < 0 && color != UNDEFINED)
+        {
+            throw new IllegalArgumentException("color=" + color + " (expected: >= 0 or UNDEFINED)");
+        }
+        final long[] free = contextIds.freeMask();
+        final long[] common = new long[free.length];
+        allReduce(free, common, Op.BAND);
+        final int newContext = contextIds.take(common);
+        if (newContext < 0)
+        {
+            throw new Sm4jException("no communicator context is free on every rank: at most " + Contexts.MAX_CONTEXT +
+                " communicators made by split or dup can be open at once");
+        }
+        final UnsafeBuffer mine = new UnsafeBuffer(new byte[2 * Integer.BYTES]);
+        mine.putInt(0, color);
+        mine.putInt(Integer.BYTES, key);
+        final UnsafeBuffer all = new UnsafeBuffer(new byte[2 * Integer.BYTES * size]);
+        allGather(mine, 0, mine.capacity(), all, 0);
+        if (color == UNDEFINED)
+        {
+            contextIds.release(newContext); // in no communicator of that context
+            return null;
+        }
+        final java.util.List<int[]> members = new java.util.ArrayList<>(); // { key, rank here }
+        for (int r = 0; r < size; r++)
+        {
+            if (all.getInt(2 * Integer.BYTES * r) == color)
+            {
+                members.add(new int[]{ all.getInt(2 * Integer.BYTES * r + Integer.BYTES), r });
+            }
+        }
+        members.sort((a, b) -> a[0] != b[0] ? Integer.compare(a[0], b[0]) : Integer.compare(a[1], b[1]));
+        final int[] newGroup = new int[members.size()];
+        int newRank = -1;
+        for (int i = 0; i < newGroup.length; i++)
+        {
+            newGroup[i] = toWorld(members.get(i)[1]);
+            newRank = members.get(i)[1] == rank ? i : newRank;
+        }
+        return new Communicator(this, newContext, newGroup, newRank);
+    }
+
+    /**
+     * A communicator of the same ranks with a matching context of its own (MPI_Comm_dup): a collective call.
+     */
+    public Communicator dup()
+    {
+        return split(0, rank);
     }
 }

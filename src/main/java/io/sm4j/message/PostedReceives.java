@@ -176,6 +176,6 @@ final class PostedReceives
 
     private static boolean isWildcard(final RecvRequest request)
     {
-        return request.source == Communicator.ANY_SOURCE || request.tag == Communicator.ANY_TAG;
+        return request.source == Communicator.ANY_SOURCE || Contexts.isWildcard(request.tag);
     }
 }

@@ -80,9 +80,8 @@ final class RecvRequest extends Request
      */
     static boolean accepts(final int source, final int tag, final int messageSource, final int messageTag)
     {
-        // ANY_TAG takes users' tags (>= 0) only: the collectives' tags are below it
-        return (source == Communicator.ANY_SOURCE || source == messageSource) &&
-            (tag == Communicator.ANY_TAG ? messageTag >= 0 : tag == messageTag);
+        // a wildcard takes its context's user tags only, never a collective's or another context's
+        return (source == Communicator.ANY_SOURCE || source == messageSource) && Contexts.accepts(tag, messageTag);
     }
 
     /**

@@ -26,6 +26,8 @@ public abstract class Request implements Awaitable
     private boolean active;
     private boolean cancelled;
     private Sm4jException error;
+    /** How the communicator that made this request names ranks and tags; null: as on the wire (the world's). */
+    private Naming naming;
 
     /**
      * @param persistent created inactive (complete, with an empty status) and restartable with {@link #start()}.
@@ -360,7 +362,8 @@ public abstract class Request implements Awaitable
     void completeCancelled()
     {
         cancelled = true;
-        complete(-1, -1, 0);
+        status.set(-1, -1, 0);
+        complete = true;
     }
 
     Progress progress()
@@ -397,7 +400,16 @@ public abstract class Request implements Awaitable
      */
     Status fill(final int source, final int tag, final int length)
     {
-        return status.set(source, tag, length);
+        return naming == null ? status.set(source, tag, length) : status.set(naming.localRank(source), naming.userTag(tag), length);
+    }
+
+    /**
+     * @return this request, whose statuses now name ranks and tags as {@code naming} does.
+     */
+    Request named(final Naming naming)
+    {
+        this.naming = naming;
+        return this;
     }
 
     /**

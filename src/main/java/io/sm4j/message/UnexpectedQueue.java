@@ -109,7 +109,7 @@ final class UnexpectedQueue
         {
             return null; // the common case of a receive posted before its message: no lookup
         }
-        if (source != Communicator.ANY_SOURCE && tag != Communicator.ANY_TAG)
+        if (source != Communicator.ANY_SOURCE && !Contexts.isWildcard(tag))
         {
             return bins.peek(source, tag);
         }

@@ -20,7 +20,9 @@ import java.util.Random;
  *     waitAll, waitAny, testAll); prints "collectives ok R";</li>
  * <li>{@code isolation}: a user receive for any source and any tag, posted before a bcast, is not taken by
  *     the bcast's message; prints "isolated R";</li>
- * <li>{@code mismatch}: rank 0 broadcasts 16 bytes, the others expect 8 (fails with one line).</li>
+ * <li>{@code mismatch}: rank 0 broadcasts 16 bytes, the others expect 8 (fails with one line);</li>
+ * <li>{@code split}: split, dup and UNDEFINED, with traffic on the same tags in the world and in them at
+ *     once; prints "split ok R".</li>
  * </ul>
  */
 public final class CollectiveApp
@@ -39,6 +41,7 @@ public final class CollectiveApp
             {
                 case "check" -> check(comm, new Random(Long.parseLong(args[1])), Integer.parseInt(args[2]));
                 case "isolation" -> isolation(comm);
+                case "split" -> split(comm);
                 case "mismatch" -> comm.bcast(new byte[16], 0, comm.rank() == 0 ? 16 : 8, 0);
                 default -> throw new IllegalArgumentException(args[0]);
             }
@@ -412,6 +415,96 @@ public final class CollectiveApp
         comm.send(right, 7, new byte[1]);
         expect(Request.waitSome(never).length == 1, "waitSome", 0);
         comm.barrier();
+    }
+
+    /**
+     * split by parity (ranked in reverse), dup, and UNDEFINED: sizes and ranks, traffic on the same tags in
+     * the world and in the derived communicators at once (each receive for any source and any tag takes its
+     * own communicator's message), collectives and barriers inside them, then the world again.
+     */
+    private static void split(final Communicator comm)
+    {
+        final int rank = comm.rank();
+        final int size = comm.size();
+        final int color = rank % 2;
+        try (Communicator half = comm.split(color, -rank))
+        {
+            final int members = (size + 1 - color) / 2;
+            expect(half.size() == members, "split size", 0);
+            int expectedRank = 0;
+            for (int r = rank + 2; r < size; r += 2)
+            {
+                expectedRank++; // ranked by key = -rank: higher world ranks first
+            }
+            expect(half.rank() == expectedRank, "split rank " + half.rank() + " of world rank " + rank, 0);
+
+            final byte[] inWorld = new byte[8];
+            final byte[] inHalf = new byte[8];
+            final Request worldAny = comm.irecv(Communicator.ANY_SOURCE, Communicator.ANY_TAG, inWorld);
+            final Request halfAny = half.irecv(Communicator.ANY_SOURCE, Communicator.ANY_TAG, inHalf);
+            comm.send((rank + 1) % size, 5, new byte[]{ 1, (byte)rank });
+            half.send((half.rank() + 1) % half.size(), 5, new byte[]{ 2, (byte)half.rank() });
+            final Status worldStatus = worldAny.await();
+            final Status halfStatus = halfAny.await();
+            expect(inWorld[0] == 1 && worldStatus.source() == (rank - 1 + size) % size && worldStatus.tag() == 5 &&
+                inWorld[1] == (byte)worldStatus.source(), "world traffic beside a split", 0);
+            expect(inHalf[0] == 2 && halfStatus.source() == (half.rank() - 1 + half.size()) % half.size() &&
+                halfStatus.tag() == 5 && inHalf[1] == (byte)halfStatus.source(), "split traffic beside the world", 0);
+
+            final long[] sum = new long[1];
+            half.allReduce(new long[]{ rank }, sum, Op.SUM);
+            long expected = 0;
+            for (int r = color; r < size; r += 2)
+            {
+                expected += r;
+            }
+            expect(sum[0] == expected, "allReduce in a split", 0);
+            final byte[] root = { (byte)(half.rank() == 0 ? 42 : 0) };
+            half.bcast(root, 0, 1, 0);
+            expect(root[0] == 42, "bcast in a split", 0);
+            half.barrier();
+            expect(half.iprobe(Communicator.ANY_SOURCE, Communicator.ANY_TAG) == null, "nothing left in the split", 0);
+        }
+        try (Communicator copy = comm.dup())
+        {
+            expect(copy.rank() == rank && copy.size() == size, "dup", 0);
+            final byte[] inWorld = new byte[1];
+            final byte[] inCopy = new byte[1];
+            final Request worldReceive = comm.irecv((rank - 1 + size) % size, 7, inWorld);
+            final Request copyReceive = copy.irecv((rank - 1 + size) % size, 7, inCopy);
+            copy.send((rank + 1) % size, 7, new byte[]{ 3 }); // the copy's first: the world's receive must not take it
+            comm.send((rank + 1) % size, 7, new byte[]{ 4 });
+            Request.waitAll(worldReceive, copyReceive);
+            expect(inWorld[0] == 4 && inCopy[0] == 3, "dup traffic on the world's tag", 0);
+            final Communicator none = copy.split(rank == 0 ? Communicator.UNDEFINED : 1, 0);
+            expect(rank == 0 ? none == null : none != null && none.size() == size - 1 && none.rank() == rank - 1, "UNDEFINED", 0);
+            if (none != null)
+            {
+                none.barrier();
+                none.close();
+                try
+                {
+                    none.barrier();
+                    expect(false, "a closed split refuses calls", 0);
+                }
+                catch (final IllegalStateException expected)
+                {
+                    expect(expected.getMessage().contains("closed"), "closed: " + expected.getMessage(), 0);
+                }
+            }
+            try
+            {
+                copy.send(rank, Integer.MAX_VALUE, new byte[0]);
+                expect(false, "a tag above the bound", 0);
+            }
+            catch (final IllegalArgumentException expected)
+            {
+                expect(expected.getMessage().equals("tag=2147483647 (expected: 0..1048575 in a communicator made by split or dup)"),
+                    expected.getMessage(), 0);
+            }
+        }
+        comm.barrier();
+        System.out.println("split ok " + rank);
     }
 
     private static void isolation(final Communicator comm)

@@ -44,6 +44,18 @@ class CollectiveTest
         assertTrue(job.out().contains("isolated 1") && job.out().contains("isolated 2"), job.out() + job.err());
     }
 
+    @ParameterizedTest
+    @ValueSource(ints = { 1, 2, 5 })
+    void splitAndDupShouldMakeCommunicatorsWhoseMessagesNeverMeetTheWorlds(final int ranks) throws IOException
+    {
+        final JobRunner job = JobRunner.run(LayoutParams.defaults(ranks), Map.of(), CollectiveApp.class.getName(), "split");
+        assertEquals(0, job.exitCode(), job.out() + job.err());
+        for (int rank = 0; rank < ranks; rank++)
+        {
+            assertTrue(job.out().contains("split ok " + rank), job.out() + job.err());
+        }
+    }
+
     @Test
     void ranksThatDisagreeOnALengthShouldFailWithOneLine() throws IOException
     {
