@@ -368,7 +368,7 @@ public final class Communicator implements AutoCloseable
         {
             if (!request.isDone())
             {
-                blockingSend = new SendRequest(engine, false); // the protocol may still hold the old one
+                blockingSend = named(new SendRequest(engine, false)); // the protocol may still hold the old one
             }
             throw ex;
         }
@@ -533,7 +533,7 @@ public final class Communicator implements AutoCloseable
             if (!request.isDone())
             {
                 matcher.queues().withdraw(request);
-                blockingRecv = new RecvRequest(engine, false); // the protocol may still hold the old one
+                blockingRecv = named(new RecvRequest(engine, false)); // the protocol may still hold the old one
             }
             throw ex;
         }
@@ -786,7 +786,7 @@ public final class Communicator implements AutoCloseable
             if (!request.isDone())
             {
                 matcher.queues().withdraw(request);
-                exchange = new RecvRequest(engine, false); // the protocol may still hold the old one
+                exchange = named(new RecvRequest(engine, false)); // the protocol may still hold the old one
             }
             throw ex;
         }
@@ -1201,10 +1201,11 @@ public final class Communicator implements AutoCloseable
         {
             engine.close();
         }
-        else if (!closed)
+        else
         {
+            // the context stays taken: a receive still posted in it, or a message still queued for it, must never
+            // meet a later communicator's traffic (MPICH keeps a context until its requests complete)
             closed = true;
-            contextIds.release(context);
         }
     }
 
@@ -1213,10 +1214,11 @@ public final class Communicator implements AutoCloseable
      * the same {@code color} (>= 0) form a new communicator, ranked by {@code key} then by their rank here;
      * a rank that passes {@link #UNDEFINED} gets null. The new communicators share this rank's progress engine
      * but have a matching context of their own: no receive of one matches a message of another, nor of this
-     * one. Close them when done (this one's close does not).
+     * one. Close them when done (this one's close does not); a context is not reused after a close, since a
+     * receive or a message may still be left in it, so a job makes at most 1,022 of them.
      *
      * @throws IllegalArgumentException for a negative color other than {@link #UNDEFINED}.
-     * @throws Sm4jException            if every context is in use (at most 1022 communicators at once).
+     * @throws Sm4jException            if every context has been used (at most 1,022 in a job).
      */
     public Communicator split(final int color, final int key)
     {
@@ -1232,13 +1234,21 @@ public final class Communicator implements AutoCloseable
         if (newContext < 0)
         {
             throw new Sm4jException("no communicator context is free on every rank: at most " + Contexts.MAX_CONTEXT +
-                " communicators made by split or dup can be open at once");
+                " communicators can be made by split or dup in one job");
         }
         final UnsafeBuffer mine = new UnsafeBuffer(new byte[2 * Integer.BYTES]);
         mine.putInt(0, color);
         mine.putInt(Integer.BYTES, key);
         final UnsafeBuffer all = new UnsafeBuffer(new byte[2 * Integer.BYTES * size]);
-        allGather(mine, 0, mine.capacity(), all, 0);
+        try
+        {
+            allGather(mine, 0, mine.capacity(), all, 0);
+        }
+        catch (final RuntimeException ex)
+        {
+            contextIds.release(newContext);
+            throw ex;
+        }
         if (color == UNDEFINED)
         {
             contextIds.release(newContext); // in no communicator of that context

@@ -5,8 +5,9 @@ import java.util.BitSet;
 /**
  * The matching contexts ({@link Contexts}) this rank's communicators hold: a communicator made by
  * {@code split} or {@code dup} takes the lowest context free on every rank of its parent (an allReduce of
- * these masks, as MPICH agrees on context ids), and gives it back when it closes. Two communicators that
- * share a rank therefore never share a context. One per rank, shared by the world's communicator and every
+ * these masks, as MPICH agrees on context ids). Two communicators that share a rank therefore never share a
+ * context. A rank that {@code split} leaves out gives the context back at once; a closed communicator keeps
+ * it (a receive or a message may be left in it). One per rank, shared by the world's communicator and every
  * communicator derived from it; used by one thread at a time, as collectives are.
  */
 final class ContextIds
