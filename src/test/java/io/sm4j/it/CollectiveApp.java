@@ -503,6 +503,17 @@ public final class CollectiveApp
                     expected.getMessage(), 0);
             }
         }
+        final Communicator closed = comm.dup();
+        final Request stale = closed.irecv(Communicator.ANY_SOURCE, Communicator.ANY_TAG, new byte[1]);
+        closed.close();
+        try (Communicator next = comm.dup())
+        {
+            final byte[] got = new byte[1];
+            final Request receive = next.irecv((rank - 1 + size) % size, 8, got);
+            next.send((rank + 1) % size, 8, new byte[]{ 9 });
+            receive.await();
+            expect(got[0] == 9 && !stale.isDone(), "a closed communicator's receive took a later one's message", 0);
+        }
         comm.barrier();
         System.out.println("split ok " + rank);
     }
