@@ -901,6 +901,42 @@ public final class Communicator implements AutoCloseable
     }
 
     /**
+     * The data movers over {@link ByteBuffer}s: the bytes between each buffer's position and limit (neither
+     * is moved); a receiving buffer must be writable. For gather, scatter, allGather and allToAll the
+     * n-block buffer's length is n times the one-block buffer's.
+     */
+    public void bcast(final ByteBuffer buffer, final int root)
+    {
+        bcast(CallChecks.wrapWritable(buffer), buffer.position(), buffer.remaining(), root);
+    }
+
+    public void gather(final ByteBuffer send, final ByteBuffer recv, final int root)
+    {
+        gather(CallChecks.wrap(send), send.position(), send.remaining(), recv == null ? null : CallChecks.wrapWritable(recv),
+            recv == null ? 0 : recv.position(), root);
+    }
+
+    public void scatter(final ByteBuffer send, final ByteBuffer recv, final int root)
+    {
+        scatter(send == null ? null : CallChecks.wrap(send), send == null ? 0 : send.position(), CallChecks.wrapWritable(recv),
+            recv.position(), recv.remaining(), root);
+    }
+
+    public void allGather(final ByteBuffer send, final ByteBuffer recv)
+    {
+        allGather(CallChecks.wrap(send), send.position(), send.remaining(), CallChecks.wrapWritable(recv), recv.position());
+    }
+
+    public void allToAll(final ByteBuffer send, final ByteBuffer recv)
+    {
+        if (send.remaining() % size != 0)
+        {
+            throw new IllegalArgumentException("send has " + send.remaining() + " bytes, not a multiple of " + size + " ranks");
+        }
+        allToAll(CallChecks.wrap(send), send.position(), CallChecks.wrapWritable(recv), recv.position(), send.remaining() / size);
+    }
+
+    /**
      * Prefix reductions (MPI_Scan, MPI_Exscan): rank r receives ranks 0..r's (scan) or 0..r-1's (exScan;
      * rank 0's {@code recv} is left as it is) {@code send} combined element by element in rank order.
      * {@code reduceScatter} (MPI_Reduce_scatter_block): {@code send} holds size blocks of {@code recv}'s

@@ -16,6 +16,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -99,6 +100,65 @@ class ThreadRanksTest
             {
                 assertTrue(other.getMessage().contains("rank 2 threw java.lang.IllegalStateException: boom"), other.getMessage());
             }
+            assertTrue(dir.isEmpty(), "files left behind");
+        }
+    }
+
+    /**
+     * The data movers over ByteBuffers (heap and direct, at a position): the bytes between position and limit,
+     * neither moved; a read-only receiving buffer is refused before anything is sent.
+     */
+    @Test
+    void collectivesShouldTakeByteBuffersBetweenPositionAndLimit() throws Exception
+    {
+        try (ScratchDir dir = ScratchDir.create("sm4j-thread-job-"))
+        {
+            ThreadJob.run(dir.path, 3, comm ->
+            {
+                final int rank = comm.rank();
+                final ByteBuffer data = ByteBuffer.allocateDirect(10).position(2);
+                if (rank == 1)
+                {
+                    data.put(2, (byte)7).put(9, (byte)8);
+                }
+                comm.bcast(data, 1);
+                assertEquals(2, data.position());
+                assertEquals(7, data.get(2));
+                assertEquals(8, data.get(9));
+
+                final ByteBuffer mine = ByteBuffer.allocate(5).position(1);
+                mine.put(1, (byte)(10 + rank)).put(4, (byte)(20 + rank));
+                final ByteBuffer all = ByteBuffer.allocateDirect(1 + 12).position(1);
+                comm.allGather(mine, all);
+                for (int r = 0; r < 3; r++)
+                {
+                    assertEquals(10 + r, all.get(1 + 4 * r));
+                    assertEquals(20 + r, all.get(1 + 4 * r + 3));
+                }
+                final ByteBuffer gathered = rank == 2 ? ByteBuffer.allocate(12) : null;
+                comm.gather(mine, gathered, 2);
+                if (rank == 2)
+                {
+                    assertEquals(11, gathered.get(4));
+                }
+                final ByteBuffer part = ByteBuffer.allocate(4);
+                comm.scatter(rank == 0 ? all : null, part, 0);
+                assertEquals(10 + rank, part.get(0));
+
+                final ByteBuffer out = ByteBuffer.allocate(3);
+                final ByteBuffer in = ByteBuffer.allocate(3);
+                for (int d = 0; d < 3; d++)
+                {
+                    out.put(d, (byte)(rank * 10 + d));
+                }
+                comm.allToAll(out, in);
+                for (int s = 0; s < 3; s++)
+                {
+                    assertEquals(s * 10 + rank, in.get(s));
+                }
+                assertEquals("buffer is read-only: a receive writes into it", assertThrows(IllegalArgumentException.class,
+                    () -> comm.allGather(mine, ByteBuffer.allocate(12).asReadOnlyBuffer())).getMessage());
+            });
             assertTrue(dir.isEmpty(), "files left behind");
         }
     }
