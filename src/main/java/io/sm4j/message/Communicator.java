@@ -327,12 +327,21 @@ public final class Communicator implements AutoCloseable
     public void send(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
     {
         checkSend(dest, tag, CallChecks.capacityOf(buffer), offset, length);
+        sendWire(dest, wire(tag), buffer, offset, length);
+    }
+
+    /**
+     * A checked send on a tag as the wire carries it: eager to a peer without a request (the hot path), else
+     * blocking.
+     */
+    private void sendWire(final int dest, final int wireTag, final DirectBuffer buffer, final int offset, final int length)
+    {
         if (dest != rank && length <= eagerPayload)
         {
-            sendEager(dest, wire(tag), buffer, offset, length); // the hot path: no request, no status
+            sendEager(dest, wireTag, buffer, offset, length);
             return;
         }
-        sendBlocking(dest, wire(tag), buffer, offset, length);
+        sendBlocking(dest, wireTag, buffer, offset, length);
     }
 
     /**
@@ -706,20 +715,11 @@ public final class Communicator implements AutoCloseable
         final int source, final int recvTag, final MutableDirectBuffer recvBuffer, final int recvOffset, final int recvLength)
     {
         checkSend(dest, sendTag, CallChecks.capacityOf(sendBuffer), sendOffset, sendLength);
-        final Request receive = irecv(source, recvTag, recvBuffer, recvOffset, recvLength);
-        try
-        {
-            send(dest, sendTag, sendBuffer, sendOffset, sendLength);
-        }
-        catch (final RuntimeException ex)
-        {
-            if (!receive.isDone())
-            {
-                matcher.queues().withdraw((RecvRequest)receive); // else it would take a later message
-            }
-            throw ex;
-        }
-        return receive.await();
+        checkRecv(source, recvTag);
+        BufferChecks.checkRange("buffer", recvBuffer, recvOffset, recvLength);
+        final Status received = exchange(dest, wire(sendTag), sendBuffer, sendOffset, sendLength,
+            source, wire(recvTag), recvBuffer, recvOffset, recvLength);
+        return new Status(received.source(), received.tag(), received.length());
     }
 
     /**
@@ -745,13 +745,7 @@ public final class Communicator implements AutoCloseable
     void sendOnCollectiveTag(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
     {
         checkUsable();
-        final int wireTag = Contexts.collectiveTag(context, tag);
-        if (dest != rank && length <= eagerPayload)
-        {
-            sendEager(dest, wireTag, buffer, offset, length);
-            return;
-        }
-        sendBlocking(dest, wireTag, buffer, offset, length);
+        sendWire(dest, Contexts.collectiveTag(context, tag), buffer, offset, length);
     }
 
     Status recvOnCollectiveTag(
@@ -772,13 +766,27 @@ public final class Communicator implements AutoCloseable
         final int source, final MutableDirectBuffer recvBuffer, final int recvOffset, final int recvLength)
     {
         checkUsable();
-        final RecvRequest request = exchange.set(toWorld(source), Contexts.collectiveTag(context, tag), recvBuffer, recvOffset,
-            recvLength, null);
+        final int wireTag = Contexts.collectiveTag(context, tag);
+        return exchange(dest, wireTag, sendBuffer, sendOffset, sendLength, source, wireTag, recvBuffer, recvOffset, recvLength);
+    }
+
+    /**
+     * Posts the receive, sends, waits for the receive: the receive first, so two ranks that exchange with each
+     * other cannot deadlock (a send that fails withdraws it, else it would take a later message). Ranks are
+     * this communicator's, tags as the wire carries them; one request, reused, serves every exchange.
+     *
+     * @return the reused request's status: valid until the next exchange.
+     */
+    private Status exchange(
+        final int dest, final int sendTag, final DirectBuffer sendBuffer, final int sendOffset, final int sendLength,
+        final int source, final int recvTag, final MutableDirectBuffer recvBuffer, final int recvOffset, final int recvLength)
+    {
+        final RecvRequest request = exchange.set(toWorld(source), recvTag, recvBuffer, recvOffset, recvLength, null);
         request.reset();
         matcher.post(request);
         try
         {
-            sendOnCollectiveTag(dest, tag, sendBuffer, sendOffset, sendLength);
+            sendWire(dest, sendTag, sendBuffer, sendOffset, sendLength);
             return request.await();
         }
         catch (final RuntimeException ex)
