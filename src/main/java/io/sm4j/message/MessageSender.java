@@ -1,7 +1,6 @@
 package io.sm4j.message;
 
 import io.sm4j.job.RankCounters;
-import io.sm4j.segment.Sm4jException;
 import io.sm4j.transport.Endpoint;
 import io.sm4j.transport.SendClaim;
 import org.agrona.DirectBuffer;
@@ -103,8 +102,7 @@ final class MessageSender
         {
             if (claimed == Endpoint.PEER_GONE)
             {
-                endpoint.checkNotAbortedAfterDetach(); // the job's abort, if any, is the cause to report
-                throw new Sm4jException("rank " + dest + " has detached: rank " + endpoint.rank() + " cannot send to it");
+                throw endpoint.peerGone(dest); // the job's abort, if any, is the cause to report
             }
             return false; // no room yet: retried after a pass
         }

@@ -536,6 +536,16 @@ public final class Endpoint implements AutoCloseable
     }
 
     /**
+     * The error of a claim that found {@code dest} gone ({@link #PEER_GONE}): the job's abort if it was aborted
+     * ({@link #checkNotAbortedAfterDetach}), else that {@code dest} has detached.
+     */
+    public Sm4jException peerGone(final int dest)
+    {
+        checkNotAbortedAfterDetach();
+        return new Sm4jException("rank " + dest + " has detached: rank " + rank + " cannot send to it");
+    }
+
+    /**
      * For a layer above that touched a claim's or a fragment's memory itself (copying a payload): turns a
      * fault of that access into the error to report ({@link Segment#fault}).
      */

@@ -32,8 +32,7 @@ public final class CopyingSends
         final int result = endpoint.tryClaim(dest, length, claim);
         if (result == Endpoint.PEER_GONE)
         {
-            endpoint.checkNotAbortedAfterDetach();
-            throw new Sm4jException("rank " + dest + " has detached: rank " + endpoint.rank() + " cannot send to it");
+            throw endpoint.peerGone(dest); // the job's abort, if any, is the cause to report
         }
         if (result != Endpoint.CLAIMED)
         {
