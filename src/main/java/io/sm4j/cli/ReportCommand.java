@@ -169,9 +169,11 @@ final class ReportCommand implements Callable<Integer>
     private String describe(final LayoutParams p)
     {
         return String.format("%s memory report: n=%d, eager limit %d, max fragment %d, CB queue %d entries, " +
-                "%d eager fragments per peer, %d max fragments per rank, cacheline %d, %s threads",
+                "%d eager fragments per peer, %d max fragments per rank, cacheline %d, %s threads%s",
             profile == Profile.sm4j ? "sm4j" : "Open MPI 1.3.0 (profile ompi-1.3)", p.peers(), p.eagerLimit(),
-            p.maxFragSize(), p.queueEntries(), p.eagerFragsPerPeer(), p.maxFragsPerRank(), p.cacheline(), p.threadMode());
+            p.maxFragSize(), p.queueEntries(), p.eagerFragsPerPeer(), p.maxFragsPerRank(), p.cacheline(), p.threadMode(),
+            profile == Profile.sm4j ? String.format(", %d collective regions of %d bytes per rank",
+                p.collectiveContexts(), p.collectiveBufferSize()) : "");
     }
 
     static final class ProfileConverter implements picocli.CommandLine.ITypeConverter<Profile>

@@ -12,7 +12,10 @@ import org.agrona.concurrent.UnsafeBuffer;
  * the rank that receives it ({@link Channel#recv}), one that reaches no rank of a different collective
  * (each collective has a tag of its own) is not mixed up with it.
  * <p>
- * Algorithms (point-to-point; a shared-memory region per communicator is the next step):
+ * Algorithms: through the communicator's region of the segment when it has one ({@link SharedCollectives}:
+ * barrier, bcast, gather, allGather always; reduce and allReduce up to half a region buffer, 32 KiB by
+ * default; scatter and allToAll while a half holds {@link SharedCollectives#MIN_PIECE} bytes per rank), else
+ * point to point:
  * <ul>
  * <li>{@link #bcast}: binomial tree from the root, ceil(log2 n) rounds;</li>
  * <li>{@link #reduce}: binomial tree to rank 0, combining a rank's partial result with the next higher
@@ -62,6 +65,8 @@ public final class Collectives
     private static final UnsafeBuffer EMPTY = new UnsafeBuffer(new byte[0]);
 
     private final Channel channel;
+    /** The communicator's region of the segment, or null: every collective goes point to point. */
+    private final SharedCollectives shared;
     private final int rank;
     private final int size;
     /** Partial results and received contributions of a reduction; grown as needed, never shrunk. */
@@ -73,11 +78,15 @@ public final class Collectives
     private UnsafeBuffer whole = new UnsafeBuffer(new byte[64]);
     private final ByteOperator[] operators = new ByteOperator[Op.values().length * ElementType.values().length];
 
-    public Collectives(final Channel channel)
+    /**
+     * @param region the communicator's region of the segment, or null if it has none.
+     */
+    public Collectives(final Channel channel, final SharedRegion region)
     {
         this.channel = channel;
         this.rank = channel.rank();
         this.size = channel.size();
+        this.shared = region == null ? null : new SharedCollectives(region, rank, size);
     }
 
     /**
@@ -86,6 +95,11 @@ public final class Collectives
      */
     public void barrier()
     {
+        if (shared != null)
+        {
+            shared.barrier(BARRIER_TAG);
+            return;
+        }
         for (int distance = 1; distance < size; distance <<= 1)
         {
             final int received = channel.sendRecv((rank + distance) % size, BARRIER_TAG, EMPTY, 0, 0,
@@ -109,6 +123,11 @@ public final class Collectives
     {
         checkRoot(root);
         checkRange("buffer", buffer, offset, length);
+        if (shared != null)
+        {
+            shared.bcast(buffer, offset, length, root, tag);
+            return;
+        }
         final int relative = (rank - root + size) % size;
         int mask = 1;
         while (mask < size)
@@ -155,6 +174,11 @@ public final class Collectives
         {
             throw new NullPointerException("op is null");
         }
+        if (shared != null && length <= shared.half())
+        {
+            shared.reduce(send, sendOffset, recv, recvOffset, length, op, root, false, tag);
+            return;
+        }
         final UnsafeBuffer partial = scratch(2L * length);
         partial.putBytes(0, send, sendOffset, length);
         for (int mask = 1; mask < size; mask <<= 1)
@@ -192,6 +216,16 @@ public final class Collectives
         final int length, final ByteOperator op)
     {
         checkRange("recv", recv, recvOffset, length);
+        if (shared != null && length <= shared.half())
+        {
+            checkRange("send", send, sendOffset, length);
+            if (op == null)
+            {
+                throw new NullPointerException("op is null");
+            }
+            shared.reduce(send, sendOffset, recv, recvOffset, length, op, 0, true, ALL_REDUCE_TAG);
+            return;
+        }
         reduce(send, sendOffset, recv, recvOffset, length, op, 0, ALL_REDUCE_TAG);
         bcast(recv, recvOffset, length, 0, ALL_REDUCE_TAG);
     }
@@ -597,12 +631,20 @@ public final class Collectives
     {
         checkRoot(root);
         checkRange("send", send, sendOffset, length);
+        if (rank == root)
+        {
+            checkRange("recv", recv, recvOffset, (long)length * size);
+        }
+        if (shared != null)
+        {
+            shared.gather(send, sendOffset, length, recv, recvOffset, root, false, tag);
+            return;
+        }
         if (rank != root)
         {
             channel.send(root, tag, send, sendOffset, length);
             return;
         }
-        checkRange("recv", recv, recvOffset, (long)length * size);
         for (int r = 0; r < size; r++)
         {
             if (r == root)
@@ -633,12 +675,20 @@ public final class Collectives
     {
         checkRoot(root);
         checkRange("recv", recv, recvOffset, length);
+        if (rank == root)
+        {
+            checkRange("send", send, sendOffset, (long)length * size);
+        }
+        if (shared != null && shared.piece() > 0)
+        {
+            shared.scatter(send, sendOffset, recv, recvOffset, length, root, tag);
+            return;
+        }
         if (rank != root)
         {
             receive(root, tag, recv, recvOffset, length);
             return;
         }
-        checkRange("send", send, sendOffset, (long)length * size);
         for (int r = 0; r < size; r++)
         {
             if (r == root)
@@ -661,6 +711,11 @@ public final class Collectives
     {
         checkRange("send", send, sendOffset, length);
         checkRange("recv", recv, recvOffset, (long)length * size);
+        if (shared != null)
+        {
+            shared.gather(send, sendOffset, length, recv, recvOffset, 0, true, ALL_GATHER_TAG);
+            return;
+        }
         recv.putBytes(recvOffset + rank * length, send, sendOffset, length);
         ring(recv, recvOffset, null, null, length, ALL_GATHER_TAG);
     }
@@ -674,6 +729,11 @@ public final class Collectives
     {
         checkRange("send", send, sendOffset, (long)blockLength * size);
         checkRange("recv", recv, recvOffset, (long)blockLength * size);
+        if (shared != null && shared.piece() > 0)
+        {
+            shared.allToAll(send, sendOffset, recv, recvOffset, blockLength, ALL_TO_ALL_TAG);
+            return;
+        }
         recv.putBytes(recvOffset + rank * blockLength, send, sendOffset + rank * blockLength, blockLength);
         for (int step = 1; step < size; step++)
         {
@@ -779,7 +839,17 @@ public final class Collectives
         pack(send, type, count);
         switch (kind)
         {
-            case ALL_REDUCE -> allReduceDoubling(packed, 0, result, 0, length, operator);
+            case ALL_REDUCE ->
+            {
+                if (shared != null && length <= shared.half())
+                {
+                    shared.reduce(packed, 0, result, 0, length, operator, 0, true, ALL_REDUCE_TAG);
+                }
+                else
+                {
+                    allReduceDoubling(packed, 0, result, 0, length, operator);
+                }
+            }
             case SCAN -> scan(packed, 0, result, 0, length, operator, false);
             case EX_SCAN -> scan(packed, 0, result, 0, length, operator, true);
             default -> reduce(packed, 0, result, 0, length, operator, resultRank);
@@ -1024,6 +1094,24 @@ public final class Collectives
     {
         return new Sm4jException("rank " + source + " sent " + (received < 0 ? "more than " + expected : String.valueOf(received)) +
             " bytes to this " + name(tag) + ", which expects " + expected + ": the ranks called it with different counts or roots");
+    }
+
+    /**
+     * @return the error of a collective step where rank {@code source} called another collective.
+     */
+    static Sm4jException crossed(final int source, final int theirTag, final int tag)
+    {
+        return new Sm4jException("rank " + source + " called " + name(theirTag) + " where this rank called " + name(tag) +
+            ": every rank must call a communicator's collectives in the same order");
+    }
+
+    /**
+     * @return the error of a collective whose ranks name different roots.
+     */
+    static Sm4jException rootsDiffer(final int source, final int tag, final int theirRoot, final int root)
+    {
+        return new Sm4jException("rank " + source + " called this " + name(tag) + " with root " + theirRoot +
+            ", this rank with root " + root + ": the ranks called it with different counts or roots");
     }
 
     private static String name(final int tag)

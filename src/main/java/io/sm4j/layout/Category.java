@@ -13,6 +13,7 @@ public enum Category
     MAX_POOLS("max freelists"),
     EAGER_CREDITS("eager credits"),
     FAST_BOXES("fast boxes"),
+    COLLECTIVES("collective regions"),
     HEADER_AND_CONTROL("header and control"),
     DOORBELLS("doorbells"),
     COUNTERS("counters");

@@ -19,6 +19,11 @@ package io.sm4j.layout;
  *                          small-message rings that senders claim lazily, first come first served; 0 turns
  *                          them off (every message then takes a fragment and a FIFO slot, as the RFC's sm BTL).
  * @param fastBoxSize       bytes of one fast box's ring, a power of two.
+ * @param collectiveContexts communicator contexts with a collective region (the world's is context 0, then
+ *                          the first ones split and dup make); 0 turns the regions off (every collective
+ *                          then goes point to point).
+ * @param collectiveBufferSize bytes of one rank's collective buffer in one region, two halves used in turn,
+ *                          a power of two.
  */
 public record LayoutParams(
     int peers,
@@ -32,7 +37,9 @@ public record LayoutParams(
     ThreadMode threadMode,
     Policy policy,
     int fastBoxes,
-    int fastBoxSize)
+    int fastBoxSize,
+    int collectiveContexts,
+    int collectiveBufferSize)
 {
     public static final int DEFAULT_EAGER_LIMIT = 4096;
     public static final int DEFAULT_MAX_FRAG_SIZE = 32768;
@@ -55,6 +62,14 @@ public record LayoutParams(
     public static final int MIN_FAST_BOX_SIZE = 1024;
     /** Keeps a ring's records below 2^15, which its 16-bit record sequence needs (FastBoxDescriptor). */
     public static final int MAX_FAST_BOX_SIZE = 1 << 19;
+    /** The world and the first communicator that split or dup makes. */
+    public static final int DEFAULT_COLLECTIVE_CONTEXTS = 2;
+    /** Two halves of 16 KiB: a 1 MiB bcast is 64 steps, a 64 KiB allToAll at 4 ranks 16 (pieces of 4 KiB). */
+    public static final int DEFAULT_COLLECTIVE_BUFFER_SIZE = 32768;
+    public static final int MIN_COLLECTIVE_BUFFER_SIZE = 1024;
+    public static final int MAX_COLLECTIVE_BUFFER_SIZE = 1 << 26;
+    /** Contexts a job can make at most ({@code message.Contexts}): more regions would never be used. */
+    public static final int MAX_COLLECTIVE_CONTEXTS = 1024;
     /**
      * Most ranks on one node. The layout grows as n²: at 4096 ranks with the defaults the segment is about
      * 160 GB, beyond any node's tmpfs, and larger counts would only fail later and slower.
@@ -88,6 +103,12 @@ public record LayoutParams(
         requirePowerOfTwo("fastBoxSize", fastBoxSize);
         require(fastBoxSize >= MIN_FAST_BOX_SIZE && fastBoxSize <= MAX_FAST_BOX_SIZE, "fastBoxSize", fastBoxSize,
             "between " + MIN_FAST_BOX_SIZE + " and " + MAX_FAST_BOX_SIZE);
+        require(collectiveContexts >= 0 && collectiveContexts <= MAX_COLLECTIVE_CONTEXTS, "collectiveContexts",
+            collectiveContexts, "0.." + MAX_COLLECTIVE_CONTEXTS);
+        requirePowerOfTwo("collectiveBufferSize", collectiveBufferSize);
+        require(collectiveBufferSize >= MIN_COLLECTIVE_BUFFER_SIZE && collectiveBufferSize <= MAX_COLLECTIVE_BUFFER_SIZE,
+            "collectiveBufferSize", collectiveBufferSize,
+            "between " + MIN_COLLECTIVE_BUFFER_SIZE + " and " + MAX_COLLECTIVE_BUFFER_SIZE);
         if (threadMode == null)
         {
             throw new InvalidParameterException("threadMode", "null", "SINGLE or MULTIPLE");
@@ -153,7 +174,9 @@ public record LayoutParams(
             .threadMode(threadMode)
             .policy(policy)
             .fastBoxes(fastBoxes)
-            .fastBoxSize(fastBoxSize);
+            .fastBoxSize(fastBoxSize)
+            .collectiveContexts(collectiveContexts)
+            .collectiveBufferSize(collectiveBufferSize);
     }
 
     /**
@@ -196,6 +219,8 @@ public record LayoutParams(
         private Policy policy = Policy.AGGREGATED;
         private int fastBoxes = DEFAULT_FAST_BOXES;
         private int fastBoxSize = DEFAULT_FAST_BOX_SIZE;
+        private int collectiveContexts = DEFAULT_COLLECTIVE_CONTEXTS;
+        private int collectiveBufferSize = DEFAULT_COLLECTIVE_BUFFER_SIZE;
 
         public Builder peers(final int peers)
         {
@@ -270,12 +295,24 @@ public record LayoutParams(
             return this;
         }
 
+        public Builder collectiveContexts(final int collectiveContexts)
+        {
+            this.collectiveContexts = collectiveContexts;
+            return this;
+        }
+
+        public Builder collectiveBufferSize(final int collectiveBufferSize)
+        {
+            this.collectiveBufferSize = collectiveBufferSize;
+            return this;
+        }
+
         public LayoutParams build()
         {
             return new LayoutParams(
                 peers, eagerLimit, maxFragSize, queueEntries,
                 eagerFragsPerPeerSet ? eagerFragsPerPeer : defaultEagerFragsPerPeer(peers), maxFragsPerRank,
-                cacheline, pageSize, threadMode, policy, fastBoxes, fastBoxSize);
+                cacheline, pageSize, threadMode, policy, fastBoxes, fastBoxSize, collectiveContexts, collectiveBufferSize);
         }
     }
 }

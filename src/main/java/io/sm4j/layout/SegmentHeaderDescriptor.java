@@ -16,27 +16,28 @@ package io.sm4j.layout;
  *  +---------------------------------------------------------------+  16
  *  |   peers | eagerLimit | maxFragSize | queueEntries |           |
  *  |   eagerFragsPerPeer | maxFragsPerRank | cacheline | pageSize |  |
- *  |   threadMode | policy | fastBoxes | fastBoxSize (12 x 32 bits)|
- *  +---------------------------------------------------------------+  64
- *  |                    Total length (64 bits)                    ...
+ *  |   threadMode | policy | fastBoxes | fastBoxSize |             |
+ *  |   collectiveContexts | collectiveBufferSize (14 x 32 bits)   |
  *  +---------------------------------------------------------------+  72
- *  |                  Layout checksum (64 bits)                   ...
+ *  |                    Total length (64 bits)                    ...
  *  +---------------------------------------------------------------+  80
- *  |                    Creator pid (64 bits)                     ...
+ *  |                  Layout checksum (64 bits)                   ...
  *  +---------------------------------------------------------------+  88
- *  |                       Job id (64 bits)                       ...
+ *  |                    Creator pid (64 bits)                     ...
  *  +---------------------------------------------------------------+  96
- *  |          Creator start time, ms since the epoch (64 bits)    ...
+ *  |                       Job id (64 bits)                       ...
  *  +---------------------------------------------------------------+ 104
- *  |                   Aborting rank (-1 = launcher)               |
- *  +---------------------------------------------------------------+ 108
- *  |                    Abort reason length                        |
+ *  |          Creator start time, ms since the epoch (64 bits)    ...
  *  +---------------------------------------------------------------+ 112
- *  |            Detached ranks (the last one out removes)          |
+ *  |                   Aborting rank (-1 = launcher)               |
  *  +---------------------------------------------------------------+ 116
- *  |     Owner: CREATOR (stays for the job) or RANKS (handed over)  |
+ *  |                    Abort reason length                        |
  *  +---------------------------------------------------------------+ 120
- *  |              Abort reason, UTF-8 (up to 1,928 bytes)         ...
+ *  |            Detached ranks (the last one out removes)          |
+ *  +---------------------------------------------------------------+ 124
+ *  |     Owner: CREATOR (stays for the job) or RANKS (handed over)  |
+ *  +---------------------------------------------------------------+ 128
+ *  |              Abort reason, UTF-8 (up to 1,920 bytes)         ...
  *  +---------------------------------------------------------------+ 2048
  * </pre>
  */
@@ -45,11 +46,11 @@ public final class SegmentHeaderDescriptor
     /** "SM4JSEG1" read as a little-endian long. */
     public static final long MAGIC = 0x3147455334534D53L;
     /**
-     * 7: each rank's counters (with its waiting mark) after the doorbells (6: a 1,928-byte
-     * abort reason; 5: a doorbell line per rank after the control blocks; 4: the creator's and each rank's
-     * start time, the owner).
+     * 8: the collective regions' two parameters (and a 1,920-byte abort reason); 7: each rank's counters
+     * (with its waiting mark) after the doorbells (6: a 1,928-byte abort reason; 5: a doorbell line per rank
+     * after the control blocks; 4: the creator's and each rank's start time, the owner).
      */
-    public static final int VERSION = 7;
+    public static final int VERSION = 8;
 
     public static final int STATE_CREATING = 0;
     public static final int STATE_READY = 1;
@@ -64,7 +65,7 @@ public final class SegmentHeaderDescriptor
     public static final int VERSION_OFFSET = MAGIC_OFFSET + Long.BYTES;
     public static final int STATE_OFFSET = VERSION_OFFSET + Integer.BYTES;
     public static final int PARAMS_OFFSET = STATE_OFFSET + Integer.BYTES;
-    public static final int PARAMS_COUNT = 12;
+    public static final int PARAMS_COUNT = 14;
     public static final int TOTAL_LENGTH_OFFSET = PARAMS_OFFSET + PARAMS_COUNT * Integer.BYTES;
     public static final int CHECKSUM_OFFSET = TOTAL_LENGTH_OFFSET + Long.BYTES;
     public static final int CREATOR_PID_OFFSET = CHECKSUM_OFFSET + Long.BYTES;
@@ -76,7 +77,7 @@ public final class SegmentHeaderDescriptor
     public static final int OWNER_OFFSET = DETACHED_COUNT_OFFSET + Integer.BYTES;
     public static final int ABORT_REASON_OFFSET = OWNER_OFFSET + Integer.BYTES;
     /** An exception's message whole, as a rank's abort carries it: a cut cause misleads. */
-    public static final int ABORT_REASON_MAX_LENGTH = 1928;
+    public static final int ABORT_REASON_MAX_LENGTH = 1920;
     public static final int LENGTH = ABORT_REASON_OFFSET + ABORT_REASON_MAX_LENGTH;
 
     private SegmentHeaderDescriptor()
@@ -92,7 +93,8 @@ public final class SegmentHeaderDescriptor
         return new int[]{
             params.peers(), params.eagerLimit(), params.maxFragSize(), params.queueEntries(),
             params.eagerFragsPerPeer(), params.maxFragsPerRank(), params.cacheline(), params.pageSize(),
-            params.threadMode().ordinal(), params.policy().ordinal(), params.fastBoxes(), params.fastBoxSize() };
+            params.threadMode().ordinal(), params.policy().ordinal(), params.fastBoxes(), params.fastBoxSize(),
+            params.collectiveContexts(), params.collectiveBufferSize() };
     }
 
     /**
@@ -105,7 +107,7 @@ public final class SegmentHeaderDescriptor
         return new LayoutParams(
             words[0], words[1], words[2], words[3], words[4], words[5], words[6], words[7],
             enumAt(ThreadMode.values(), words[8], "threadMode"), enumAt(Policy.values(), words[9], "policy"),
-            words[10], words[11]);
+            words[10], words[11], words[12], words[13]);
     }
 
     private static <E> E enumAt(final E[] values, final int ordinal, final String name)

@@ -32,6 +32,8 @@ import java.util.Map;
  *  +--------------------------------------------------------------+ section 1 + n + s: pools of sender s
  *  | eager fragments of s   (eagerFragsPerPeer per receiver, in receiver order) |
  *  | max fragments of s     (maxFragsPerRank, cacheline-aligned stride)        |
+ *  | collective slot of s in context 0 .. collectiveContexts-1             |
+ *  |   (CollectiveSlotDescriptor: a line of s's words, then s's buffer)      |
  *  +--------------------------------------------------------------+ totalBytes()
  * </pre>
  * Queues are local to receivers, heads to senders and tails to receivers; wrappers and descriptors never
@@ -65,6 +67,7 @@ public final class SegmentLayout
     private final Run credits;
     private final Run fastBoxDirectory;
     private final Run fastBoxes;
+    private final Run collectiveSlots;
     private final long totalBytes;
     private final EnumMap<Category, Long> bytesByCategory = new EnumMap<>(Category.class);
 
@@ -136,6 +139,8 @@ public final class SegmentLayout
             Align.up(params.eagerLimit(), cacheline), cacheline);
         maxFragments = pools.packed(
             Category.MAX_POOLS, params.maxFragsPerRank(), Align.up(params.maxFragSize(), cacheline), cacheline);
+        collectiveSlots = pools.packed(Category.COLLECTIVES, params.collectiveContexts(),
+            CollectiveSlotDescriptor.stride(params.cacheline(), params.collectiveBufferSize()), cacheline);
         poolRegionStride = pools.finish(Category.MAX_POOLS, regionAlign);
 
         poolRegionsOffset = Math.addExact(cbRegionsOffset, Math.multiplyExact(n, cbRegionStride));
@@ -145,8 +150,9 @@ public final class SegmentLayout
         cb.bytes().forEach((category, bytes) -> bytesByCategory.merge(category, Math.multiplyExact(bytes, n), Math::addExact));
         pools.bytes().forEach((category, bytes) -> bytesByCategory.merge(category, Math.multiplyExact(bytes, n), Math::addExact));
 
-        checkSection("CB region of one receiver", cbRegionStride);
-        checkSection("fragment pools of one sender", poolRegionStride);
+        checkSection("CB region of one receiver", cbRegionStride, "peers or queueEntries");
+        checkSection("fragment pools and collective slots of one rank", poolRegionStride,
+            "peers, eagerLimit, eagerFragsPerPeer, maxFragSize, maxFragsPerRank or collectiveContexts");
     }
 
     /**
@@ -322,6 +328,15 @@ public final class SegmentLayout
     }
 
     /**
+     * @return the slot of {@code rank} in the collective region of communicator context {@code context}
+     *         ({@link CollectiveSlotDescriptor}).
+     */
+    public long collectiveSlotOffset(final int rank, final int context)
+    {
+        return poolRegionOffset(rank) + collectiveSlots.offset(checkIndex(context, collectiveSlots.count()));
+    }
+
+    /**
      * @param offset an untrusted segment offset, e.g. read from a queue slot.
      * @return the rank whose pool region holds {@code offset}, or -1 if it is outside every pool.
      */
@@ -418,7 +433,7 @@ public final class SegmentLayout
             h = mix(h, word);
         }
         for (final Run run : new Run[]{ descriptors, queues, heads, tails, wrappers, eagerFragments, maxFragments,
-            credits, fastBoxDirectory, fastBoxes })
+            credits, fastBoxDirectory, fastBoxes, collectiveSlots })
         {
             h = mix(mix(mix(h, run.start()), run.stride()), run.count());
         }
@@ -461,13 +476,12 @@ public final class SegmentLayout
         return index;
     }
 
-    private static void checkSection(final String what, final long length)
+    private static void checkSection(final String what, final long length, final String lower)
     {
         if (length > MAX_SECTION_LENGTH)
         {
             throw new IllegalArgumentException(
-                what + " is " + length + " bytes (expected: <= " + MAX_SECTION_LENGTH + "); lower peers, " +
-                "queueEntries or eagerFragsPerPeer");
+                what + " is " + length + " bytes (expected: <= " + MAX_SECTION_LENGTH + "); lower " + lower);
         }
     }
 }

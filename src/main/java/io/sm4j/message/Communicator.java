@@ -48,6 +48,8 @@ public final class Communicator implements AutoCloseable
     private final int rank;
     private final int size;
     private final int eagerPayload;
+    private final Endpoint endpoint;
+    /** The world's barrier by messages when the layout has no collective regions, else null (the region's). */
     private final Barrier barrier;
     private final Matcher matcher;
     private final PendingSends sends;
@@ -84,8 +86,10 @@ public final class Communicator implements AutoCloseable
         this.eagerPayload = sender.eagerPayload();
         final Rendezvous rendezvous = new Rendezvous(sender, size);
         sends = new PendingSends(endpoint, sender, rendezvous);
-        barrier = new Barrier(sender, rank, size);
-        matcher = new Matcher(endpoint, eagerPayload, sends, rendezvous, barrier);
+        final Barrier messages = new Barrier(sender, rank, size);
+        matcher = new Matcher(endpoint, eagerPayload, sends, rendezvous, messages);
+        this.endpoint = endpoint;
+        barrier = endpoint.layout().params().collectiveContexts() > 0 ? null : messages;
         engine = new ProgressEngine(endpoint, matcher, sends, rendezvous);
         blockingRecv = new RecvRequest(engine, false);
         blockingSend = new SendRequest(engine, false);
@@ -106,6 +110,7 @@ public final class Communicator implements AutoCloseable
         this.rank = rank;
         this.size = group.length;
         this.eagerPayload = parent.eagerPayload;
+        this.endpoint = parent.endpoint;
         this.barrier = null; // the world's BARRIER messages have no context: a derived one uses its collectives
         this.matcher = parent.matcher;
         this.sends = parent.sends;
@@ -811,7 +816,7 @@ public final class Communicator implements AutoCloseable
     {
         if (collectives == null)
         {
-            collectives = new Collectives(new CollectiveChannel(this));
+            collectives = new Collectives(new CollectiveChannel(this), CollectiveRegion.of(endpoint, engine, context, group));
         }
         return collectives;
     }

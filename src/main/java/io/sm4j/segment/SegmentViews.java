@@ -2,6 +2,7 @@ package io.sm4j.segment;
 
 import io.sm4j.layout.CbIndexDescriptor;
 import io.sm4j.layout.CbWrapperDescriptor;
+import io.sm4j.layout.CollectiveSlotDescriptor;
 import io.sm4j.layout.ControlBlockDescriptor;
 import io.sm4j.layout.CountersDescriptor;
 import io.sm4j.layout.DoorbellDescriptor;
@@ -99,5 +100,12 @@ public final class SegmentViews
     public UnsafeBuffer pool(final int owner)
     {
         return segment.view(layout().poolRegionOffset(owner), (int)layout().poolRegionLength());
+    }
+
+    /** @return the slot of {@code rank} in the collective region of communicator context {@code context}. */
+    public UnsafeBuffer collectiveSlot(final int rank, final int context)
+    {
+        return segment.view(layout().collectiveSlotOffset(rank, context), (int)CollectiveSlotDescriptor.stride(
+            layout().params().cacheline(), layout().params().collectiveBufferSize()));
     }
 }

@@ -211,6 +211,49 @@ public final class Endpoint implements AutoCloseable
         }
     }
 
+    /**
+     * @return {@code rank}'s slot in the collective region of communicator context {@code context}
+     *         ({@link io.sm4j.layout.CollectiveSlotDescriptor}), or null if the layout gives that context no
+     *         region. Touch it only between {@link #enterMapping} and {@link #exitMapping}.
+     */
+    public UnsafeBuffer collectiveSlot(final int rank, final int context)
+    {
+        return context < layout.params().collectiveContexts() ? segment.views().collectiveSlot(rank, context) : null;
+    }
+
+    /**
+     * Keeps the mapping alive for a layer above that reads or writes it between calls (a collective slot):
+     * a {@link #close} from another thread waits until {@link #exitMapping}. Calls nest.
+     *
+     * @throws IllegalStateException if the endpoint is closed.
+     */
+    public void enterMapping()
+    {
+        try
+        {
+            enter();
+        }
+        catch (final IllegalStateException ex)
+        {
+            gate.exit();
+            throw ex;
+        }
+    }
+
+    public void exitMapping()
+    {
+        gate.exit();
+    }
+
+    /**
+     * Rings {@code peer}'s doorbell if it sleeps: this rank has just release-stored something in the mapping
+     * that {@code peer} may be waiting for (a collective slot's step).
+     */
+    public void wake(final int peer)
+    {
+        peerBells.afterPublish(peer);
+    }
+
     /** {@link #tryClaim}: the room is claimed; write the payload, then commit or abort the claim. */
     public static final int CLAIMED = 0;
     /** {@link #tryClaim}: every eager fragment to the destination is in flight: it returns them as it polls. */

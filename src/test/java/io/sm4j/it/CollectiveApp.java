@@ -21,6 +21,10 @@ import java.util.Random;
  * <li>{@code isolation}: a user receive for any source and any tag, posted before a bcast, is not taken by
  *     the bcast's message; prints "isolated R";</li>
  * <li>{@code mismatch}: rank 0 broadcasts 16 bytes, the others expect 8 (fails with one line);</li>
+ * <li>{@code crossed}: rank 0 calls barrier, the others bcast (fails with one line);</li>
+ * <li>{@code die}: an allReduce whose user operator kills rank 0 (halt, as kill -9) in its first combine
+ *     (through a region, after every rank posted its vector: the others finish the allReduce and fail in the
+ *     barrier that follows; point to point, inside the reduce: the others fail waiting for its bcast);</li>
  * <li>{@code split}: split, dup and UNDEFINED, with traffic on the same tags in the world and in them at
  *     once; prints "split ok R".</li>
  * </ul>
@@ -43,9 +47,43 @@ public final class CollectiveApp
                 case "isolation" -> isolation(comm);
                 case "split" -> split(comm);
                 case "mismatch" -> comm.bcast(new byte[16], 0, comm.rank() == 0 ? 16 : 8, 0);
+                case "crossed" -> crossed(comm);
+                case "die" -> die(comm);
                 default -> throw new IllegalArgumentException(args[0]);
             }
         }
+    }
+
+    private static void crossed(final Communicator comm)
+    {
+        if (comm.rank() == 0)
+        {
+            comm.barrier();
+        }
+        else
+        {
+            comm.bcast(new byte[8], 0, 8, 0);
+        }
+    }
+
+    private static void die(final Communicator comm)
+    {
+        final boolean dies = comm.rank() == 0;
+        final ByteOperator op = (left, leftOffset, right, rightOffset, length) ->
+        {
+            if (dies)
+            {
+                Runtime.getRuntime().halt(137);
+            }
+            left.putLong(leftOffset, left.getLong(leftOffset) + right.getLong(rightOffset));
+        };
+        final UnsafeBuffer sum = new UnsafeBuffer(new byte[8]);
+        final UnsafeBuffer mine = new UnsafeBuffer(new byte[8]);
+        mine.putLong(0, comm.rank());
+        comm.allReduce(mine, 0, sum, 0, 8, op);
+        System.out.println("allReduce done " + comm.rank());
+        comm.barrier();
+        System.out.println("barrier passed " + comm.rank());
     }
 
     private static void check(final Communicator comm, final Random random, final int rounds)

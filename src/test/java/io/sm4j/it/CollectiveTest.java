@@ -36,6 +36,54 @@ class CollectiveTest
         assertFalse(job.leftFiles(), "files left behind");
     }
 
+    /**
+     * Regions off (every collective point to point), and a region of 1 KiB per rank: bcasts of 300,000 bytes
+     * in 586 steps, reductions above 512 bytes point to point, scatter and allToAll through pieces of 102
+     * bytes at 5 ranks and point to point at 9 (under 64 bytes per rank).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = { "0 2", "0 3", "1024 3", "1024 5", "1024 9" })
+    void everyCollectiveShouldMatchItsReferenceWithoutARegionAndThroughASmallOne(final String setting) throws IOException
+    {
+        final String[] words = setting.split(" ");
+        final int ranks = Integer.parseInt(words[1]);
+        final int buffer = Integer.parseInt(words[0]);
+        final LayoutParams params = LayoutParams.builder(ranks)
+            .collectiveContexts(buffer == 0 ? 0 : LayoutParams.DEFAULT_COLLECTIVE_CONTEXTS)
+            .collectiveBufferSize(buffer == 0 ? LayoutParams.DEFAULT_COLLECTIVE_BUFFER_SIZE : buffer).build();
+        final JobRunner job = JobRunner.run(params, Map.of(), CollectiveApp.class.getName(),
+            "check", String.valueOf(20_261_126 + ranks), ranks > 5 ? "2" : "4");
+        assertEquals(0, job.exitCode(), job.out() + job.err());
+        for (int rank = 0; rank < ranks; rank++)
+        {
+            assertTrue(job.out().contains("collectives ok " + rank), job.out() + job.err());
+        }
+        assertFalse(job.leftFiles(), "files left behind");
+    }
+
+    @Test
+    void ranksThatCallDifferentCollectivesShouldFailWithOneLineInsteadOfWaiting() throws IOException
+    {
+        final JobRunner job = JobRunner.run(LayoutParams.defaults(2), Map.of(), CollectiveApp.class.getName(), "crossed");
+        assertNotEquals(0, job.exitCode(), job.out() + job.err());
+        assertTrue(job.err().contains("rank 0 called barrier where this rank called bcast: every rank must call a " +
+            "communicator's collectives in the same order") ||
+            job.err().contains("rank 1 called bcast where this rank called barrier"), job.err());
+        assertFalse(job.leftFiles(), "files left behind");
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = { 0, LayoutParams.DEFAULT_COLLECTIVE_CONTEXTS })
+    void aRankKilledInsideACollectiveShouldFailTheOthersWaitsInsteadOfHangingThem(final int contexts) throws IOException
+    {
+        final JobRunner job = JobRunner.run(LayoutParams.builder(3).collectiveContexts(contexts).build(), Map.of(),
+            CollectiveApp.class.getName(), "die");
+        assertNotEquals(0, job.exitCode(), job.out() + job.err());
+        assertFalse(job.out().contains("barrier passed"), job.out());
+        assertTrue(job.err().contains("rank 0"), job.err());
+        assertFalse(job.leftFiles(), "files left behind");
+    }
+
     @Test
     void aReceiveForAnyTagShouldNotTakeACollectivesMessage() throws IOException
     {

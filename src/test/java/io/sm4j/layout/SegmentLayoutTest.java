@@ -47,6 +47,37 @@ class SegmentLayoutTest
     }
 
     @Test
+    void shouldGiveEachRankASlotPerCollectiveContextInItsPoolRegionAndChargeThemExactly()
+    {
+        for (final Policy policy : Policy.values())
+        {
+            final LayoutParams params = LayoutParams.builder(5).policy(policy).collectiveContexts(3).collectiveBufferSize(4096).build();
+            final SegmentLayout layout = SegmentLayout.compute(params);
+            final long stride = CollectiveSlotDescriptor.stride(params.cacheline(), 4096);
+            assertEquals(params.cacheline() + 4096, stride);
+            assertEquals(5 * 3 * stride, layout.bytesByCategory().get(Category.COLLECTIVES), policy + ": report == layout");
+            assertEquals(layout.totalBytes(), layout.bytesByCategory().values().stream().mapToLong(Long::longValue).sum(),
+                policy + ": file == report");
+            for (int rank = 0; rank < 5; rank++)
+            {
+                for (int context = 0; context < 3; context++)
+                {
+                    final long slot = layout.collectiveSlotOffset(rank, context);
+                    assertEquals(0, slot % params.cacheline());
+                    assertEquals(rank, layout.fragmentOwner(slot), "in the rank's own pool region (its section)");
+                    assertEquals(-1, layout.fragmentCapacity(slot), "never taken for a fragment");
+                    assertTrue(slot >= layout.maxFragmentOffset(rank, params.maxFragsPerRank() - 1) + params.maxFragSize());
+                    assertTrue(slot + stride <= layout.poolRegionOffset(rank) + layout.poolRegionLength());
+                }
+            }
+            assertThrows(IndexOutOfBoundsException.class, () -> layout.collectiveSlotOffset(0, 3));
+        }
+        final SegmentLayout none = SegmentLayout.compute(LayoutParams.builder(5).collectiveContexts(0).build());
+        assertEquals(0L, none.bytesByCategory().getOrDefault(Category.COLLECTIVES, 0L));
+        assertNotEquals(none.checksum(), SegmentLayout.compute(LayoutParams.defaults(5)).checksum());
+    }
+
+    @Test
     void shouldPlaceHeadsBesideTheSendersInboundTails()
     {
         final SegmentLayout layout = SegmentLayout.compute(LayoutParams.defaults(4));
@@ -100,6 +131,6 @@ class SegmentLayoutTest
         final LayoutParams params = LayoutParams.builder(LayoutParams.MAX_PEERS).eagerLimit(1 << 20).maxFragSize(1 << 20).build();
         final IllegalArgumentException ex =
             assertThrows(IllegalArgumentException.class, () -> SegmentLayout.compute(params));
-        assertTrue(ex.getMessage().startsWith("fragment pools of one sender is "), ex.getMessage());
+        assertTrue(ex.getMessage().startsWith("fragment pools and collective slots of one rank is "), ex.getMessage());
     }
 }

@@ -1,0 +1,412 @@
+package io.sm4j.collective;
+
+import io.sm4j.layout.CollectiveSlotDescriptor;
+import io.sm4j.segment.Sm4jException;
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * Collectives through a communicator's region of the segment, as Open MPI's coll/sm: one writer per slot,
+ * every rank a reader, a step word per rank on a line of its own. A collective is a series of steps
+ * (numbered per communicator); in each, a rank that contributes copies its part into its slot's half of the
+ * step and posts the step, and the ranks that need it wait for that post and copy out:
+ * <ul>
+ * <li>{@link #barrier}: one step, nothing copied, every rank waits for every other's post (one cache-line
+ *     transfer per pair instead of ceil(log2 n) rounds of messages);</li>
+ * <li>{@link #bcast}: the root's data in chunks of a half, one step each: the readers copy chunk k while the
+ *     root fills chunk k + 1 (two halves, a pipeline of depth two);</li>
+ * <li>{@link #reduce}, {@link #allReduce} (data of at most a half): every rank posts its vector, then the root
+ *     (every rank) combines the n vectors in the order of the point-to-point binomial tree, so the bits are
+ *     those of {@link Collectives#reduce} and the same on every rank;</li>
+ * <li>{@link #gather}, {@link #allGather}: every rank posts a chunk of its block per step, the root (every
+ *     rank) copies all n;</li>
+ * <li>{@link #scatter}, {@link #allToAll} (blocks of at least {@link #MIN_PIECE} bytes per rank in a half):
+ *     the writer puts one piece per destination in its half, each rank copies its own.</li>
+ * </ul>
+ * Every rank must make the same steps: the chunk counts follow from the lengths, which MPI requires to
+ * match. Each post carries the call (collective, total length, root) and a reader checks it, so ranks that
+ * disagree fail with a line naming the difference at the first step instead of reading wrong data.
+ * <p>
+ * Memory ordering: a rank writes its half and call record with plain stores, then release-stores the step;
+ * a reader acquire-loads the step, then reads. A rank starts step s only once every rank has posted s - 1
+ * ({@link #begin}), which each does after it finished reading step s - 2's halves: so a half and a call
+ * record (used by every second step) are never rewritten under a reader (jcstress: CollectiveSlotTest).
+ * Not thread-safe: one thread calls a communicator's collectives at a time.
+ */
+final class SharedCollectives
+{
+    /** Least bytes per rank in a half for scatter and allToAll, which split a half into one piece per rank. */
+    static final int MIN_PIECE = 64;
+
+    private final SharedRegion region;
+    private final int rank;
+    private final int size;
+    private final AtomicBuffer[] slots;
+    private final AtomicBuffer mine;
+    private final int cacheline;
+    private final int bufferSize;
+    private final int half;
+    /** The last step this rank posted; 0 before the first (the slot's word starts at 0). */
+    private long step;
+    /** A reduction's subtrees, one vector per tree level; grown as needed, never shrunk. */
+    private UnsafeBuffer levels = new UnsafeBuffer(new byte[64]);
+
+    SharedCollectives(final SharedRegion region, final int rank, final int size)
+    {
+        this.region = region;
+        this.rank = rank;
+        this.size = size;
+        this.slots = new AtomicBuffer[size];
+        for (int r = 0; r < size; r++)
+        {
+            slots[r] = region.slot(r);
+        }
+        this.mine = slots[rank];
+        this.cacheline = region.cacheline();
+        this.bufferSize = region.bufferSize();
+        this.half = bufferSize / 2;
+    }
+
+    /**
+     * @return bytes of one half: the largest reduction that goes through the region, and a chunk.
+     */
+    int half()
+    {
+        return half;
+    }
+
+    /**
+     * @return bytes per rank of a piece of a scattered half, or 0 if the region has fewer than
+     *         {@link #MIN_PIECE} per rank.
+     */
+    int piece()
+    {
+        final int piece = half / size;
+        return piece < MIN_PIECE ? 0 : piece;
+    }
+
+    void barrier(final int tag)
+    {
+        region.enter();
+        try
+        {
+            begin();
+            post(tag, 0, 0);
+            for (int p = 0; p < size; p++)
+            {
+                awaitCall(p, tag, 0, 0);
+            }
+        }
+        catch (final InternalError error)
+        {
+            throw region.fault(error);
+        }
+        finally
+        {
+            region.exit();
+        }
+    }
+
+    void bcast(final MutableDirectBuffer buffer, final int offset, final int length, final int root, final int tag)
+    {
+        region.enter();
+        try
+        {
+            int done = 0;
+            do
+            {
+                final int chunk = Math.min(half, length - done);
+                final int at = begin();
+                if (rank == root)
+                {
+                    mine.putBytes(at, buffer, offset + done, chunk);
+                    post(tag, length, root);
+                }
+                else
+                {
+                    post(tag, length, root);
+                    awaitCall(root, tag, length, root);
+                    buffer.putBytes(offset + done, slots[root], at, chunk);
+                }
+                done += chunk;
+            }
+            while (done < length);
+        }
+        catch (final InternalError error)
+        {
+            throw region.fault(error);
+        }
+        finally
+        {
+            region.exit();
+        }
+    }
+
+    /**
+     * A reduction of at most {@link #half()} bytes: every rank posts its vector; the root, or with
+     * {@code everyone} every rank, combines them.
+     */
+    void reduce(
+        final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset,
+        final int length, final ByteOperator op, final int root, final boolean everyone, final int tag)
+    {
+        region.enter();
+        try
+        {
+            final int at = begin();
+            mine.putBytes(at, send, sendOffset, length);
+            post(tag, length, root);
+            if (everyone || rank == root)
+            {
+                for (int p = 0; p < size; p++)
+                {
+                    awaitCall(p, tag, length, root);
+                }
+                combine(recv, recvOffset, length, op, at);
+            }
+        }
+        catch (final InternalError error)
+        {
+            throw region.fault(error);
+        }
+        finally
+        {
+            region.exit();
+        }
+    }
+
+    /**
+     * Every rank's {@code length} bytes into the root's (with {@code everyone}, every rank's) {@code recv},
+     * rank r's at {@code recvOffset + r * length}.
+     */
+    void gather(
+        final DirectBuffer send, final int sendOffset, final int length, final MutableDirectBuffer recv,
+        final int recvOffset, final int root, final boolean everyone, final int tag)
+    {
+        region.enter();
+        try
+        {
+            final boolean reads = everyone || rank == root;
+            int done = 0;
+            do
+            {
+                final int chunk = Math.min(half, length - done);
+                final int at = begin();
+                mine.putBytes(at, send, sendOffset + done, chunk);
+                post(tag, length, root);
+                if (reads)
+                {
+                    for (int p = 0; p < size; p++)
+                    {
+                        awaitCall(p, tag, length, root);
+                        recv.putBytes(recvOffset + p * length + done, slots[p], at, chunk);
+                    }
+                }
+                done += chunk;
+            }
+            while (done < length);
+        }
+        catch (final InternalError error)
+        {
+            throw region.fault(error);
+        }
+        finally
+        {
+            region.exit();
+        }
+    }
+
+    /**
+     * Rank r receives the root's {@code length} bytes at {@code sendOffset + r * length}; needs
+     * {@link #piece()} > 0.
+     */
+    void scatter(
+        final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset,
+        final int length, final int root, final int tag)
+    {
+        region.enter();
+        try
+        {
+            final int piece = piece();
+            int done = 0;
+            do
+            {
+                final int chunk = Math.min(piece, length - done);
+                final int at = begin();
+                if (rank == root)
+                {
+                    for (int p = 0; p < size; p++)
+                    {
+                        mine.putBytes(at + p * piece, send, sendOffset + p * length + done, chunk);
+                    }
+                }
+                post(tag, length, root);
+                awaitCall(root, tag, length, root);
+                recv.putBytes(recvOffset + done, slots[root], at + rank * piece, chunk);
+                done += chunk;
+            }
+            while (done < length);
+        }
+        catch (final InternalError error)
+        {
+            throw region.fault(error);
+        }
+        finally
+        {
+            region.exit();
+        }
+    }
+
+    /**
+     * Rank r's block d ({@code blockLength} bytes at {@code sendOffset + d * blockLength}) becomes rank d's
+     * block r in {@code recv}; needs {@link #piece()} > 0.
+     */
+    void allToAll(
+        final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset,
+        final int blockLength, final int tag)
+    {
+        region.enter();
+        try
+        {
+            final int piece = piece();
+            int done = 0;
+            do
+            {
+                final int chunk = Math.min(piece, blockLength - done);
+                final int at = begin();
+                for (int p = 0; p < size; p++)
+                {
+                    mine.putBytes(at + p * piece, send, sendOffset + p * blockLength + done, chunk);
+                }
+                post(tag, blockLength, 0);
+                for (int p = 0; p < size; p++)
+                {
+                    awaitCall(p, tag, blockLength, 0);
+                    recv.putBytes(recvOffset + p * blockLength + done, slots[p], at + rank * piece, chunk);
+                }
+                done += chunk;
+            }
+            while (done < blockLength);
+        }
+        catch (final InternalError error)
+        {
+            throw region.fault(error);
+        }
+        finally
+        {
+            region.exit();
+        }
+    }
+
+    /**
+     * Starts the next step once every rank has posted the one before (so none is more than one step ahead).
+     *
+     * @return the offset of this step's half in a slot.
+     */
+    private int begin()
+    {
+        step++;
+        final long previous = step - 1;
+        for (int p = 0; p < size; p++)
+        {
+            // acquire: the rank's reads of step - 2's halves came before its post of step - 1
+            if (p != rank && slots[p].getLongAcquire(CollectiveSlotDescriptor.STEP_OFFSET) < previous)
+            {
+                region.awaitStep(p, previous);
+            }
+        }
+        return CollectiveSlotDescriptor.halfOffset(cacheline, bufferSize, step);
+    }
+
+    /**
+     * Describes the call in this step's record, posts the step and wakes the ranks that may sleep on it.
+     */
+    private void post(final int tag, final int length, final int root)
+    {
+        final int call = CollectiveSlotDescriptor.callOffset(step);
+        mine.putInt(call + CollectiveSlotDescriptor.CALL_COLLECTIVE, tag);
+        mine.putInt(call + CollectiveSlotDescriptor.CALL_LENGTH, length);
+        mine.putInt(call + CollectiveSlotDescriptor.CALL_ROOT, root);
+        // release: the half and the call record before the step that publishes them
+        mine.putLongRelease(CollectiveSlotDescriptor.STEP_OFFSET, step);
+        for (int p = 0; p < size; p++)
+        {
+            if (p != rank)
+            {
+                region.wake(p);
+            }
+        }
+    }
+
+    /**
+     * Waits for {@code p}'s post of this step and checks that it is part of the same call.
+     */
+    private void awaitCall(final int p, final int tag, final int length, final int root)
+    {
+        final AtomicBuffer slot = slots[p];
+        // acquire: the half and the call record written before the post
+        if (slot.getLongAcquire(CollectiveSlotDescriptor.STEP_OFFSET) < step)
+        {
+            region.awaitStep(p, step);
+        }
+        final int call = CollectiveSlotDescriptor.callOffset(step);
+        final int theirTag = slot.getInt(call + CollectiveSlotDescriptor.CALL_COLLECTIVE);
+        final int theirLength = slot.getInt(call + CollectiveSlotDescriptor.CALL_LENGTH);
+        final int theirRoot = slot.getInt(call + CollectiveSlotDescriptor.CALL_ROOT);
+        if (theirTag != tag)
+        {
+            throw Collectives.crossed(p, theirTag, tag);
+        }
+        if (theirRoot != root)
+        {
+            throw Collectives.rootsDiffer(p, tag, theirRoot, root);
+        }
+        if (theirLength != length)
+        {
+            throw Collectives.mismatch(p, tag, theirLength > length ? -1 : theirLength, length);
+        }
+    }
+
+    /**
+     * Combines the n posted vectors of this step into {@code recv} in the binomial tree's order: rank r's
+     * subtree of level l is r's vector, combined with the subtree of level k of rank r + 2^k for k = 0..l-1
+     * (each the right operand), as {@link Collectives#reduce} combines by messages.
+     */
+    private void combine(
+        final MutableDirectBuffer recv, final int recvOffset, final int length, final ByteOperator op, final int at)
+    {
+        final int top = 32 - Integer.numberOfLeadingZeros(size - 1);
+        if (levels.capacity() < (long)top * length)
+        {
+            levels = new UnsafeBuffer(new byte[Math.multiplyExact(top, Math.max(length, 8))]);
+        }
+        subtree(0, top, recv, recvOffset, length, op, at);
+    }
+
+    /**
+     * Rank {@code r}'s subtree of level {@code level} into {@code target}; lower levels use {@link #levels},
+     * level k at {@code (k - 1) * length} (a leaf is read where it was posted).
+     */
+    private void subtree(
+        final int r, final int level, final MutableDirectBuffer target, final int targetOffset, final int length,
+        final ByteOperator op, final int at)
+    {
+        target.putBytes(targetOffset, slots[r], at, length);
+        for (int k = 0; k < level && r + (1 << k) < size; k++)
+        {
+            final int child = r + (1 << k);
+            if (k == 0)
+            {
+                op.apply(target, targetOffset, slots[child], at, length);
+            }
+            else
+            {
+                final int childOffset = (k - 1) * length;
+                subtree(child, k, levels, childOffset, length, op, at);
+                op.apply(target, targetOffset, levels, childOffset, length);
+            }
+        }
+    }
+}

@@ -1,0 +1,68 @@
+package io.sm4j.layout;
+
+/**
+ * One rank's slot in one communicator context's collective region, in the rank's pool region: a line of
+ * words that only the rank writes, then its buffer in two halves that only it writes and every rank of the
+ * communicator reads. A collective is a series of steps (numbered from 1 per communicator); in step s the
+ * rank may write half {@code s & 1}, then describes the call in call record {@code s & 1} and release-stores
+ * s as its step last. Readers acquire-load the step before they trust the record or the half.
+ * <pre>
+ *   written by the slot's rank only
+ *  +---------------------------------------------------------------+ 0
+ *  |              Step: the last one posted (64 bits)             ...
+ *  +---------------------------------------------------------------+ 8
+ *  |   call record 0: collective | total length | root (3 x 32)   |
+ *  +---------------------------------------------------------------+ 20
+ *  |   call record 1: collective | total length | root (3 x 32)   |
+ *  +---------------------------------------------------------------+ 32
+ *  |                 Padding to the end of the cacheline           |
+ *  +---------------------------------------------------------------+ cacheline
+ *  |              half 0: bufferSize / 2 bytes (even steps)       ...
+ *  +---------------------------------------------------------------+ cacheline + bufferSize / 2
+ *  |              half 1: bufferSize / 2 bytes (odd steps)        ...
+ *  +---------------------------------------------------------------+ cacheline + bufferSize
+ * </pre>
+ * A rank posts step s only once every rank of the communicator has posted s - 1 (so no rank is more than
+ * one step ahead of another): a half and its call record are rewritten at s + 2 only after every reader
+ * has posted s + 1, which it does after it is done with step s.
+ */
+public final class CollectiveSlotDescriptor
+{
+    public static final int STEP_OFFSET = 0;
+    public static final int CALLS_OFFSET = STEP_OFFSET + Long.BYTES;
+    public static final int CALL_COLLECTIVE = 0;
+    public static final int CALL_LENGTH = Integer.BYTES;
+    public static final int CALL_ROOT = 2 * Integer.BYTES;
+    public static final int CALL_LENGTH_BYTES = 3 * Integer.BYTES;
+    public static final int LINE_LENGTH = CALLS_OFFSET + 2 * CALL_LENGTH_BYTES;
+
+    private CollectiveSlotDescriptor()
+    {
+    }
+
+    /**
+     * @param cacheline  the layout's cacheline.
+     * @param bufferSize the layout's collective buffer size.
+     * @return bytes of one slot: its line and its buffer.
+     */
+    public static long stride(final int cacheline, final int bufferSize)
+    {
+        return Align.up(LINE_LENGTH, cacheline) + (long)bufferSize;
+    }
+
+    /**
+     * @return offset of step {@code step}'s call record in the slot.
+     */
+    public static int callOffset(final long step)
+    {
+        return CALLS_OFFSET + (int)(step & 1) * CALL_LENGTH_BYTES;
+    }
+
+    /**
+     * @return offset of step {@code step}'s half in the slot.
+     */
+    public static int halfOffset(final int cacheline, final int bufferSize, final long step)
+    {
+        return (int)Align.up(LINE_LENGTH, cacheline) + (int)(step & 1) * (bufferSize / 2);
+    }
+}

@@ -1,0 +1,128 @@
+package io.sm4j.message;
+
+import io.sm4j.collective.SharedRegion;
+import io.sm4j.layout.CollectiveSlotDescriptor;
+import io.sm4j.layout.LayoutParams;
+import io.sm4j.segment.Sm4jException;
+import io.sm4j.transport.Endpoint;
+import org.agrona.concurrent.AtomicBuffer;
+
+/**
+ * A communicator's collective region ({@link SharedRegion}): the slots of its ranks in the region of its
+ * context, waits in the rank's one progress engine (which fail, as every other wait, once the awaited rank
+ * has detached or the job is aborted), and wakes through the peers' doorbells.
+ */
+final class CollectiveRegion implements SharedRegion
+{
+    private final Endpoint endpoint;
+    private final Progress progress;
+    /** The world rank of each of the communicator's ranks. */
+    private final int[] world;
+    private final AtomicBuffer[] slots;
+    private final int cacheline;
+    private final int bufferSize;
+    /** The wait in progress (one at a time: the communicator is single-threaded), reused: a wait allocates nothing. */
+    private int awaitedRank;
+    private long awaitedStep;
+    private final Awaitable posted = this::posted;
+
+    private CollectiveRegion(final Endpoint endpoint, final Progress progress, final int[] world, final AtomicBuffer[] slots)
+    {
+        final LayoutParams params = endpoint.layout().params();
+        this.endpoint = endpoint;
+        this.progress = progress;
+        this.world = world;
+        this.slots = slots;
+        this.cacheline = params.cacheline();
+        this.bufferSize = params.collectiveBufferSize();
+    }
+
+    /**
+     * @param group the world rank of each of the communicator's ranks, or null for the world's.
+     * @return the region of communicator context {@code context}, or null if the layout gives it none.
+     */
+    static CollectiveRegion of(final Endpoint endpoint, final Progress progress, final int context, final int[] group)
+    {
+        final int size = group == null ? endpoint.size() : group.length;
+        final int[] world = new int[size];
+        final AtomicBuffer[] slots = new AtomicBuffer[size];
+        for (int r = 0; r < size; r++)
+        {
+            world[r] = group == null ? r : group[r];
+            slots[r] = endpoint.collectiveSlot(world[r], context);
+            if (slots[r] == null)
+            {
+                return null;
+            }
+        }
+        return new CollectiveRegion(endpoint, progress, world, slots);
+    }
+
+    @Override
+    public AtomicBuffer slot(final int rank)
+    {
+        return slots[rank];
+    }
+
+    @Override
+    public int cacheline()
+    {
+        return cacheline;
+    }
+
+    @Override
+    public int bufferSize()
+    {
+        return bufferSize;
+    }
+
+    @Override
+    public void awaitStep(final int rank, final long step)
+    {
+        awaitedRank = rank;
+        awaitedStep = step;
+        progress.await(posted);
+        if (!hasPosted())
+        {
+            throw progress.detached("collective (step " + step + ", waiting for rank " + rank + ")");
+        }
+    }
+
+    /**
+     * @return true once the awaited rank has posted the awaited step, or has detached without posting it.
+     */
+    private boolean posted()
+    {
+        return hasPosted() || progress.departed(world[awaitedRank]);
+    }
+
+    private boolean hasPosted()
+    {
+        // acquire: what the rank wrote before its post
+        return slots[awaitedRank].getLongAcquire(CollectiveSlotDescriptor.STEP_OFFSET) >= awaitedStep;
+    }
+
+    @Override
+    public void wake(final int rank)
+    {
+        endpoint.wake(world[rank]);
+    }
+
+    @Override
+    public void enter()
+    {
+        endpoint.enterMapping();
+    }
+
+    @Override
+    public void exit()
+    {
+        endpoint.exitMapping();
+    }
+
+    @Override
+    public Sm4jException fault(final InternalError error)
+    {
+        return progress.fault(error);
+    }
+}
