@@ -32,7 +32,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  * Memory ordering: a rank writes its half and call record with plain stores, then release-stores the step;
  * a reader acquire-loads the step, then reads. A rank starts step s only once every rank has posted s - 1
  * ({@link #begin}), which each does after it finished reading step s - 2's halves: so a half and a call
- * record (used by every second step) are never rewritten under a reader (jcstress: CollectiveSlotTest).
+ * record (used by every second step) are never rewritten under a reader (jcstress: CollectiveSlotStress).
  * Not thread-safe: one thread calls a communicator's collectives at a time.
  */
 final class SharedCollectives
