@@ -150,7 +150,8 @@ public final class BenchRank
 
     /**
      * The collectives: every rank runs the loop; rank 0 times it. Warmed up as the other tests are: the loop
-     * at the smallest size ({@value #WARM_UP_CALLS} calls), then rounds over every size measured (a few calls
+     * at the smallest size ({@value #WARM_UP_CALLS} short calls, {@code --jit-warmup} collectives in all), a
+     * tenth as many at 4 KiB and a hundredth at 64 KiB (as far as the sizes measured go), then rounds over every size measured (a few calls
      * each, the report's path once) until one round compiled nothing on any rank (at most
      * {@value #ROUNDS_LIMIT_MILLIS} ms).
      */
@@ -161,7 +162,16 @@ public final class BenchRank
         comm.barrier();
         if (spec.jitWarmup() > 0)
         {
-            loop.run(false, spec.sizes().get(0), 0, WARM_UP_CALLS);
+            // as the pair tests (warmUp): the whole loop in short calls, so that C2 compiles the collective's
+            // path before it is measured (1,000 calls in one loop left it to compile during the first sizes:
+            // ranks stalled 1-2 ms at a time while a compiler thread took one of two cores)
+            final int perCall = Math.max(2, spec.jitWarmup() / WARM_UP_CALLS);
+            for (int call = 0; call < WARM_UP_CALLS; call++)
+            {
+                loop.run(false, spec.sizes().get(0), 0, perCall);
+            }
+            loop.run(false, Math.min(4096, spec.maxSize()), 0, Math.max(1, spec.jitWarmup() / 10));
+            loop.run(false, Math.min(65536, spec.maxSize()), 0, Math.max(1, spec.jitWarmup() / 100));
             final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ROUNDS_LIMIT_MILLIS);
             boolean compiled = true;
             while (compiled)
