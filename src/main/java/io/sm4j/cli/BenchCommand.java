@@ -114,6 +114,9 @@ final class BenchCommand implements Callable<Integer>
     @Mixin
     PipelineOptions pipeline = new PipelineOptions();
 
+    @Mixin
+    CollectiveOptions collective = new CollectiveOptions();
+
     @Option(names = "--requests", paramLabel = "KIND", description = "How sm4j's windows (bw, bibw, mbw_mr) send and receive: persistent (sendInit/recvInit once, then start: allocation-free, as a Java application that cares writes it) or isend (a new isend/irecv request per message, as osu_bw) (default: ${DEFAULT-VALUE}).")
     Requests requests = Requests.persistent;
 
@@ -319,7 +322,8 @@ final class BenchCommand implements Callable<Integer>
 
     private LayoutParams layoutParams(final int segmentRanks)
     {
-        final LayoutParams.Builder builder = pipeline.applyTo(LayoutParams.builder(segmentRanks)).threadMode(threadMode);
+        final LayoutParams.Builder builder =
+            collective.applyTo(pipeline.applyTo(LayoutParams.builder(segmentRanks))).threadMode(threadMode);
         return switch (layout)
         {
             case page4k -> builder.policy(Policy.PAGE).pageSize(4096).build();
@@ -339,10 +343,12 @@ final class BenchCommand implements Callable<Integer>
         final int cores = CpuBudget.cores();
         final List<String> facts = new ArrayList<>();
         facts.add(String.format(Locale.ROOT, "%d cores, Java %s (%s), idle strategy %s, thread mode %s, layout %s%s, " +
-                "segment for %d ranks, %d running, bound to %s, large-message pipeline %d x %d B", cores,
+                "segment for %d ranks, %d running, bound to %s, large-message pipeline %d x %d B, " +
+                "collective regions %d x %d B", cores,
             System.getProperty("java.version"), System.getProperty("java.vm.name"), idle, params.threadMode(),
             params.policy(), params.policy() == Policy.PAGE ? " " + params.pageSize() : "", params.peers(), processes,
-            binding == Binding.CORE ? "cores" : "nothing", params.maxFragsPerRank(), params.maxFragSize()));
+            binding == Binding.CORE ? "cores" : "nothing", params.maxFragsPerRank(), params.maxFragSize(),
+            params.collectiveContexts(), params.collectiveBufferSize()));
         if (processes > cores - Math.round(Math.max(0, busy)))
         {
             facts.add(String.format(Locale.ROOT, "WARNING: %d ranks, %d cores, %.1f of them busy before the run: ranks " +

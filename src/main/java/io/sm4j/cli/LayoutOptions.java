@@ -50,13 +50,8 @@ public final class LayoutOptions
         description = "Bytes of one fast box's ring, a power of two (default: ${DEFAULT-VALUE}).")
     int fastBoxSize = LayoutParams.DEFAULT_FAST_BOX_SIZE;
 
-    @Option(names = "--coll-contexts", paramLabel = "N",
-        description = "Communicators whose collectives go through a region of the segment: the world's and the first N-1 that split or dup make; 0 sends every collective point to point (default: ${DEFAULT-VALUE}).")
-    int collectiveContexts = LayoutParams.DEFAULT_COLLECTIVE_CONTEXTS;
-
-    @Option(names = "--coll-buffer", paramLabel = "BYTES",
-        description = "Bytes of each rank's buffer in a collective region, two halves used in turn, a power of two (default: ${DEFAULT-VALUE}).")
-    int collectiveBufferSize = LayoutParams.DEFAULT_COLLECTIVE_BUFFER_SIZE;
+    @Mixin
+    CollectiveOptions collective = new CollectiveOptions();
 
     /**
      * @param peers ranks on the node.
@@ -65,7 +60,7 @@ public final class LayoutOptions
      */
     public LayoutParams toParams(final int peers)
     {
-        final LayoutParams.Builder builder = pipeline.applyTo(LayoutParams.builder(peers));
+        final LayoutParams.Builder builder = collective.applyTo(pipeline.applyTo(LayoutParams.builder(peers)));
         if (eagerFragsPerPeer != null)
         {
             builder.eagerFragsPerPeer(eagerFragsPerPeer);
@@ -79,8 +74,6 @@ public final class LayoutOptions
             .policy(policy)
             .fastBoxes(fastBoxes)
             .fastBoxSize(fastBoxSize)
-            .collectiveContexts(collectiveContexts)
-            .collectiveBufferSize(collectiveBufferSize)
             .build();
     }
 }

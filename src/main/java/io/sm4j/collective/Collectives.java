@@ -12,10 +12,10 @@ import org.agrona.concurrent.UnsafeBuffer;
  * the rank that receives it ({@link Channel#recv}), one that reaches no rank of a different collective
  * (each collective has a tag of its own) is not mixed up with it.
  * <p>
- * Algorithms: through the communicator's region of the segment when it has one ({@link SharedCollectives}:
- * barrier, bcast, gather, allGather always; reduce and allReduce up to half a region buffer, 32 KiB by
- * default; scatter and allToAll while a half holds {@link SharedCollectives#MIN_PIECE} bytes per rank), else
- * point to point:
+ * Algorithms: through the communicator's region of the segment when it has one and the length suits it
+ * ({@link SharedCollectives}: barrier always, bcast up to 64 KiB by default, gather and allGather up to 128
+ * KiB per rank, scatter and allToAll up to four pieces per rank, reduce and allReduce up to 256 bytes),
+ * else point to point:
  * <ul>
  * <li>{@link #bcast}: binomial tree from the root, ceil(log2 n) rounds;</li>
  * <li>{@link #reduce}: binomial tree to rank 0, combining a rank's partial result with the next higher
@@ -123,7 +123,7 @@ public final class Collectives
     {
         checkRoot(root);
         checkRange("buffer", buffer, offset, length);
-        if (shared != null)
+        if (shared != null && shared.bcasts(length))
         {
             shared.bcast(buffer, offset, length, root, tag);
             return;
@@ -174,7 +174,7 @@ public final class Collectives
         {
             throw new NullPointerException("op is null");
         }
-        if (shared != null && length <= shared.half())
+        if (shared != null && shared.reduces(length))
         {
             shared.reduce(send, sendOffset, recv, recvOffset, length, op, root, false, tag);
             return;
@@ -216,7 +216,7 @@ public final class Collectives
         final int length, final ByteOperator op)
     {
         checkRange("recv", recv, recvOffset, length);
-        if (shared != null && length <= shared.half())
+        if (shared != null && shared.reduces(length))
         {
             checkRange("send", send, sendOffset, length);
             if (op == null)
@@ -635,7 +635,7 @@ public final class Collectives
         {
             checkRange("recv", recv, recvOffset, (long)length * size);
         }
-        if (shared != null)
+        if (shared != null && shared.gathers(length))
         {
             shared.gather(send, sendOffset, length, recv, recvOffset, root, false, tag);
             return;
@@ -679,7 +679,7 @@ public final class Collectives
         {
             checkRange("send", send, sendOffset, (long)length * size);
         }
-        if (shared != null && shared.piece() > 0)
+        if (shared != null && shared.scatters(length))
         {
             shared.scatter(send, sendOffset, recv, recvOffset, length, root, tag);
             return;
@@ -711,7 +711,7 @@ public final class Collectives
     {
         checkRange("send", send, sendOffset, length);
         checkRange("recv", recv, recvOffset, (long)length * size);
-        if (shared != null)
+        if (shared != null && shared.gathers(length))
         {
             shared.gather(send, sendOffset, length, recv, recvOffset, 0, true, ALL_GATHER_TAG);
             return;
@@ -729,7 +729,7 @@ public final class Collectives
     {
         checkRange("send", send, sendOffset, (long)blockLength * size);
         checkRange("recv", recv, recvOffset, (long)blockLength * size);
-        if (shared != null && shared.piece() > 0)
+        if (shared != null && shared.scatters(blockLength))
         {
             shared.allToAll(send, sendOffset, recv, recvOffset, blockLength, ALL_TO_ALL_TAG);
             return;
@@ -841,7 +841,7 @@ public final class Collectives
         {
             case ALL_REDUCE ->
             {
-                if (shared != null && length <= shared.half())
+                if (shared != null && shared.reduces(length))
                 {
                     shared.reduce(packed, 0, result, 0, length, operator, 0, true, ALL_REDUCE_TAG);
                 }

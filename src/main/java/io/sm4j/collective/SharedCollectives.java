@@ -17,14 +17,16 @@ import org.agrona.concurrent.UnsafeBuffer;
  *     transfer per pair instead of ceil(log2 n) rounds of messages);</li>
  * <li>{@link #bcast}: the root's data in chunks of a half, one step each: the readers copy chunk k while the
  *     root fills chunk k + 1 (two halves, a pipeline of depth two);</li>
- * <li>{@link #reduce}, {@link #allReduce} (data of at most a half): every rank posts its vector, then the root
+ * <li>{@link #reduce} (up to {@link #REDUCE_LIMIT} bytes): every rank posts its vector, then the root
  *     (every rank) combines the n vectors in the order of the point-to-point binomial tree, so the bits are
  *     those of {@link Collectives#reduce} and the same on every rank;</li>
  * <li>{@link #gather}, {@link #allGather}: every rank posts a chunk of its block per step, the root (every
  *     rank) copies all n;</li>
- * <li>{@link #scatter}, {@link #allToAll} (blocks of at least {@link #MIN_PIECE} bytes per rank in a half):
- *     the writer puts one piece per destination in its half, each rank copies its own.</li>
+ * <li>{@link #scatter}, {@link #allToAll} (a half holding {@link #MIN_PIECE} bytes per rank or more): the
+ *     writer puts one piece per destination in its half, each rank copies its own.</li>
  * </ul>
+ * Which lengths go through the region is decided per collective ({@link #bcasts}, {@link #gathers},
+ * {@link #scatters}, {@link #reduces}), from measurements of both paths; the rest goes point to point.
  * Every rank must make the same steps: the chunk counts follow from the lengths, which MPI requires to
  * match. Each post carries the call (collective, total length, root) and a reader checks it, so ranks that
  * disagree fail with a line naming the difference at the first step instead of reading wrong data.
@@ -39,6 +41,8 @@ final class SharedCollectives
 {
     /** Least bytes per rank in a half for scatter and allToAll, which split a half into one piece per rank. */
     static final int MIN_PIECE = 64;
+    /** Longest reduction through the region ({@link #reduces}). */
+    static final int REDUCE_LIMIT = 256;
 
     private final SharedRegion region;
     private final int rank;
@@ -70,18 +74,51 @@ final class SharedCollectives
     }
 
     /**
-     * @return bytes of one half: the largest reduction that goes through the region, and a chunk.
+     * @return true if a bcast of {@code length} bytes goes through the region: up to four halves (64 KiB by
+     *         default). Longer ones went faster point to point, whose rendezvous keeps 8 fragments of 32 KiB
+     *         in flight where the region keeps two halves (docs/benchmarks.md, 2026-11-26).
      */
-    int half()
+    boolean bcasts(final long length)
     {
-        return half;
+        return length <= 4L * half;
+    }
+
+    /**
+     * @return true if a gather or allGather of {@code length} bytes per rank goes through the region: up to
+     *         eight halves (128 KiB by default; above, point to point was faster with ranks <= cores).
+     */
+    boolean gathers(final long length)
+    {
+        return length <= 8L * half;
+    }
+
+    /**
+     * @return true if a scatter or allToAll of {@code length} bytes per rank goes through the region: while a
+     *         half holds {@link #MIN_PIECE} bytes per rank, and up to four steps (2 ranks: 32 KiB per block
+     *         by default, 4 ranks: 16 KiB).
+     */
+    boolean scatters(final long length)
+    {
+        final int piece = piece();
+        return piece > 0 && length <= 4L * piece;
+    }
+
+    /**
+     * @return true if a reduce or allReduce of {@code length} bytes goes through the region: up to
+     *         {@link #REDUCE_LIMIT} bytes. Every receiving rank combines all n vectors, reading the others
+     *         from their slots: beyond that, the point-to-point trees, which combine log2(n) times from local
+     *         copies, were faster.
+     */
+    boolean reduces(final long length)
+    {
+        return length <= Math.min(REDUCE_LIMIT, half);
     }
 
     /**
      * @return bytes per rank of a piece of a scattered half, or 0 if the region has fewer than
      *         {@link #MIN_PIECE} per rank.
      */
-    int piece()
+    private int piece()
     {
         final int piece = half / size;
         return piece < MIN_PIECE ? 0 : piece;
@@ -145,7 +182,7 @@ final class SharedCollectives
     }
 
     /**
-     * A reduction of at most {@link #half()} bytes: every rank posts its vector; the root, or with
+     * A reduction that {@link #reduces}: every rank posts its vector; the root, or with
      * {@code everyone} every rank, combines them.
      */
     void reduce(
@@ -220,7 +257,7 @@ final class SharedCollectives
 
     /**
      * Rank r receives the root's {@code length} bytes at {@code sendOffset + r * length}; needs
-     * {@link #piece()} > 0.
+     * {@link #scatters} true.
      */
     void scatter(
         final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset,
@@ -261,7 +298,7 @@ final class SharedCollectives
 
     /**
      * Rank r's block d ({@code blockLength} bytes at {@code sendOffset + d * blockLength}) becomes rank d's
-     * block r in {@code recv}; needs {@link #piece()} > 0.
+     * block r in {@code recv}; needs {@link #scatters} true.
      */
     void allToAll(
         final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset,
