@@ -424,7 +424,9 @@ final class SharedCollectives
 
     /**
      * Rank {@code r}'s subtree of level {@code level} into {@code target}; lower levels use {@link #levels},
-     * level k at {@code (k - 1) * length} (a leaf is read where it was posted).
+     * level k at {@code k * length}. Every vector is first copied out of its slot in one bulk copy: an
+     * operator that read another rank's slot element by element waited on each of its cachelines in turn
+     * (a 4 KiB float allReduce took 1.5 times as long as point to point, which combines local copies).
      */
     private void subtree(
         final int r, final int level, final MutableDirectBuffer target, final int targetOffset, final int length,
@@ -433,17 +435,9 @@ final class SharedCollectives
         target.putBytes(targetOffset, slots[r], at, length);
         for (int k = 0; k < level && r + (1 << k) < size; k++)
         {
-            final int child = r + (1 << k);
-            if (k == 0)
-            {
-                op.apply(target, targetOffset, slots[child], at, length);
-            }
-            else
-            {
-                final int childOffset = (k - 1) * length;
-                subtree(child, k, levels, childOffset, length, op, at);
-                op.apply(target, targetOffset, levels, childOffset, length);
-            }
+            final int childOffset = k * length;
+            subtree(r + (1 << k), k, levels, childOffset, length, op, at);
+            op.apply(target, targetOffset, levels, childOffset, length);
         }
     }
 }
