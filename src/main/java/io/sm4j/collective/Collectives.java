@@ -2,6 +2,7 @@ package io.sm4j.collective;
 
 import io.sm4j.segment.Sm4jException;
 import org.agrona.DirectBuffer;
+import org.agrona.UnsafeApi;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -872,13 +873,9 @@ public final class Collectives
             packed = new UnsafeBuffer(new byte[length]);
             result = new UnsafeBuffer(new byte[length]);
         }
-        switch (type)
-        {
-            case INT -> pack((int[])values, count);
-            case LONG -> pack((long[])values, count);
-            case FLOAT -> pack((float[])values, count);
-            case DOUBLE -> pack((double[])values, count);
-        }
+        // NOTE: one bulk copy in the platform's order, which is how the buffers' putInt and getInt lay elements
+        // out (an element at a time through them took 2-5 ns per element, as long as the reduction itself)
+        UnsafeApi.copyMemory(values, type.arrayBase, packed.byteArray(), packed.addressOffset(), (long)length);
     }
 
     /**
@@ -886,77 +883,7 @@ public final class Collectives
      */
     private void unpack(final Object values, final ElementType type, final int count)
     {
-        switch (type)
-        {
-            case INT -> unpack((int[])values, count);
-            case LONG -> unpack((long[])values, count);
-            case FLOAT -> unpack((float[])values, count);
-            case DOUBLE -> unpack((double[])values, count);
-        }
-    }
-
-    private void pack(final int[] values, final int count)
-    {
-        for (int i = 0; i < count; i++)
-        {
-            packed.putInt(i * Integer.BYTES, values[i]);
-        }
-    }
-
-    private void pack(final long[] values, final int count)
-    {
-        for (int i = 0; i < count; i++)
-        {
-            packed.putLong(i * Long.BYTES, values[i]);
-        }
-    }
-
-    private void pack(final float[] values, final int count)
-    {
-        for (int i = 0; i < count; i++)
-        {
-            packed.putFloat(i * Float.BYTES, values[i]);
-        }
-    }
-
-    private void pack(final double[] values, final int count)
-    {
-        for (int i = 0; i < count; i++)
-        {
-            packed.putDouble(i * Double.BYTES, values[i]);
-        }
-    }
-
-    private void unpack(final int[] values, final int count)
-    {
-        for (int i = 0; i < count; i++)
-        {
-            values[i] = result.getInt(i * Integer.BYTES);
-        }
-    }
-
-    private void unpack(final long[] values, final int count)
-    {
-        for (int i = 0; i < count; i++)
-        {
-            values[i] = result.getLong(i * Long.BYTES);
-        }
-    }
-
-    private void unpack(final float[] values, final int count)
-    {
-        for (int i = 0; i < count; i++)
-        {
-            values[i] = result.getFloat(i * Float.BYTES);
-        }
-    }
-
-    private void unpack(final double[] values, final int count)
-    {
-        for (int i = 0; i < count; i++)
-        {
-            values[i] = result.getDouble(i * Double.BYTES);
-        }
+        UnsafeApi.copyMemory(result.byteArray(), result.addressOffset(), values, type.arrayBase, (long)count * type.bytes);
     }
 
     /**
