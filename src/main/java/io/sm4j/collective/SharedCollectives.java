@@ -17,7 +17,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  *     transfer per pair instead of ceil(log2 n) rounds of messages);</li>
  * <li>{@link #bcast}: the root's data in chunks of a half, one step each: the readers copy chunk k while the
  *     root fills chunk k + 1 (two halves, a pipeline of depth two);</li>
- * <li>{@link #reduce} (up to {@link #REDUCE_LIMIT} bytes): every rank posts its vector, then the root
+ * <li>{@link #reduce} (short vectors, {@link #reduces}): every rank posts its vector, then the root
  *     (every rank) combines the n vectors in the order of the point-to-point binomial tree, so the bits are
  *     those of {@link Collectives#reduce} and the same on every rank;</li>
  * <li>{@link #gather}, {@link #allGather}: every rank posts a chunk of its block per step, the root (every
@@ -41,8 +41,6 @@ final class SharedCollectives
 {
     /** Least bytes per rank in a half for scatter and allToAll, which split a half into one piece per rank. */
     static final int MIN_PIECE = 64;
-    /** Longest reduction through the region ({@link #reduces}). */
-    static final int REDUCE_LIMIT = 256;
 
     private final SharedRegion region;
     private final int rank;
@@ -104,14 +102,15 @@ final class SharedCollectives
     }
 
     /**
-     * @return true if a reduce or allReduce of {@code length} bytes goes through the region: up to
-     *         {@link #REDUCE_LIMIT} bytes. Every receiving rank combines all n vectors, reading the others
-     *         from their slots: beyond that, the point-to-point trees, which combine log2(n) times from local
-     *         copies, were faster.
+     * @return true if a reduce or allReduce of {@code length} bytes goes through the region: up to a half, and
+     *         up to four halves of the n vectors that a receiving rank combines (16 KiB at 2 and 4 ranks, 8 KiB
+     *         at 8, by default). At 2 and 4 ranks this path was level with the point-to-point trees or faster
+     *         at every length up to 16 KiB (2-3x at 4 ranks on 2 cores); the bound on n vectors keeps a rank's
+     *         work near the trees' log2(n) combines as n grows (not measured beyond 4 ranks).
      */
     boolean reduces(final long length)
     {
-        return length <= Math.min(REDUCE_LIMIT, half);
+        return length <= half && length * size <= 4L * half;
     }
 
     /**
