@@ -15,7 +15,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  * <p>
  * Algorithms: through the communicator's region of the segment when it has one and the length suits it
  * ({@link SharedCollectives}: barrier always, bcast up to 64 KiB by default, gather and allGather up to 128
- * KiB per rank, scatter and allToAll up to eight pieces per rank, reduce and allReduce up to 16 KiB at 2 and 4 ranks),
+ * KiB per rank, scatter and allToAll up to sixteen pieces per rank, reduce and allReduce up to 16 KiB at 2 and 4 ranks),
  * else point to point:
  * <ul>
  * <li>{@link #bcast}: binomial tree from the root, ceil(log2 n) rounds;</li>

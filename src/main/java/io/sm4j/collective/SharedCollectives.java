@@ -92,15 +92,16 @@ final class SharedCollectives
 
     /**
      * @return true if a scatter or allToAll of {@code length} bytes per rank goes through the region: while a
-     *         half holds {@link #MIN_PIECE} bytes per rank, and up to eight steps (2 ranks: 64 KiB per block
-     *         by default, 4 ranks: 32 KiB). Point to point was level or a little faster on the median from
-     *         about half of that, but its exchanges of large messages stall for 1-3 ms in a few calls per
-     *         thousand (docs/ExchangeStallProbe.java), which made its mean 5-10 times the region's at 64 KiB.
+     *         half holds {@link #MIN_PIECE} bytes per rank, and up to sixteen steps (2 ranks: 128 KiB per
+     *         block by default, 4 ranks: 64 KiB). Point to point was level or a little faster on the median
+     *         from about a quarter of that, but its exchanges of large messages stall for 1-3 ms in a few calls
+     *         per thousand (docs/ExchangeStallProbe.java), which made its mean 5-10 times the region's at
+     *         64 KiB.
      */
     boolean scatters(final long length)
     {
         final int piece = piece();
-        return piece > 0 && length <= 8L * piece;
+        return piece > 0 && length <= 16L * piece;
     }
 
     /**
