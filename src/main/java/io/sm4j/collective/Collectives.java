@@ -1041,7 +1041,10 @@ public final class Collectives
             ", this rank with root " + root + ": the ranks called it with different counts or roots");
     }
 
-    private static String name(final int tag)
+    /**
+     * @return the collective's name, for errors.
+     */
+    static String name(final int tag)
     {
         return switch (tag)
         {

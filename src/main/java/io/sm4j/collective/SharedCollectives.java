@@ -52,6 +52,12 @@ final class SharedCollectives
     private final int half;
     /** The last step this rank posted; 0 before the first (the slot's word starts at 0). */
     private long step;
+    /**
+     * Set while a collective runs, cleared when it returns: still set at the next call, an earlier one failed
+     * midway and this rank's steps no longer line up with its peers' (a retry would post one call's chunk as
+     * another's step), so every later call is refused.
+     */
+    private boolean unfinished;
     /** A reduction's subtrees, one vector per tree level; grown as needed, never shrunk. */
     private UnsafeBuffer levels = new UnsafeBuffer(new byte[64]);
 
@@ -128,15 +134,16 @@ final class SharedCollectives
 
     void barrier(final int tag)
     {
-        region.enter();
+        start();
         try
         {
-            begin();
+            begin(tag);
             post(tag, 0, 0);
             for (int p = 0; p < size; p++)
             {
                 awaitCall(p, tag, 0, 0);
             }
+            unfinished = false;
         }
         catch (final InternalError error)
         {
@@ -150,14 +157,14 @@ final class SharedCollectives
 
     void bcast(final MutableDirectBuffer buffer, final int offset, final int length, final int root, final int tag)
     {
-        region.enter();
+        start();
         try
         {
             int done = 0;
             do
             {
                 final int chunk = Math.min(half, length - done);
-                final int at = begin();
+                final int at = begin(tag);
                 if (rank == root)
                 {
                     mine.putBytes(at, buffer, offset + done, chunk);
@@ -172,6 +179,7 @@ final class SharedCollectives
                 done += chunk;
             }
             while (done < length);
+            unfinished = false;
         }
         catch (final InternalError error)
         {
@@ -191,10 +199,10 @@ final class SharedCollectives
         final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset,
         final int length, final ByteOperator op, final int root, final boolean everyone, final int tag)
     {
-        region.enter();
+        start();
         try
         {
-            final int at = begin();
+            final int at = begin(tag);
             mine.putBytes(at, send, sendOffset, length);
             post(tag, length, root);
             if (everyone || rank == root)
@@ -205,6 +213,7 @@ final class SharedCollectives
                 }
                 combine(recv, recvOffset, length, op, at);
             }
+            unfinished = false;
         }
         catch (final InternalError error)
         {
@@ -224,7 +233,7 @@ final class SharedCollectives
         final DirectBuffer send, final int sendOffset, final int length, final MutableDirectBuffer recv,
         final int recvOffset, final int root, final boolean everyone, final int tag)
     {
-        region.enter();
+        start();
         try
         {
             final boolean reads = everyone || rank == root;
@@ -232,7 +241,7 @@ final class SharedCollectives
             do
             {
                 final int chunk = Math.min(half, length - done);
-                final int at = begin();
+                final int at = begin(tag);
                 mine.putBytes(at, send, sendOffset + done, chunk);
                 post(tag, length, root);
                 if (reads)
@@ -246,6 +255,7 @@ final class SharedCollectives
                 done += chunk;
             }
             while (done < length);
+            unfinished = false;
         }
         catch (final InternalError error)
         {
@@ -265,7 +275,7 @@ final class SharedCollectives
         final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset,
         final int length, final int root, final int tag)
     {
-        region.enter();
+        start();
         try
         {
             final int piece = piece();
@@ -273,7 +283,7 @@ final class SharedCollectives
             do
             {
                 final int chunk = Math.min(piece, length - done);
-                final int at = begin();
+                final int at = begin(tag);
                 if (rank == root)
                 {
                     for (int p = 0; p < size; p++)
@@ -287,6 +297,7 @@ final class SharedCollectives
                 done += chunk;
             }
             while (done < length);
+            unfinished = false;
         }
         catch (final InternalError error)
         {
@@ -306,7 +317,7 @@ final class SharedCollectives
         final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset,
         final int blockLength, final int tag)
     {
-        region.enter();
+        start();
         try
         {
             final int piece = piece();
@@ -314,7 +325,7 @@ final class SharedCollectives
             do
             {
                 final int chunk = Math.min(piece, blockLength - done);
-                final int at = begin();
+                final int at = begin(tag);
                 for (int p = 0; p < size; p++)
                 {
                     mine.putBytes(at + p * piece, send, sendOffset + p * blockLength + done, chunk);
@@ -328,6 +339,7 @@ final class SharedCollectives
                 done += chunk;
             }
             while (done < blockLength);
+            unfinished = false;
         }
         catch (final InternalError error)
         {
@@ -340,23 +352,50 @@ final class SharedCollectives
     }
 
     /**
-     * Starts the next step once every rank has posted the one before (so none is more than one step ahead).
+     * Refuses a call after one that failed midway ({@link #unfinished}), then keeps the mapping alive until
+     * the call's {@code finally} exits it.
+     */
+    private void start()
+    {
+        if (unfinished)
+        {
+            throw new Sm4jException("this communicator's collectives cannot be used: an earlier collective failed " +
+                "midway, and this rank's steps no longer line up with the other ranks'");
+        }
+        region.enter();
+        unfinished = true;
+    }
+
+    /**
+     * Starts the next step once every rank has posted the one before (so none is more than one step ahead),
+     * and checks that they all posted it for the same call as this rank: so a rank that reads nothing in a
+     * step (a bcast's root) still finds a disagreement, one step late. The step is this rank's only once
+     * {@link #post}ed: a wait that fails leaves it to be posted by nobody.
      *
      * @return the offset of this step's half in a slot.
      */
-    private int begin()
+    private int begin(final int tag)
     {
-        step++;
-        final long previous = step - 1;
+        final long previous = step;
         for (int p = 0; p < size; p++)
         {
             // acquire: the rank's reads of step - 2's halves came before its post of step - 1
             if (p != rank && slots[p].getLongAcquire(CollectiveSlotDescriptor.STEP_OFFSET) < previous)
             {
-                region.awaitStep(p, previous);
+                region.awaitStep(p, previous, Collectives.name(tag));
             }
         }
-        return CollectiveSlotDescriptor.halfOffset(cacheline, bufferSize, step);
+        if (previous > 0)
+        {
+            // the previous step's records are not rewritten before this rank posts this step
+            final int call = CollectiveSlotDescriptor.callOffset(previous);
+            for (int p = 0; p < size; p++)
+            {
+                checkCall(p, previous, mine.getInt(call + CollectiveSlotDescriptor.CALL_COLLECTIVE),
+                    mine.getInt(call + CollectiveSlotDescriptor.CALL_LENGTH), mine.getInt(call + CollectiveSlotDescriptor.CALL_ROOT));
+            }
+        }
+        return CollectiveSlotDescriptor.halfOffset(cacheline, bufferSize, previous + 1);
     }
 
     /**
@@ -364,6 +403,7 @@ final class SharedCollectives
      */
     private void post(final int tag, final int length, final int root)
     {
+        step++;
         final int call = CollectiveSlotDescriptor.callOffset(step);
         mine.putInt(call + CollectiveSlotDescriptor.CALL_COLLECTIVE, tag);
         mine.putInt(call + CollectiveSlotDescriptor.CALL_LENGTH, length);
@@ -384,13 +424,21 @@ final class SharedCollectives
      */
     private void awaitCall(final int p, final int tag, final int length, final int root)
     {
-        final AtomicBuffer slot = slots[p];
         // acquire: the half and the call record written before the post
-        if (slot.getLongAcquire(CollectiveSlotDescriptor.STEP_OFFSET) < step)
+        if (slots[p].getLongAcquire(CollectiveSlotDescriptor.STEP_OFFSET) < step)
         {
-            region.awaitStep(p, step);
+            region.awaitStep(p, step, Collectives.name(tag));
         }
-        final int call = CollectiveSlotDescriptor.callOffset(step);
+        checkCall(p, step, tag, length, root);
+    }
+
+    /**
+     * @throws Sm4jException if {@code p}'s record of step {@code of} describes another call than this one.
+     */
+    private void checkCall(final int p, final long of, final int tag, final int length, final int root)
+    {
+        final AtomicBuffer slot = slots[p];
+        final int call = CollectiveSlotDescriptor.callOffset(of);
         final int theirTag = slot.getInt(call + CollectiveSlotDescriptor.CALL_COLLECTIVE);
         final int theirLength = slot.getInt(call + CollectiveSlotDescriptor.CALL_LENGTH);
         final int theirRoot = slot.getInt(call + CollectiveSlotDescriptor.CALL_ROOT);

@@ -25,9 +25,10 @@ public interface SharedRegion
     /**
      * Progresses, idling by the wait policy, until {@code rank} has posted {@code step} or more.
      *
+     * @param collective the waiting collective's name, for the error.
      * @throws Sm4jException if {@code rank} detached before posting it (the job's abort if it was aborted).
      */
-    void awaitStep(int rank, long step);
+    void awaitStep(int rank, long step, String collective);
 
     /**
      * Rings {@code rank} if it sleeps: this rank has posted a step it may wait for.

@@ -64,7 +64,7 @@ public record LayoutParams(
     public static final int MAX_FAST_BOX_SIZE = 1 << 19;
     /** The world and the first communicator that split or dup makes. */
     public static final int DEFAULT_COLLECTIVE_CONTEXTS = 2;
-    /** Two halves of 16 KiB: a 1 MiB bcast is 64 steps, a 64 KiB allToAll at 4 ranks 16 (pieces of 4 KiB). */
+    /** Two halves of 16 KiB: a 64 KiB bcast is 4 steps, a 64 KiB allToAll at 4 ranks 16 (pieces of 4 KiB). */
     public static final int DEFAULT_COLLECTIVE_BUFFER_SIZE = 32768;
     public static final int MIN_COLLECTIVE_BUFFER_SIZE = 1024;
     public static final int MAX_COLLECTIVE_BUFFER_SIZE = 1 << 26;

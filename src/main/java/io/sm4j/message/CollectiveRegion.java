@@ -77,14 +77,14 @@ final class CollectiveRegion implements SharedRegion
     }
 
     @Override
-    public void awaitStep(final int rank, final long step)
+    public void awaitStep(final int rank, final long step, final String collective)
     {
         awaitedRank = rank;
         awaitedStep = step;
         progress.await(posted);
         if (!hasPosted())
         {
-            throw progress.detached("collective (step " + step + ", waiting for rank " + rank + ")");
+            throw progress.detached(collective + " (step " + step + ", waiting for rank " + rank + ")");
         }
     }
 

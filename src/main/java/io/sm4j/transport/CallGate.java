@@ -105,7 +105,8 @@ final class CallGate
      *
      * @param faulted the mapping has faulted: a fault thrown between a thread's {@link #enter} and its
      *                {@code try} leaves the count one too high, so wait at most a second (every real call
-     *                leaves within milliseconds: none waits inside the gate). SINGLE mode always waits at
+     *                leaves within milliseconds: the one that waits inside the gate, a collective through its
+     *                region, enters it again on every pass and so leaves as soon as it is closed). SINGLE mode always waits at
      *                most a second: two threads calling at once (a misuse the message layer reports) can
      *                leave its count wrong.
      * @param wake    run once the gate is closed, to end a wait of a thread inside (its doorbell's sleep).

@@ -229,14 +229,22 @@ public final class Endpoint implements AutoCloseable
      */
     public void enterMapping()
     {
+        boolean entered = false;
         try
         {
             enter();
+            entered = true;
         }
-        catch (final IllegalStateException ex)
+        catch (final InternalError error)
         {
-            gate.exit();
-            throw ex;
+            throw fault(error); // a fault of an earlier access surfaced here
+        }
+        finally
+        {
+            if (!entered)
+            {
+                gate.exit(); // the gate counted this thread in before it refused or faulted
+            }
         }
     }
 

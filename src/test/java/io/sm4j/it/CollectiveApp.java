@@ -31,7 +31,8 @@ import java.util.Random;
  */
 public final class CollectiveApp
 {
-    private static final int[] LENGTHS = { 0, 1, 8, 100, 4_000, 5_000, 70_000, 300_000 };
+    /** Lengths on both sides of each path's limits, for the default region and the 1 KiB one (CollectiveTest). */
+    private static final int[] LENGTHS = { 0, 1, 8, 100, 1_000, 1_500, 4_000, 5_000, 40_000, 70_000, 300_000 };
 
     private CollectiveApp()
     {

@@ -48,7 +48,7 @@ class PeerFailureTest
         assertEquals(4, job.exitCode(), job.out() + job.err());
         assertTrue(job.out().contains("[0] rank 0 saw: "), job.out() + job.err());
         // rank 2 finds rank 1 gone, unless rank 0, which found it first, has exited and the launcher aborted the job
-        assertTrue(job.out().matches("(?s).*\\[2] rank 2 saw: (the barrier \\(epoch 0, waiting for rank 1\\) cannot complete: " +
+        assertTrue(job.out().matches("(?s).*\\[2] rank 2 saw: (the barrier \\(step 1, waiting for rank 1\\) cannot complete: " +
             "the peer has detached|job aborted by the launcher: rank 0 exited with code 4)\n.*"), job.out() + job.err());
         assertFalse(job.leftFiles());
     }

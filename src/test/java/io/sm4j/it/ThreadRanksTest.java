@@ -105,6 +105,34 @@ class ThreadRanksTest
     }
 
     /**
+     * Through the region, a rank that reads nothing in a step (a bcast's root) still finds that the others
+     * named another root, at its next step; and a rank whose collective failed midway (its steps no longer
+     * line up) refuses every later one instead of reading another call's data.
+     */
+    @Test
+    void ranksThatDisagreeOnARootShouldFailAndAFailedCollectiveShouldLeaveTheNextRefused() throws Exception
+    {
+        try (ScratchDir dir = ScratchDir.create("sm4j-thread-job-"))
+        {
+            ThreadJob.run(dir.path, 3, comm ->
+            {
+                final int root = comm.rank() == 0 ? 0 : 1;
+                final byte[] data = new byte[8];
+                final Sm4jException roots = assertThrows(Sm4jException.class, () ->
+                {
+                    comm.bcast(data, 0, 8, root);
+                    comm.barrier();
+                });
+                assertTrue(roots.getMessage().matches("rank [0-2] called this bcast with root [01], this rank with root [01]: " +
+                    "the ranks called it with different counts or roots"), roots.getMessage());
+                final Sm4jException refused = assertThrows(Sm4jException.class, comm::barrier);
+                assertEquals("this communicator's collectives cannot be used: an earlier collective failed midway, " +
+                    "and this rank's steps no longer line up with the other ranks'", refused.getMessage());
+            });
+        }
+    }
+
+    /**
      * The data movers over ByteBuffers (heap and direct, at a position): the bytes between position and limit,
      * neither moved; a read-only receiving buffer is refused before anything is sent.
      */

@@ -68,7 +68,7 @@ public final class CollectiveSlotStress
         }
 
         @Override
-        public void awaitStep(final int rank, final long step)
+        public void awaitStep(final int rank, final long step, final String collective)
         {
             while (slots[rank].getLongAcquire(CollectiveSlotDescriptor.STEP_OFFSET) < step)
             {
