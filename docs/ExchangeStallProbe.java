@@ -3,9 +3,12 @@ import io.sm4j.message.Communicator;
 /**
  * Reproduces the stalls of a point-to-point exchange of large messages (issue 22): two ranks allToAll 64 KiB
  * blocks (a sendRecv of 64 KiB each way, both sends by rendezvous at once) and print the calls over 300 us.
- * With the collective regions off, calls take about 20 us, and a few per thousand take 1-3 ms, in bursts
- * of 3-5 calls; instrumented, both ranks were inside their blocking send, spinning for 1 ms without
- * progress, then napping unrung: a wait that only a timeout ends, not the scheduler.
+ * With the collective regions off, calls take about 20 us, and a few per thousand take 1-3 ms (up to 30),
+ * in bursts of 3-5 calls, most in the first round. An event log of both ranks (commits, rings, polls that
+ * delivered, arm, nap, sleep; docs/benchmarks.md) showed every long stall to be a rank that did not run at
+ * all for 2-36 ms, one of them a nap that overran its 1 ms timeout by 3.6 ms, while its peer slept armed:
+ * 2 vCPUs lent to other threads (the JIT's, most in the first round), not a lost message or wake-up (every
+ * long sleep ended by the peer's ring, none by its timeout).
  * <pre>
  * javac -cp target/sm4j.jar -d /tmp/probe docs/ExchangeStallProbe.java
  * bin/sm4j run -n 2 --coll-contexts 0 -cp /tmp/probe -- ExchangeStallProbe 65536
