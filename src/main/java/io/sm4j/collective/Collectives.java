@@ -2,7 +2,6 @@ package io.sm4j.collective;
 
 import io.sm4j.segment.Sm4jException;
 import org.agrona.DirectBuffer;
-import org.agrona.UnsafeApi;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -873,9 +872,7 @@ public final class Collectives
             packed = new UnsafeBuffer(new byte[length]);
             result = new UnsafeBuffer(new byte[length]);
         }
-        // NOTE: one bulk copy in the platform's order, which is how the buffers' putInt and getInt lay elements
-        // out (an element at a time through them took 2-5 ns per element, as long as the reduction itself)
-        UnsafeApi.copyMemory(values, type.arrayBase, packed.byteArray(), packed.addressOffset(), (long)length);
+        type.pack(values, count, packed);
     }
 
     /**
@@ -883,7 +880,7 @@ public final class Collectives
      */
     private void unpack(final Object values, final ElementType type, final int count)
     {
-        UnsafeApi.copyMemory(result.byteArray(), result.addressOffset(), values, type.arrayBase, (long)count * type.bytes);
+        type.unpack(result, values, count);
     }
 
     /**

@@ -1,7 +1,9 @@
 package io.sm4j.message;
 
+import io.sm4j.collective.ArrayCollectives;
 import io.sm4j.collective.ByteOperator;
 import io.sm4j.collective.Collectives;
+import io.sm4j.collective.ElementType;
 import io.sm4j.collective.Op;
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.segment.Segment;
@@ -60,6 +62,8 @@ public final class Communicator implements AutoCloseable
     private SendRequest blockingSend;
     /** Created at the first collective call. */
     private Collectives collectives;
+    /** Created at the first collective call over typed arrays. */
+    private ArrayCollectives arrays;
     /** Reused by every exchange of a collective (one at a time: one thread, no re-entry). */
     private RecvRequest exchange;
     /** The matching context: 0 for the world's communicator, else the one that split or dup agreed on. */
@@ -911,6 +915,143 @@ public final class Communicator implements AutoCloseable
     {
         checkUsable();
         collectives().allReduce(send, sendOffset, recv, recvOffset, length, op);
+    }
+
+    private ArrayCollectives arrays()
+    {
+        if (arrays == null)
+        {
+            arrays = new ArrayCollectives(collectives(), rank, size);
+        }
+        return arrays;
+    }
+
+    /**
+     * The data movers over typed arrays: the root's {@code values} into every rank's (bcast); every rank's
+     * {@code send} into the root's (gather) or every rank's (allGather) {@code recv}, rank r's at element
+     * {@code r * send.length}; the root's {@code send}, block r into rank r's {@code recv} (scatter); rank r's
+     * block d into rank d's block r (allToAll). The n-block array holds n times the other's elements (allToAll:
+     * both are n blocks); {@code recv} may be null on the ranks other than gather's root, {@code send} on the
+     * ranks other than scatter's. Each array is moved as its bytes, packed and unpacked with one bulk copy.
+     */
+    public void bcast(final int[] values, final int root)
+    {
+        checkUsable();
+        arrays().bcast(values, ElementType.INT, root);
+    }
+
+    public void bcast(final long[] values, final int root)
+    {
+        checkUsable();
+        arrays().bcast(values, ElementType.LONG, root);
+    }
+
+    public void bcast(final float[] values, final int root)
+    {
+        checkUsable();
+        arrays().bcast(values, ElementType.FLOAT, root);
+    }
+
+    public void bcast(final double[] values, final int root)
+    {
+        checkUsable();
+        arrays().bcast(values, ElementType.DOUBLE, root);
+    }
+
+    public void gather(final int[] send, final int[] recv, final int root)
+    {
+        checkUsable();
+        arrays().gather(send, recv, ElementType.INT, root);
+    }
+
+    public void gather(final long[] send, final long[] recv, final int root)
+    {
+        checkUsable();
+        arrays().gather(send, recv, ElementType.LONG, root);
+    }
+
+    public void gather(final float[] send, final float[] recv, final int root)
+    {
+        checkUsable();
+        arrays().gather(send, recv, ElementType.FLOAT, root);
+    }
+
+    public void gather(final double[] send, final double[] recv, final int root)
+    {
+        checkUsable();
+        arrays().gather(send, recv, ElementType.DOUBLE, root);
+    }
+
+    public void scatter(final int[] send, final int[] recv, final int root)
+    {
+        checkUsable();
+        arrays().scatter(send, recv, ElementType.INT, root);
+    }
+
+    public void scatter(final long[] send, final long[] recv, final int root)
+    {
+        checkUsable();
+        arrays().scatter(send, recv, ElementType.LONG, root);
+    }
+
+    public void scatter(final float[] send, final float[] recv, final int root)
+    {
+        checkUsable();
+        arrays().scatter(send, recv, ElementType.FLOAT, root);
+    }
+
+    public void scatter(final double[] send, final double[] recv, final int root)
+    {
+        checkUsable();
+        arrays().scatter(send, recv, ElementType.DOUBLE, root);
+    }
+
+    public void allGather(final int[] send, final int[] recv)
+    {
+        checkUsable();
+        arrays().allGather(send, recv, ElementType.INT);
+    }
+
+    public void allGather(final long[] send, final long[] recv)
+    {
+        checkUsable();
+        arrays().allGather(send, recv, ElementType.LONG);
+    }
+
+    public void allGather(final float[] send, final float[] recv)
+    {
+        checkUsable();
+        arrays().allGather(send, recv, ElementType.FLOAT);
+    }
+
+    public void allGather(final double[] send, final double[] recv)
+    {
+        checkUsable();
+        arrays().allGather(send, recv, ElementType.DOUBLE);
+    }
+
+    public void allToAll(final int[] send, final int[] recv)
+    {
+        checkUsable();
+        arrays().allToAll(send, recv, ElementType.INT);
+    }
+
+    public void allToAll(final long[] send, final long[] recv)
+    {
+        checkUsable();
+        arrays().allToAll(send, recv, ElementType.LONG);
+    }
+
+    public void allToAll(final float[] send, final float[] recv)
+    {
+        checkUsable();
+        arrays().allToAll(send, recv, ElementType.FLOAT);
+    }
+
+    public void allToAll(final double[] send, final double[] recv)
+    {
+        checkUsable();
+        arrays().allToAll(send, recv, ElementType.DOUBLE);
     }
 
     /**
