@@ -58,6 +58,11 @@ final class SharedCollectives
      * another's step), so every later call is refused.
      */
     private boolean unfinished;
+    private final BarrierSteps barrierSteps = new BarrierSteps();
+    private final BcastSteps bcastSteps = new BcastSteps();
+    private final ReduceSteps reduceSteps = new ReduceSteps();
+    private final GatherSteps gatherSteps = new GatherSteps();
+    private final ScatterSteps scatterSteps = new ScatterSteps();
     /** A reduction's subtrees, one vector per tree level; grown as needed, never shrunk. */
     private UnsafeBuffer levels = new UnsafeBuffer(new byte[64]);
 
@@ -134,61 +139,12 @@ final class SharedCollectives
 
     void barrier(final int tag)
     {
-        start();
-        try
-        {
-            begin(tag);
-            post(tag, 0, 0);
-            for (int p = 0; p < size; p++)
-            {
-                awaitCall(p, tag, 0, 0);
-            }
-            unfinished = false;
-        }
-        catch (final InternalError error)
-        {
-            throw region.fault(error);
-        }
-        finally
-        {
-            region.exit();
-        }
+        run(barrierSteps, tag, 0, 0, 1);
     }
 
     void bcast(final MutableDirectBuffer buffer, final int offset, final int length, final int root, final int tag)
     {
-        start();
-        try
-        {
-            int done = 0;
-            do
-            {
-                final int chunk = Math.min(half, length - done);
-                final int at = begin(tag);
-                if (rank == root)
-                {
-                    mine.putBytes(at, buffer, offset + done, chunk);
-                    post(tag, length, root);
-                }
-                else
-                {
-                    post(tag, length, root);
-                    awaitCall(root, tag, length, root);
-                    buffer.putBytes(offset + done, slots[root], at, chunk);
-                }
-                done += chunk;
-            }
-            while (done < length);
-            unfinished = false;
-        }
-        catch (final InternalError error)
-        {
-            throw region.fault(error);
-        }
-        finally
-        {
-            region.exit();
-        }
+        run(bcastSteps.with(buffer, offset, buffer, offset), tag, length, root, half);
     }
 
     /**
@@ -199,30 +155,9 @@ final class SharedCollectives
         final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset,
         final int length, final ByteOperator op, final int root, final boolean everyone, final int tag)
     {
-        start();
-        try
-        {
-            final int at = begin(tag);
-            mine.putBytes(at, send, sendOffset, length);
-            post(tag, length, root);
-            if (everyone || rank == root)
-            {
-                for (int p = 0; p < size; p++)
-                {
-                    awaitCall(p, tag, length, root);
-                }
-                combine(recv, recvOffset, length, op, at);
-            }
-            unfinished = false;
-        }
-        catch (final InternalError error)
-        {
-            throw region.fault(error);
-        }
-        finally
-        {
-            region.exit();
-        }
+        reduceSteps.op = op;
+        reduceSteps.reads = everyone || rank == root;
+        run(reduceSteps.with(send, sendOffset, recv, recvOffset), tag, length, root, Math.max(1, length));
     }
 
     /**
@@ -233,38 +168,8 @@ final class SharedCollectives
         final DirectBuffer send, final int sendOffset, final int length, final MutableDirectBuffer recv,
         final int recvOffset, final int root, final boolean everyone, final int tag)
     {
-        start();
-        try
-        {
-            final boolean reads = everyone || rank == root;
-            int done = 0;
-            do
-            {
-                final int chunk = Math.min(half, length - done);
-                final int at = begin(tag);
-                mine.putBytes(at, send, sendOffset + done, chunk);
-                post(tag, length, root);
-                if (reads)
-                {
-                    for (int p = 0; p < size; p++)
-                    {
-                        awaitCall(p, tag, length, root);
-                        recv.putBytes(recvOffset + p * length + done, slots[p], at, chunk);
-                    }
-                }
-                done += chunk;
-            }
-            while (done < length);
-            unfinished = false;
-        }
-        catch (final InternalError error)
-        {
-            throw region.fault(error);
-        }
-        finally
-        {
-            region.exit();
-        }
+        gatherSteps.reads = everyone || rank == root;
+        run(gatherSteps.with(send, sendOffset, recv, recvOffset), tag, length, root, half);
     }
 
     /**
@@ -275,26 +180,43 @@ final class SharedCollectives
         final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset,
         final int length, final int root, final int tag)
     {
+        scatterSteps.everyone = false;
+        run(scatterSteps.with(send, sendOffset, recv, recvOffset), tag, length, root, piece());
+    }
+
+    /**
+     * Rank r's block d ({@code blockLength} bytes at {@code sendOffset + d * blockLength}) becomes rank d's
+     * block r in {@code recv}; needs {@link #scatters} true.
+     */
+    void allToAll(
+        final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset,
+        final int blockLength, final int tag)
+    {
+        scatterSteps.everyone = true;
+        run(scatterSteps.with(send, sendOffset, recv, recvOffset), tag, blockLength, 0, piece());
+    }
+
+    /**
+     * Runs one collective: its {@code length} bytes (per rank, per block) in steps of {@code chunk} bytes, at
+     * least one; in each step this rank writes its part, posts the step, then reads what it needs.
+     */
+    private void run(final Steps steps, final int tag, final int length, final int root, final int chunk)
+    {
+        steps.tag = tag;
+        steps.length = length;
+        steps.root = root;
         start();
         try
         {
-            final int piece = piece();
             int done = 0;
             do
             {
-                final int chunk = Math.min(piece, length - done);
+                final int bytes = Math.min(chunk, length - done);
                 final int at = begin(tag);
-                if (rank == root)
-                {
-                    for (int p = 0; p < size; p++)
-                    {
-                        mine.putBytes(at + p * piece, send, sendOffset + p * length + done, chunk);
-                    }
-                }
+                steps.write(at, done, bytes);
                 post(tag, length, root);
-                awaitCall(root, tag, length, root);
-                recv.putBytes(recvOffset + done, slots[root], at + rank * piece, chunk);
-                done += chunk;
+                steps.read(at, done, bytes);
+                done += bytes;
             }
             while (done < length);
             unfinished = false;
@@ -310,44 +232,159 @@ final class SharedCollectives
     }
 
     /**
-     * Rank r's block d ({@code blockLength} bytes at {@code sendOffset + d * blockLength}) becomes rank d's
-     * block r in {@code recv}; needs {@link #scatters} true.
+     * What one collective writes into this rank's half and reads from the others' in a step: {@code bytes}
+     * bytes from {@code done} of each rank's (each block's) data, at {@code at} in a slot. One per collective,
+     * reused: its fields are the current call's (a collective allocates nothing).
      */
-    void allToAll(
-        final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset,
-        final int blockLength, final int tag)
+    private abstract static class Steps
     {
-        start();
-        try
+        int tag;
+        int length;
+        int root;
+        DirectBuffer send;
+        int sendOffset;
+        MutableDirectBuffer recv;
+        int recvOffset;
+
+        /**
+         * @return these steps, moving from {@code send} and into {@code recv} in the call to come.
+         */
+        Steps with(final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset)
+        {
+            this.send = send;
+            this.sendOffset = sendOffset;
+            this.recv = recv;
+            this.recvOffset = recvOffset;
+            return this;
+        }
+
+        abstract void write(int at, int done, int bytes);
+
+        abstract void read(int at, int done, int bytes);
+    }
+
+    /** Nothing written; every rank's post awaited. */
+    private final class BarrierSteps extends Steps
+    {
+        @Override
+        void write(final int at, final int done, final int bytes)
+        {
+        }
+
+        @Override
+        void read(final int at, final int done, final int bytes)
+        {
+            for (int p = 0; p < size; p++)
+            {
+                awaitCall(p, tag, 0, 0);
+            }
+        }
+    }
+
+    /** The root writes a chunk; the others copy it out (send and recv are the one buffer). */
+    private final class BcastSteps extends Steps
+    {
+        @Override
+        void write(final int at, final int done, final int bytes)
+        {
+            if (rank == root)
+            {
+                mine.putBytes(at, send, sendOffset + done, bytes);
+            }
+        }
+
+        @Override
+        void read(final int at, final int done, final int bytes)
+        {
+            if (rank != root)
+            {
+                awaitCall(root, tag, length, root);
+                recv.putBytes(recvOffset + done, slots[root], at, bytes);
+            }
+        }
+    }
+
+    /** Every rank writes its vector (one step); the readers combine all n. */
+    private final class ReduceSteps extends Steps
+    {
+        ByteOperator op;
+        boolean reads;
+
+        @Override
+        void write(final int at, final int done, final int bytes)
+        {
+            mine.putBytes(at, send, sendOffset, length);
+        }
+
+        @Override
+        void read(final int at, final int done, final int bytes)
+        {
+            if (reads)
+            {
+                for (int p = 0; p < size; p++)
+                {
+                    awaitCall(p, tag, length, root);
+                }
+                combine(recv, recvOffset, length, op, at);
+            }
+        }
+    }
+
+    /** Every rank writes a chunk of its block; the readers copy all n. */
+    private final class GatherSteps extends Steps
+    {
+        boolean reads;
+
+        @Override
+        void write(final int at, final int done, final int bytes)
+        {
+            mine.putBytes(at, send, sendOffset + done, bytes);
+        }
+
+        @Override
+        void read(final int at, final int done, final int bytes)
+        {
+            if (reads)
+            {
+                for (int p = 0; p < size; p++)
+                {
+                    awaitCall(p, tag, length, root);
+                    recv.putBytes(recvOffset + p * length + done, slots[p], at, bytes);
+                }
+            }
+        }
+    }
+
+    /**
+     * Scatter (the root writes a piece per rank) and allToAll ({@code everyone} writes a piece per rank):
+     * each rank copies its own piece from every writer.
+     */
+    private final class ScatterSteps extends Steps
+    {
+        boolean everyone;
+
+        @Override
+        void write(final int at, final int done, final int bytes)
+        {
+            if (everyone || rank == root)
+            {
+                final int piece = piece();
+                for (int p = 0; p < size; p++)
+                {
+                    mine.putBytes(at + p * piece, send, sendOffset + p * length + done, bytes);
+                }
+            }
+        }
+
+        @Override
+        void read(final int at, final int done, final int bytes)
         {
             final int piece = piece();
-            int done = 0;
-            do
+            for (int p = everyone ? 0 : root; p < (everyone ? size : root + 1); p++)
             {
-                final int chunk = Math.min(piece, blockLength - done);
-                final int at = begin(tag);
-                for (int p = 0; p < size; p++)
-                {
-                    mine.putBytes(at + p * piece, send, sendOffset + p * blockLength + done, chunk);
-                }
-                post(tag, blockLength, 0);
-                for (int p = 0; p < size; p++)
-                {
-                    awaitCall(p, tag, blockLength, 0);
-                    recv.putBytes(recvOffset + p * blockLength + done, slots[p], at + rank * piece, chunk);
-                }
-                done += chunk;
+                awaitCall(p, tag, length, root);
+                recv.putBytes(recvOffset + p * (everyone ? length : 0) + done, slots[p], at + rank * piece, bytes);
             }
-            while (done < blockLength);
-            unfinished = false;
-        }
-        catch (final InternalError error)
-        {
-            throw region.fault(error);
-        }
-        finally
-        {
-            region.exit();
         }
     }
 
