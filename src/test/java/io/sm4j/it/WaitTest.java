@@ -144,12 +144,14 @@ class WaitTest
         {
             final Path segment = Communicator.createSegment(dir.path, 3);
             final List<Process> survivors = new ArrayList<>();
+            final List<BlockingQueue<String>> survivorLines = new ArrayList<>();
             Process parent = null;
             try
             {
                 for (int rank = 0; rank < 2; rank++)
                 {
                     survivors.add(new ProcessBuilder(rankCommand(segment, rank)).redirectErrorStream(true).start());
+                    survivorLines.add(lines(survivors.get(rank)));
                 }
                 final List<String> shell = new ArrayList<>(List.of("sh", "-c", "\"$@\" & exec sleep 600", "sh"));
                 shell.addAll(rankCommand(segment, 2));
@@ -160,6 +162,13 @@ class WaitTest
                 final Matcher pid = Pattern.compile("rank 2 attached, pid (\\d+)").matcher(attached);
                 assertTrue(pid.find(), attached);
                 final long rankPid = Long.parseLong(pid.group(1));
+                for (int rank = 0; rank < 2; rank++)
+                {
+                    // killed only once every survivor has attached: a rank that dies while the others attach
+                    // aborts the job, which is another scenario
+                    final String line = survivorLines.get(rank).poll(60, TimeUnit.SECONDS);
+                    assertTrue(line != null && line.startsWith("rank " + rank + " attached"), "rank " + rank + ": " + line);
+                }
                 Procs.signal("-KILL", Long.toString(rankPid));
                 awaitZombie(rankPid);
                 assertTrue(ProcessHandle.of(rankPid).map(ProcessHandle::isAlive).orElse(false),
@@ -168,7 +177,7 @@ class WaitTest
                 {
                     final Process survivor = survivors.get(rank);
                     assertTrue(survivor.waitFor(60, TimeUnit.SECONDS), "rank " + rank + " waited on a zombie");
-                    final String out = new String(survivor.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                    final String out = String.valueOf(survivorLines.get(rank).poll(60, TimeUnit.SECONDS));
                     final Matcher saw = Pattern.compile("rank " + rank + " saw after (\\d+) ms: (.*)").matcher(out);
                     assertTrue(saw.find(), out);
                     assertTrue(saw.group(2).contains("rank 2") && saw.group(2).contains("died"), out);
