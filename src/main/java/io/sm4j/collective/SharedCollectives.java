@@ -50,6 +50,8 @@ final class SharedCollectives
     private final int cacheline;
     private final int bufferSize;
     private final int half;
+    /** Bytes per rank of a scattered half ({@link #scatters}), or 0 below {@link #MIN_PIECE}. */
+    private final int piece;
     /** The last step this rank posted; 0 before the first (the slot's word starts at 0). */
     private long step;
     /**
@@ -80,6 +82,7 @@ final class SharedCollectives
         this.cacheline = region.cacheline();
         this.bufferSize = region.bufferSize();
         this.half = bufferSize / 2;
+        this.piece = half / size < MIN_PIECE ? 0 : half / size;
     }
 
     /**
@@ -111,7 +114,6 @@ final class SharedCollectives
      */
     boolean scatters(final long length)
     {
-        final int piece = piece();
         return piece > 0 && length <= 16L * piece;
     }
 
@@ -125,16 +127,6 @@ final class SharedCollectives
     boolean reduces(final long length)
     {
         return length <= half && length * size <= 4L * half;
-    }
-
-    /**
-     * @return bytes per rank of a piece of a scattered half, or 0 if the region has fewer than
-     *         {@link #MIN_PIECE} per rank.
-     */
-    private int piece()
-    {
-        final int piece = half / size;
-        return piece < MIN_PIECE ? 0 : piece;
     }
 
     void barrier(final int tag)
@@ -181,7 +173,7 @@ final class SharedCollectives
         final int length, final int root, final int tag)
     {
         scatterSteps.everyone = false;
-        run(scatterSteps.with(send, sendOffset, recv, recvOffset), tag, length, root, piece());
+        run(scatterSteps.with(send, sendOffset, recv, recvOffset), tag, length, root, piece);
     }
 
     /**
@@ -193,7 +185,7 @@ final class SharedCollectives
         final int blockLength, final int tag)
     {
         scatterSteps.everyone = true;
-        run(scatterSteps.with(send, sendOffset, recv, recvOffset), tag, blockLength, 0, piece());
+        run(scatterSteps.with(send, sendOffset, recv, recvOffset), tag, blockLength, 0, piece);
     }
 
     /**
@@ -368,7 +360,6 @@ final class SharedCollectives
         {
             if (everyone || rank == root)
             {
-                final int piece = piece();
                 for (int p = 0; p < size; p++)
                 {
                     mine.putBytes(at + p * piece, send, sendOffset + p * length + done, bytes);
@@ -379,12 +370,24 @@ final class SharedCollectives
         @Override
         void read(final int at, final int done, final int bytes)
         {
-            final int piece = piece();
-            for (int p = everyone ? 0 : root; p < (everyone ? size : root + 1); p++)
+            if (!everyone)
             {
-                awaitCall(p, tag, length, root);
-                recv.putBytes(recvOffset + p * (everyone ? length : 0) + done, slots[p], at + rank * piece, bytes);
+                copyPiece(root, recvOffset + done, at, bytes);
+                return;
             }
+            for (int p = 0; p < size; p++)
+            {
+                copyPiece(p, recvOffset + p * length + done, at, bytes);
+            }
+        }
+
+        /**
+         * Copies this rank's piece of {@code p}'s half, once {@code p} has posted it, into {@code recv}.
+         */
+        private void copyPiece(final int p, final int recvAt, final int at, final int bytes)
+        {
+            awaitCall(p, tag, length, root);
+            recv.putBytes(recvAt, slots[p], at + rank * piece, bytes);
         }
     }
 
@@ -426,10 +429,15 @@ final class SharedCollectives
         {
             // the previous step's records are not rewritten before this rank posts this step
             final int call = CollectiveSlotDescriptor.callOffset(previous);
+            final int tagBefore = mine.getInt(call + CollectiveSlotDescriptor.CALL_COLLECTIVE);
+            final int lengthBefore = mine.getInt(call + CollectiveSlotDescriptor.CALL_LENGTH);
+            final int rootBefore = mine.getInt(call + CollectiveSlotDescriptor.CALL_ROOT);
             for (int p = 0; p < size; p++)
             {
-                checkCall(p, previous, mine.getInt(call + CollectiveSlotDescriptor.CALL_COLLECTIVE),
-                    mine.getInt(call + CollectiveSlotDescriptor.CALL_LENGTH), mine.getInt(call + CollectiveSlotDescriptor.CALL_ROOT));
+                if (p != rank)
+                {
+                    checkCall(p, previous, tagBefore, lengthBefore, rootBefore);
+                }
             }
         }
         return CollectiveSlotDescriptor.halfOffset(cacheline, bufferSize, previous + 1);
