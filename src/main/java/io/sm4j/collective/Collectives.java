@@ -216,18 +216,33 @@ public final class Collectives
         final int length, final ByteOperator op)
     {
         checkRange("recv", recv, recvOffset, length);
-        if (shared != null && shared.reduces(length))
+        checkRange("send", send, sendOffset, length);
+        if (op == null)
         {
-            checkRange("send", send, sendOffset, length);
-            if (op == null)
-            {
-                throw new NullPointerException("op is null");
-            }
-            shared.reduce(send, sendOffset, recv, recvOffset, length, op, 0, true, ALL_REDUCE_TAG);
-            return;
+            throw new NullPointerException("op is null");
         }
-        reduce(send, sendOffset, recv, recvOffset, length, op, 0, ALL_REDUCE_TAG);
-        bcast(recv, recvOffset, length, 0, ALL_REDUCE_TAG);
+        if (!allReducedInRegion(send, sendOffset, recv, recvOffset, length, op))
+        {
+            reduce(send, sendOffset, recv, recvOffset, length, op, 0, ALL_REDUCE_TAG);
+            bcast(recv, recvOffset, length, 0, ALL_REDUCE_TAG);
+        }
+    }
+
+    /**
+     * An allReduce through the region, if the communicator has one and the length suits it.
+     *
+     * @return false if it must go point to point.
+     */
+    private boolean allReducedInRegion(
+        final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset,
+        final int length, final ByteOperator op)
+    {
+        if (shared == null || !shared.reduces(length))
+        {
+            return false;
+        }
+        shared.reduce(send, sendOffset, recv, recvOffset, length, op, 0, true, ALL_REDUCE_TAG);
+        return true;
     }
 
     public void reduce(final int[] send, final int[] recv, final Op op, final int root)
@@ -841,11 +856,7 @@ public final class Collectives
         {
             case ALL_REDUCE ->
             {
-                if (shared != null && shared.reduces(length))
-                {
-                    shared.reduce(packed, 0, result, 0, length, operator, 0, true, ALL_REDUCE_TAG);
-                }
-                else
+                if (!allReducedInRegion(packed, 0, result, 0, length, operator))
                 {
                     allReduceDoubling(packed, 0, result, 0, length, operator);
                 }
