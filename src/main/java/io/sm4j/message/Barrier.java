@@ -56,12 +56,12 @@ final class Barrier
             from = (rank - distance + size) % size;
             if (!sender.trySendBarrier(to, epoch))
             {
-                progress.await(sent);
+                progress.awaitInLockstep(sent);
             }
             expected[from]++;
             if (received[from] < expected[from])
             {
-                progress.await(heard);
+                progress.awaitInLockstep(heard);
                 if (received[from] < expected[from])
                 {
                     throw progress.detached("barrier (epoch " + epoch + ", waiting for rank " + from + ")");

@@ -81,7 +81,7 @@ final class CollectiveRegion implements SharedRegion
     {
         awaitedRank = rank;
         awaitedStep = step;
-        progress.await(posted);
+        progress.awaitInLockstep(posted);
         if (!hasPosted())
         {
             throw progress.detached(collective + " (step " + step + ", waiting for rank " + rank + ")");

@@ -28,6 +28,12 @@ interface Progress
     boolean await(Awaitable condition, long deadlineNanos);
 
     /**
+     * As {@link #await(Awaitable)}, for a wait in lockstep: every rank of the communicator waits for the
+     * slowest (a collective's step, a barrier's round), so a rank that sleeps delays them all.
+     */
+    void awaitInLockstep(Awaitable condition);
+
+    /**
      * Runs a send request, set up and reset: a new isend, a persistent send's start, a blocking large send.
      */
     void start(SendRequest request);

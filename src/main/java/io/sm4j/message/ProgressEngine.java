@@ -69,20 +69,27 @@ final class ProgressEngine implements Progress
     @Override
     public void await(final Awaitable condition)
     {
-        waitFor(condition, NO_DEADLINE);
+        waitFor(condition, NO_DEADLINE, false);
     }
 
     @Override
     public boolean await(final Awaitable condition, final long deadlineNanos)
     {
-        return waitFor(condition, deadlineNanos);
+        return waitFor(condition, deadlineNanos, false);
+    }
+
+    @Override
+    public void awaitInLockstep(final Awaitable condition)
+    {
+        waitFor(condition, NO_DEADLINE, true);
     }
 
     /**
      * @param deadlineNanos {@link #NO_DEADLINE}: no clock read per pass.
+     * @param lockstep      every rank waits for the slowest ({@link Endpoint#idleInLockstep}).
      * @return false if the deadline passed first.
      */
-    private boolean waitFor(final Awaitable condition, final long deadlineNanos)
+    private boolean waitFor(final Awaitable condition, final long deadlineNanos, final boolean lockstep)
     {
         checkUsable();
         boolean announced = false; // this thread is the communicator's announced waiter (from its first pass)
@@ -128,7 +135,14 @@ final class ProgressEngine implements Progress
                     }
                     else
                     {
-                        endpoint.idle(left);
+                        if (lockstep)
+                        {
+                            endpoint.idleInLockstep(left);
+                        }
+                        else
+                        {
+                            endpoint.idle(left);
+                        }
                         idling = true;
                     }
                 }

@@ -434,6 +434,20 @@ public final class Endpoint implements AutoCloseable
      */
     public void idle(final long timeoutNanos)
     {
+        idle(timeoutNanos, false);
+    }
+
+    /**
+     * As {@link #idle(long)}, for a wait in lockstep: every rank waits for the slowest (a collective's step,
+     * a barrier), so ranks that may share cores yield longer before they sleep ({@link WaitPolicy}).
+     */
+    public void idleInLockstep(final long timeoutNanos)
+    {
+        idle(timeoutNanos, true);
+    }
+
+    private void idle(final long timeoutNanos, final boolean lockstep)
+    {
         try
         {
             enter();
@@ -442,7 +456,7 @@ public final class Endpoint implements AutoCloseable
             {
                 counters.waiting(); // SINGLE mode: one thread, one mark (MULTIPLE: threads wait and work side by side)
             }
-            if (policy().idle(Math.max(0, Math.min(timeoutNanos, HealthMonitor.INTERVAL_NANOS))))
+            if (policy().idle(Math.max(0, Math.min(timeoutNanos, HealthMonitor.INTERVAL_NANOS)), lockstep))
             {
                 health.checkNow(); // it slept: the job may have changed meanwhile
             }
@@ -711,7 +725,7 @@ public final class Endpoint implements AutoCloseable
                 {
                     pollLock.unlock();
                 }
-                policy().idle(HealthMonitor.INTERVAL_NANOS);
+                policy().idle(HealthMonitor.INTERVAL_NANOS, false);
             }
         }
         finally

@@ -48,6 +48,14 @@ final class WaitPolicy
     private static final long BLOCK_AFTER_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     /** Contended: the processor is wanted; a waiter that yields for this long gives it up altogether. */
     private static final long CONTENDED_BLOCK_AFTER_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
+    /**
+     * Ranks that may share cores, a wait in lockstep (a collective's step, a barrier: every rank waits for the
+     * slowest, so a sleeper's wake-up is on every rank's path): block only after this long, in either verdict.
+     * A rank woken onto a core where another runs waits for the scheduler's tick (4 ms here), and its lateness
+     * makes the others wait long enough to sleep too: at 200 us, 0.4 % of a 4-rank barrier's waits slept and
+     * took its mean from 3-5 us to 16-32 us (docs/benchmarks.md, "Waits in lockstep").
+     */
+    private static final long LOCKSTEP_BLOCK_AFTER_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
     /** BLOCK: spin this long, then sleep. */
     private static final long BLOCK_MODE_AFTER_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
     /**
@@ -116,9 +124,10 @@ final class WaitPolicy
      * Waits once after an empty pass.
      *
      * @param timeoutNanos the longest a sleep may last (a health interval, or less for a caller's deadline).
+     * @param lockstep     the wait is in lockstep: every rank waits for the slowest (a collective's step).
      * @return true if the thread slept or followed a sleeper (the caller then checks the job's health now).
      */
-    boolean idle(final long timeoutNanos)
+    boolean idle(final long timeoutNanos, final boolean lockstep)
     {
         if (armed)
         {
@@ -138,7 +147,7 @@ final class WaitPolicy
             }
             default ->
             {
-                return waitAdaptively(timeoutNanos);
+                return waitAdaptively(timeoutNanos, lockstep);
             }
         }
     }
@@ -177,7 +186,7 @@ final class WaitPolicy
         waitStart = 0;
     }
 
-    private boolean waitAdaptively(final long timeoutNanos)
+    private boolean waitAdaptively(final long timeoutNanos, final boolean lockstep)
     {
         if (waitStart == 0)
         {
@@ -215,7 +224,7 @@ final class WaitPolicy
             spinning = false; // the spin phase is over: from here on every empty pass yields
         }
         final long start = System.nanoTime();
-        if (start - waitStart >= (spinThenSleep ? spinLimitNanos : contended ? CONTENDED_BLOCK_AFTER_NANOS : BLOCK_AFTER_NANOS))
+        if (start - waitStart >= blockAfter(lockstep))
         {
             return blockOrPark(timeoutNanos);
         }
@@ -229,6 +238,15 @@ final class WaitPolicy
             switched = 0;
         }
         return false;
+    }
+
+    private long blockAfter(final boolean lockstep)
+    {
+        if (spinThenSleep)
+        {
+            return spinLimitNanos;
+        }
+        return lockstep ? LOCKSTEP_BLOCK_AFTER_NANOS : contended ? CONTENDED_BLOCK_AFTER_NANOS : BLOCK_AFTER_NANOS;
     }
 
     private boolean blockOrPark(final long timeoutNanos)

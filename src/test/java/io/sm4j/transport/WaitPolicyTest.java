@@ -1,0 +1,109 @@
+package io.sm4j.transport;
+
+import io.sm4j.it.ScratchDir;
+import io.sm4j.layout.LayoutParams;
+import io.sm4j.segment.Segment;
+import io.sm4j.segment.SegmentFiles;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * When a wait of ranks that may share cores gives up its processor for a sleep: a plain wait after 200 us
+ * of yielding, a wait in lockstep (a collective's step) only after 5 ms. Over a real segment's doorbell
+ * word and a real socket; nobody rings, so each wait runs its whole course.
+ */
+class WaitPolicyTest
+{
+    private static final long TIMEOUT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final int ATTEMPTS = 20;
+
+    private ScratchDir dir;
+    private Segment segment;
+    private Doorbell bell;
+    private PeerBells peers;
+
+    @BeforeEach
+    void open() throws IOException
+    {
+        dir = ScratchDir.create("sm4j-wait-policy-");
+        segment = Segment.create(LayoutParams.defaults(2), dir.path, 12);
+        bell = Doorbell.open(segment.views().bell(0), SegmentFiles.bellPath(segment.path(), 0), false);
+        peers = new PeerBells(segment, 0);
+    }
+
+    @AfterEach
+    void close() throws IOException
+    {
+        peers.close();
+        bell.close();
+        segment.close();
+        dir.close();
+    }
+
+    @Test
+    void aPlainWaitOfRanksThatShareCoresShouldSleepWithinMilliseconds()
+    {
+        final WaitPolicy policy = new WaitPolicy(TransportOptions.Idle.AUTO, bell, peers, true);
+        waitUnpreempted(policy, TimeUnit.MILLISECONDS.toNanos(3), false);
+        assertTrue(bell.sleeps() > 0, "a 3 ms wait yielded throughout instead of sleeping after 200 us");
+    }
+
+    @Test
+    void aWaitInLockstepShouldYieldForMillisecondsBeforeItSleeps()
+    {
+        final WaitPolicy policy = new WaitPolicy(TransportOptions.Idle.AUTO, bell, peers, true);
+        waitUnpreempted(policy, TimeUnit.MILLISECONDS.toNanos(1), true);
+        assertEquals(0, bell.sleeps(), "a 1 ms wait in lockstep slept");
+
+        waitUnpreempted(policy, TimeUnit.MILLISECONDS.toNanos(8), true);
+        assertTrue(bell.sleeps() > 0, "an 8 ms wait in lockstep never slept: a long wait would burn a core");
+    }
+
+    /**
+     * Waits {@code nanos}, again if the thread lost its processor for over a millisecond at a time (such a
+     * wait proves nothing: its limit may have passed in one idle call).
+     */
+    private void waitUnpreempted(final WaitPolicy policy, final long nanos, final boolean lockstep)
+    {
+        for (int attempt = 0; attempt < ATTEMPTS; attempt++)
+        {
+            if (idleFor(policy, nanos, lockstep) < TimeUnit.MILLISECONDS.toNanos(1))
+            {
+                return;
+            }
+        }
+        throw new AssertionError("every attempt was preempted for over a millisecond");
+    }
+
+    /**
+     * Idles as a waiting thread does, until {@code nanos} have passed, then ends the wait.
+     *
+     * @return the longest a pass and an idle call that did not block took (a preemption shows here).
+     */
+    private long idleFor(final WaitPolicy policy, final long nanos, final boolean lockstep)
+    {
+        final long start = System.nanoTime();
+        long longest = 0;
+        long now = start;
+        while (now - start < nanos)
+        {
+            final long blocks = bell.sleeps();
+            policy.idle(TIMEOUT_NANOS, lockstep);
+            final long after = System.nanoTime();
+            if (bell.sleeps() == blocks)
+            {
+                longest = Math.max(longest, after - now);
+            }
+            now = after;
+        }
+        policy.reset();
+        return longest;
+    }
+}
