@@ -28,7 +28,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class JobLauncher
 {
     /** Flags every rank JVM gets: Agrona 2.x needs jdk.internal.misc. */
-    public static final List<String> JVM_FLAGS = List.of(JvmAccess.FLAG.split(" "));
+    public static final List<String> JVM_FLAGS = List.of((JvmAccess.FLAG + " " + JvmAccess.NATIVE_ACCESS_FLAG).split(" "));
 
     /**
      * What to run.

@@ -2,17 +2,23 @@ package io.sm4j.layout;
 
 /**
  * One rank's doorbell: a word that says whether the rank sleeps, on a cacheline of its own, one per rank,
- * after the control blocks. The rank stores ARMED (a full fence) before its looks at its in-bound paths
- * (one, a nap, another) and blocks in the kernel; a publisher that reads ARMED after its own store swaps it
- * to RUNG (one publisher wins) and wakes the rank through its socket; the rank stores AWAKE once it runs
- * again.
- * The rank writes the word only when it falls asleep or wakes, and publishers only read it until they find
- * it ARMED, so the line stays shared while the rank is busy.
+ * after the control blocks. The rank stores ARMED or ARMED_FUTEX (a full fence) before its looks at its
+ * in-bound paths (one, a nap, another) and blocks in the kernel; a publisher that reads either after its own
+ * store swaps it to RUNG (one publisher wins) and wakes the rank the way the armed value names: a byte to
+ * its socket, or a futex wake on this word; the rank stores AWAKE once it runs again. A rank sleeps on the
+ * futex only if every rank of the job said at attach that it can ring one (the futex word): a JDK 17 rank
+ * cannot, and would leave it asleep.
+ * The rank writes the state only when it falls asleep or wakes, and publishers only read it until they find
+ * it armed, so the line stays shared while the rank is busy.
  * <pre>
- *   written by the rank (arm, disarm) and by one publisher per sleep (ARMED to RUNG)
+ *   written by the rank (arm, disarm) and by one publisher per sleep (armed to RUNG)
  *  +---------------------------------------------------------------+ 0
- *  |              State: AWAKE 0, ARMED 1, RUNG 2 (64 bits)       ...
+ *  |   State: AWAKE 0, ARMED 1, RUNG 2, ARMED_FUTEX 3 (64 bits;   ...
+ *  |   a futex compares its low 32 bits)                           |
  *  +---------------------------------------------------------------+ 8
+ *  |   Futex: 1 if the rank can sleep on and ring futexes, else 0  |
+ *  |   (written once, before the rank attaches)                   ...
+ *  +---------------------------------------------------------------+ 16
  *  |                 Padding to the end of the cacheline           |
  *  +---------------------------------------------------------------+ cacheline
  * </pre>
@@ -21,13 +27,16 @@ public final class DoorbellDescriptor
 {
     /** The rank is not blocked (or is about to look at its paths again): publishers ring nobody. */
     public static final long AWAKE = 0;
-    /** The rank looks at its paths once more, naps, looks again and blocks: the next publisher rings it. */
+    /** The rank looks once more, naps, looks again and blocks on its socket: the next publisher rings it. */
     public static final long ARMED = 1;
-    /** A publisher has taken the ring (only one writes to the rank's socket); the rank disarms on waking. */
+    /** A publisher has taken the ring (only one wakes the rank); the rank disarms on waking. */
     public static final long RUNG = 2;
+    /** As ARMED, blocking in a futex wait on this word: the next publisher wakes the futex. */
+    public static final long ARMED_FUTEX = 3;
 
     public static final int STATE_OFFSET = 0;
-    public static final int LENGTH = STATE_OFFSET + Long.BYTES;
+    public static final int FUTEX_OFFSET = STATE_OFFSET + Long.BYTES;
+    public static final int LENGTH = FUTEX_OFFSET + Long.BYTES;
 
     private DoorbellDescriptor()
     {

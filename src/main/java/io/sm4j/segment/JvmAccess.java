@@ -11,6 +11,11 @@ public final class JvmAccess
 {
     /** The JVM flag every process that maps a segment needs. */
     public static final String FLAG = "--add-opens java.base/jdk.internal.misc=ALL-UNNAMED";
+    /**
+     * The JVM flag that lets a rank on JDK 22+ sleep on a futex instead of a socket (accepted, and unused,
+     * by JDK 17): sm4j's launchers add it.
+     */
+    public static final String NATIVE_ACCESS_FLAG = "--enable-native-access=ALL-UNNAMED";
 
     /** Set once the check passed: the modules' exports do not change at run time for this package. */
     private static volatile boolean granted;

@@ -6,7 +6,9 @@ import org.agrona.concurrent.AtomicBuffer;
 import java.lang.invoke.VarHandle;
 
 import static io.sm4j.layout.DoorbellDescriptor.ARMED;
+import static io.sm4j.layout.DoorbellDescriptor.ARMED_FUTEX;
 import static io.sm4j.layout.DoorbellDescriptor.AWAKE;
+import static io.sm4j.layout.DoorbellDescriptor.FUTEX_OFFSET;
 import static io.sm4j.layout.DoorbellDescriptor.RUNG;
 
 /**
@@ -36,10 +38,13 @@ final class BellWord
     /**
      * Announces that the caller will sleep unless its next looks at its in-bound paths (one, a nap, another)
      * find something.
+     *
+     * @param armed {@link DoorbellDescriptor#ARMED} (it sleeps on its socket) or
+     *              {@link DoorbellDescriptor#ARMED_FUTEX} (in a futex wait on the word).
      */
-    static void arm(final AtomicBuffer word)
+    static void arm(final AtomicBuffer word, final long armed)
     {
-        word.putLongVolatile(0, ARMED);
+        word.putLongVolatile(0, armed);
         // NOTE: full fence: the store above before the loads of the first look. A volatile store alone orders
         // only later volatile loads in the JMM; the look reads with acquire loads, which a weaker
         // acquire (ARM's LDAPR) may let pass the store.
@@ -70,18 +75,40 @@ final class BellWord
      */
     static boolean isArmed(final AtomicBuffer word)
     {
-        return word.getLongVolatile(0) == ARMED;
+        final long state = word.getLongVolatile(0);
+        return state == ARMED || state == ARMED_FUTEX;
     }
 
     /**
-     * After a publish: if the rank is armed, takes the ring (ARMED to RUNG, so one publisher rings).
+     * After a publish: if the rank is armed, takes the ring (armed to RUNG, so one publisher rings).
      *
-     * @return true if the caller must wake the rank.
+     * @return how the caller must wake the rank: {@link DoorbellDescriptor#ARMED} (its socket),
+     *         {@link DoorbellDescriptor#ARMED_FUTEX} (a futex wake), or {@link DoorbellDescriptor#AWAKE}
+     *         (not at all).
      */
-    static boolean takeRing(final AtomicBuffer word)
+    static long takeRing(final AtomicBuffer word)
     {
         // the word is on the rank's own line and changes only when it falls asleep or wakes: a cheap read
         // (NOTE: volatile, but it may still pass the caller's earlier release store: see the class notes)
-        return word.getLongVolatile(0) == ARMED && word.compareAndSetLong(0, ARMED, RUNG);
+        final long state = word.getLongVolatile(0);
+        return (state == ARMED || state == ARMED_FUTEX) && word.compareAndSetLong(0, state, RUNG) ? state : AWAKE;
+    }
+
+    /**
+     * Says whether this rank can sleep on and ring futexes: before it attaches (its attach, a release,
+     * publishes this).
+     */
+    static void declareFutex(final AtomicBuffer word, final boolean able)
+    {
+        word.putLong(FUTEX_OFFSET, able ? 1 : 0);
+    }
+
+    /**
+     * @return true if the rank whose word this is said it can sleep on and ring futexes (read after seeing
+     *         it attached).
+     */
+    static boolean canFutex(final AtomicBuffer word)
+    {
+        return word.getLong(FUTEX_OFFSET) == 1;
     }
 }

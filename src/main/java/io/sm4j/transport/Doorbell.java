@@ -20,9 +20,12 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * This rank's doorbell: its word in shared memory ({@link DoorbellDescriptor}) and the kernel
- * object it sleeps on, a Unix domain socket beside the segment that ringing peers write one byte to (the
- * UCX shared-memory pattern: arm, look again, block; a publisher that finds the rank armed wakes it). JDK 17
- * has no futex; a socket is the cheapest object a peer process can wake a JVM thread through.
+ * object it sleeps on (the UCX shared-memory pattern: arm, look again, block; a publisher that finds the
+ * rank armed wakes it): a futex on the word itself where this JVM and every rank of the job can use one
+ * ({@link Futex}, JDK 22+), else a Unix domain socket beside the segment that ringing peers write one byte
+ * to (JDK 17 has no futex; a socket is the cheapest object a peer process can wake a JVM thread through).
+ * The armed value says which ({@code ARMED_FUTEX} or {@code ARMED}), so a publisher wakes the rank the way it
+ * sleeps.
  * <p>
  * Implementation notes: arming (a full fence) comes before the caller's first look at its in-bound paths;
  * then it {@link #nap}s, still armed, looks a second time and only then {@link #sleep}s. A publisher reads
@@ -41,6 +44,11 @@ import java.util.concurrent.atomic.AtomicReference;
 final class Doorbell implements AutoCloseable
 {
     private final AtomicBuffer word;
+    /** Null if this rank does not sleep on a futex. */
+    private final Futex futex;
+    private final PeerBells peers;
+    /** What the current or last arm stored: ARMED (the socket) or ARMED_FUTEX. */
+    private long armedWith = DoorbellDescriptor.ARMED;
     private final Path path;
     private final ServerSocketChannel server;
     private final Selector selector;
@@ -59,12 +67,15 @@ final class Doorbell implements AutoCloseable
     /** Blocks so far (naps and sleeps), and sleeps that ended by their timeout (racy reads: statistics). */
     private volatile long sleeps;
     private volatile long timedOut;
+    private volatile long onFutex;
 
     private Doorbell(
-        final AtomicBuffer word, final Path path, final ServerSocketChannel server, final Selector selector,
-        final boolean multiple)
+        final AtomicBuffer word, final Futex futex, final PeerBells peers, final Path path,
+        final ServerSocketChannel server, final Selector selector, final boolean multiple)
     {
         this.word = word;
+        this.futex = futex;
+        this.peers = peers;
         this.path = path;
         this.server = server;
         this.selector = selector;
@@ -72,13 +83,17 @@ final class Doorbell implements AutoCloseable
     }
 
     /**
-     * Binds the socket at {@code path} (replacing a stale file of a dead job) and resets the word.
+     * Binds the socket at {@code path} (replacing a stale file of a dead job), resets the word and says
+     * whether this rank can use futexes: call before the rank attaches.
      *
+     * @param futex the futex caller, or null if this rank sleeps on its socket alone (and cannot ring a futex).
+     * @param peers the job's doorbells: whether every rank can use futexes.
      * @return the doorbell; {@link #isAvailable()} false if no socket could be bound (the reason is logged).
      */
-    static Doorbell open(final AtomicBuffer word, final Path path, final boolean multiple)
+    static Doorbell open(final AtomicBuffer word, final Futex futex, final PeerBells peers, final Path path, final boolean multiple)
     {
         BellWord.disarm(word);
+        BellWord.declareFutex(word, futex != null);
         ServerSocketChannel server = null;
         Selector selector = null;
         try
@@ -89,7 +104,7 @@ final class Doorbell implements AutoCloseable
             server.configureBlocking(false);
             selector = Selector.open();
             server.register(selector, SelectionKey.OP_ACCEPT);
-            return new Doorbell(word, path, server, selector, multiple);
+            return new Doorbell(word, futex, peers, path, server, selector, multiple);
         }
         catch (final IOException | RuntimeException ex)
         {
@@ -98,28 +113,30 @@ final class Doorbell implements AutoCloseable
             SegmentFiles.deleteQuietly(path); // bound before the failure, perhaps
             System.getLogger("io.sm4j").log(System.Logger.Level.WARNING, "no doorbell at " + path + " (" + ex +
                 "): this rank waits by yielding and parking instead of sleeping");
-            return new Doorbell(word, path, null, null, multiple);
+            return new Doorbell(word, futex, peers, path, null, null, multiple);
         }
     }
 
     boolean isAvailable()
     {
-        return server != null;
+        return server != null || futex != null;
     }
 
     /**
-     * Arms the bell before the caller's looks at its in-bound paths. In MULTIPLE mode only one thread
-     * arms: the others {@link #follow}.
+     * Arms the bell before the caller's looks at its in-bound paths: for a futex wait if every rank of the
+     * job can ring one, else for the socket. In MULTIPLE mode only one thread arms: the others {@link #follow}.
      *
-     * @return false if no socket, or another thread is the sleeper.
+     * @return false if no socket (and no futex), or another thread is the sleeper.
      */
     boolean tryArm()
     {
-        if (server == null || multiple && !takeRole())
+        final long armed = futex != null && peers.everyRankCanFutex() ? DoorbellDescriptor.ARMED_FUTEX : DoorbellDescriptor.ARMED;
+        if (armed == DoorbellDescriptor.ARMED && server == null || multiple && !takeRole())
         {
             return false;
         }
-        BellWord.arm(word);
+        armedWith = armed;
+        BellWord.arm(word, armed);
         return true;
     }
 
@@ -200,10 +217,30 @@ final class Doorbell implements AutoCloseable
     }
 
     /**
-     * @return true if rung before the timeout (a {@link Selector#wakeup} selects no key: it reads as a timeout).
+     * @return true if woken before the timeout: rung (a {@link Selector#wakeup} selects no key, and reads as
+     *         a timeout), or for a futex, woken at all.
      */
     private boolean select(final long timeoutNanos)
     {
+        if (armedWith == DoorbellDescriptor.ARMED_FUTEX)
+        {
+            onFutex++; // one sleeper at a time
+            selecting = true;
+            try
+            {
+                // the kernel compares the word with ARMED_FUTEX and blocks only while it holds: a ring that took
+                // it to RUNG before this call returns at once, one after it wakes it (no lost wake-up)
+                final long start = System.nanoTime();
+                futex.await(word.addressOffset(), (int)DoorbellDescriptor.ARMED_FUTEX, timeoutNanos);
+                // ended by its timeout or not, whatever the word says: a ring taken but never delivered is a
+                // timeout, a late wake of a ring an earlier sleep took (or an interrupt) is not
+                return System.nanoTime() - start < timeoutNanos;
+            }
+            finally
+            {
+                selecting = false;
+            }
+        }
         try
         {
             selecting = true;
@@ -255,7 +292,7 @@ final class Doorbell implements AutoCloseable
     {
         if (multiple && selecting && sleeper.get() != Thread.currentThread())
         {
-            selector.wakeup();
+            interrupt();
         }
     }
 
@@ -267,6 +304,10 @@ final class Doorbell implements AutoCloseable
         if (selector != null)
         {
             selector.wakeup();
+        }
+        if (futex != null)
+        {
+            futex.wake(word.addressOffset()); // the sleeper finds its word still armed: as a timeout
         }
     }
 
@@ -313,6 +354,14 @@ final class Doorbell implements AutoCloseable
     long timedOut()
     {
         return timedOut;
+    }
+
+    /**
+     * @return blocks so far (naps and sleeps) that were futex waits rather than socket selects.
+     */
+    long onFutex()
+    {
+        return onFutex;
     }
 
     private void drain(final SelectionKey key) throws IOException

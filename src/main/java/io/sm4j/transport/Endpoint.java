@@ -77,7 +77,7 @@ public final class Endpoint implements AutoCloseable
     /** Set once an access faulted (the file was truncated): close then only unmaps. */
     private volatile boolean faulted;
 
-    private Endpoint(final Segment segment, final int rank, final TransportOptions options, final boolean ownsSegment)
+    private Endpoint(final Segment segment, final int rank, final TransportOptions options, final Futex futex, final boolean ownsSegment)
     {
         this.segment = segment;
         this.ownsSegment = ownsSegment;
@@ -96,7 +96,7 @@ public final class Endpoint implements AutoCloseable
                 checkWrapper(peer, rank);
             }
         }
-        peerBells = new PeerBells(segment, rank);
+        peerBells = new PeerBells(segment, rank, futex);
         outbound = new OutboundQueues(segment, rank, multiple, peerBells);
         inbound = new InboundQueues(segment, rank, options.lazyFreeBatch(params.queueEntries()));
         fragments = new FragmentAccess(segment, rank, multiple);
@@ -108,7 +108,7 @@ public final class Endpoint implements AutoCloseable
         pollLock = OptionalLock.create(multiple);
         supervised = options.launcherPid() != 0;
         health = new HealthMonitor(segment, rank, options.launcherPid(), peerBells::ringAll, counters);
-        bell = Doorbell.open(segment.views().bell(rank), SegmentFiles.bellPath(segment.path(), rank), multiple); // a file: late
+        bell = Doorbell.open(segment.views().bell(rank), futex, peerBells, SegmentFiles.bellPath(segment.path(), rank), multiple); // a file: late
         final boolean contended = options.startsContended(size);
         wait = multiple ? null : new WaitPolicy(options.idle(), bell, peerBells, contended);
         threadWait = multiple ? ThreadLocal.withInitial(() -> new WaitPolicy(options.idle(), bell, peerBells, contended)) : null;
@@ -127,6 +127,7 @@ public final class Endpoint implements AutoCloseable
             throw new IllegalArgumentException("rank=" + rank + " (expected: 0.." + (peers - 1) + ")");
         }
         options.lazyFreeBatch(segment.layout().params().queueEntries()); // a bad setting fails before registering
+        final Futex futex = Futex.forSetting(options.bell());
         segment.ranks().register(rank);
         Endpoint endpoint = null;
         try
@@ -134,7 +135,7 @@ public final class Endpoint implements AutoCloseable
             // registered first: a rank that finds the job aborted leaves through detach, which removes the file if
             // it is the last process of the job
             segment.checkNotAborted();
-            endpoint = new Endpoint(segment, rank, options, ownsSegment);
+            endpoint = new Endpoint(segment, rank, options, futex, ownsSegment);
             segment.awaitAll(rank, options.attachTimeout());
             return endpoint;
         }
@@ -514,7 +515,7 @@ public final class Endpoint implements AutoCloseable
      */
     public WaitCounters waitCounters()
     {
-        return new WaitCounters(bell.sleeps(), bell.timedOut());
+        return new WaitCounters(bell.sleeps(), bell.timedOut(), bell.onFutex());
     }
 
     /**
@@ -522,8 +523,9 @@ public final class Endpoint implements AutoCloseable
      *
      * @param sleeps   blocks on the doorbell (naps and sleeps).
      * @param timedOut sleeps that ended by their timeout (health checks of a quiet rank, or a ring lost).
+     * @param onFutex  blocks that were futex waits (JDK 22+, every rank able), not socket selects.
      */
-    public record WaitCounters(long sleeps, long timedOut)
+    public record WaitCounters(long sleeps, long timedOut, long onFutex)
     {
     }
 

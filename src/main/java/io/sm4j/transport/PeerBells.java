@@ -1,5 +1,6 @@
 package io.sm4j.transport;
 
+import io.sm4j.layout.DoorbellDescriptor;
 import io.sm4j.segment.Segment;
 import io.sm4j.segment.SegmentFiles;
 import org.agrona.CloseHelper;
@@ -14,8 +15,9 @@ import java.nio.file.Path;
 /**
  * The peers' doorbells as a publisher sees them: after this rank publishes something a peer may be
  * waiting for (a message, a credit, a fragment back, room in a FIFO or a fast box), it checks the peer's
- * doorbell word and, if the peer sleeps armed, takes the ring (ARMED to RUNG, so one publisher rings) and
- * writes one byte to the peer's socket ({@link Doorbell}). Connections are made on the first ring.
+ * doorbell word and, if the peer sleeps armed, takes the ring (armed to RUNG, so one publisher rings) and
+ * wakes it as the armed value says ({@link Doorbell}): a futex wake on the word, or one byte to the peer's
+ * socket. Connections are made on the first ring.
  * <p>
  * A poll publishes back to several senders: it {@link #touch}es each and {@link #ringTouched rings} them at
  * the end of the pass. Touching is for the thread that holds the poll lock only; every other publisher
@@ -32,6 +34,10 @@ final class PeerBells implements AutoCloseable
     private final AtomicBuffer[] words;
     private final Path[] paths;
     private final SocketChannel[] channels;
+    /** Null if this rank cannot ring a futex: it said so, and no peer then arms for one. */
+    private final Futex futex;
+    /** Every rank has said it can use futexes (once true, for good: the words are written once). */
+    private boolean everyRankCanFutex;
     private final ByteBuffer ringByte = ByteBuffer.allocateDirect(1);
     /** System.nanoTime() of this rank's last ring: the woken peer may be queued on this rank's core. */
     private volatile long lastRing;
@@ -39,8 +45,12 @@ final class PeerBells implements AutoCloseable
     private final int[] touchedList;
     private int touchedCount;
 
-    PeerBells(final Segment segment, final int rank)
+    /**
+     * @param futex this rank's futex caller, or null if it has none.
+     */
+    PeerBells(final Segment segment, final int rank, final Futex futex)
     {
+        this.futex = futex;
         final int size = segment.layout().params().peers();
         this.rank = rank;
         words = new AtomicBuffer[size];
@@ -109,10 +119,34 @@ final class PeerBells implements AutoCloseable
 
     private void ringIfArmed(final int peer)
     {
-        if (BellWord.takeRing(words[peer]))
+        final long armed = BellWord.takeRing(words[peer]);
+        if (armed == DoorbellDescriptor.ARMED_FUTEX && futex != null)
         {
-            ring(peer);
+            lastRing = System.nanoTime();
+            futex.wake(words[peer].addressOffset());
         }
+        else if (armed != DoorbellDescriptor.AWAKE)
+        {
+            ring(peer); // ARMED_FUTEX without a futex cannot be: this rank said it has none, so nobody arms for one
+        }
+    }
+
+    /**
+     * @return true if every rank of the job has said it can sleep on and ring futexes: only then may this
+     *         rank sleep on one (a rank that cannot would never wake it). A rank not yet attached has not said.
+     */
+    boolean everyRankCanFutex()
+    {
+        if (!everyRankCanFutex)
+        {
+            boolean all = true;
+            for (int peer = 0; peer < words.length && all; peer++)
+            {
+                all = BellWord.canFutex(words[peer]);
+            }
+            everyRankCanFutex = all; // racy in MULTIPLE mode: a benign race, every thread computes the same
+        }
+        return everyRankCanFutex;
     }
 
     /**

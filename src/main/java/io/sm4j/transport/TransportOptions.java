@@ -19,13 +19,16 @@ import java.util.Map;
  * @param unexpectedBytes bytes of arrived messages no receive has matched yet that a rank keeps on its
  *                        heap (by default a quarter of the heap, at most 64 MiB); beyond it, senders wait
  *                        (back-pressure) until the rank receives.
+ * @param bell            what a sleeping rank blocks on ({@link Bell}).
  */
-public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle idle, long launcherPid, long unexpectedBytes)
+public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle idle, long launcherPid, long unexpectedBytes,
+    Bell bell)
 {
     public static final String ATTACH_TIMEOUT_ENV = "SM4J_ATTACH_TIMEOUT_MS";
     public static final String LAZY_FREE_ENV = "SM4J_LAZY_FREE";
     public static final String IDLE_ENV = "SM4J_IDLE";
     public static final String UNEXPECTED_BYTES_ENV = "SM4J_UNEXPECTED_BYTES";
+    public static final String BELL_ENV = "SM4J_DOORBELL";
     /** The most unexpected messages a rank keeps by default: 64 MiB, less with a heap under 256 MiB. */
     public static final long DEFAULT_UNEXPECTED_BYTES = 64L << 20;
     /** Set by {@code sm4j run} for its ranks. */
@@ -44,6 +47,19 @@ public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle i
         {
             throw new BadSettingException(UNEXPECTED_BYTES_ENV + "=" + unexpectedBytes + " (expected: >= 0)");
         }
+    }
+
+    /**
+     * What a sleeping rank blocks on, and how its peers wake it ({@link Doorbell}).
+     */
+    public enum Bell
+    {
+        /** A futex on its doorbell word when this JVM and every rank of the job can use one, else its socket. */
+        AUTO,
+        /** A Unix domain socket beside the segment, on every JDK. */
+        SOCKET,
+        /** As AUTO, but a JVM that cannot use a futex (before JDK 22, native access off) refuses to start. */
+        FUTEX
     }
 
     /**
@@ -90,6 +106,16 @@ public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle i
     }
 
     /**
+     * @return what ranks of this JVM's kind sleep on under {@code bell}: "futex" (where every rank of the job
+     *         can use one), or "socket", with the reason this JVM has no futex.
+     */
+    public static String describeBell(final Bell bell)
+    {
+        final String reason = bell == Bell.SOCKET ? BELL_ENV + "=socket" : Futex.unavailableReason();
+        return reason == null ? "futex" : "socket (" + reason + ")";
+    }
+
+    /**
      * @return why AUTO's ranks may have to share cores, or null if every rank can have one.
      */
     private static String sharingReason(final Idle idle, final int ranks)
@@ -125,7 +151,7 @@ public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle i
 
     public static TransportOptions defaults()
     {
-        return new TransportOptions(Duration.ofSeconds(30), 0, Idle.AUTO, 0, defaultUnexpectedBytes());
+        return new TransportOptions(Duration.ofSeconds(30), 0, Idle.AUTO, 0, defaultUnexpectedBytes(), Bell.AUTO);
     }
 
     /**
@@ -138,7 +164,8 @@ public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle i
     }
 
     /**
-     * @param env environment variables ({@link #ATTACH_TIMEOUT_ENV}, {@link #LAZY_FREE_ENV}, {@link #IDLE_ENV}).
+     * @param env environment variables ({@link #ATTACH_TIMEOUT_ENV}, {@link #LAZY_FREE_ENV}, {@link #IDLE_ENV},
+     *            {@link #BELL_ENV}, ...).
      * @return defaults overridden by the environment.
      */
     public static TransportOptions fromEnvironment(final Map<String, String> env)
@@ -149,6 +176,7 @@ public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle i
             env.containsKey(LAZY_FREE_ENV) ? Environment.intValue(env, LAZY_FREE_ENV) : defaults.lazyFreeBatch(),
             Environment.enumValue(env, IDLE_ENV, defaults.idle()),
             Environment.longValue(env, LAUNCHER_PID_ENV, defaults.launcherPid()),
-            Environment.longValue(env, UNEXPECTED_BYTES_ENV, defaults.unexpectedBytes()));
+            Environment.longValue(env, UNEXPECTED_BYTES_ENV, defaults.unexpectedBytes()),
+            Environment.enumValue(env, BELL_ENV, defaults.bell()));
     }
 }

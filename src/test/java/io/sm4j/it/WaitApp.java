@@ -76,12 +76,12 @@ public final class WaitApp
                 for (int i = 0; i < messages; i++)
                 {
                     final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20);
-                    while (bell.getLongVolatile(0) != DoorbellDescriptor.ARMED && System.nanoTime() - deadline < 0)
+                    while (!armed(bell) && System.nanoTime() - deadline < 0)
                     {
                         Thread.onSpinWait();
                     }
                     final long seen = System.nanoTime();
-                    armed += bell.getLongVolatile(0) == DoorbellDescriptor.ARMED ? 1 : 0;
+                    armed += armed(bell) ? 1 : 0;
                     spinNanos(ThreadLocalRandom.current().nextInt(3) * 1_000L); // on the arm, or a little after it
                     comm.send(1, TAG, buffer);
                     // this rank itself was held up (descheduled) before its message was out, long enough for rank
@@ -108,9 +108,18 @@ public final class WaitApp
                 }
                 final Endpoint.WaitCounters counters = endpoint.waitCounters();
                 System.out.println("rank 1 received " + received + " messages, slept " + counters.sleeps() +
-                    " times, " + counters.timedOut() + " sleeps timed out");
+                    " times, " + counters.timedOut() + " sleeps timed out, " + counters.onFutex() + " blocks on a futex");
             }
         }
+    }
+
+    /**
+     * @return true if the rank of this doorbell word is armed, for its socket or for a futex wait.
+     */
+    private static boolean armed(final UnsafeBuffer bell)
+    {
+        final long state = bell.getLongVolatile(0);
+        return state == DoorbellDescriptor.ARMED || state == DoorbellDescriptor.ARMED_FUTEX;
     }
 
     private static void quiet(final long millis) throws InterruptedException
@@ -219,7 +228,7 @@ public final class WaitApp
             if (comm.rank() == 2)
             {
                 final UnsafeBuffer bell = view.views().bell(1);
-                while (bell.getLongVolatile(0) != DoorbellDescriptor.ARMED)
+                while (!armed(bell))
                 {
                     Thread.onSpinWait(); // until rank 1 falls asleep in its recv
                 }

@@ -301,7 +301,7 @@ class CommunicatorTest extends TwoCommunicators
     {
         final TransportOptions defaults = TransportOptions.defaults();
         try (TwoRanks noBudget = new TwoRanks(LayoutParams.defaults(2), new TransportOptions(defaults.attachTimeout(),
-            defaults.lazyFreeBatch(), defaults.idle(), 0, 0)))
+            defaults.lazyFreeBatch(), defaults.idle(), 0, 0, defaults.bell())))
         {
             final Communicator sender = new Communicator(noBudget.rank0);
             final Communicator receiver = new Communicator(noBudget.rank1);

@@ -34,8 +34,8 @@ class WaitPolicyTest
     {
         dir = ScratchDir.create("sm4j-wait-policy-");
         segment = Segment.create(LayoutParams.defaults(2), dir.path, 12);
-        bell = Doorbell.open(segment.views().bell(0), SegmentFiles.bellPath(segment.path(), 0), false);
-        peers = new PeerBells(segment, 0);
+        peers = new PeerBells(segment, 0, null);
+        bell = Doorbell.open(segment.views().bell(0), null, peers, SegmentFiles.bellPath(segment.path(), 0), false);
     }
 
     @AfterEach

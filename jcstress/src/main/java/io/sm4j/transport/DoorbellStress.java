@@ -3,6 +3,7 @@ package io.sm4j.transport;
 import io.sm4j.fifo.FifoConsumer;
 import io.sm4j.fifo.FifoProducer;
 import io.sm4j.layout.CbIndexDescriptor;
+import io.sm4j.layout.DoorbellDescriptor;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.openjdk.jcstress.annotations.Actor;
@@ -49,7 +50,7 @@ public final class DoorbellStress
          */
         boolean armAndLook()
         {
-            BellWord.arm(word);
+            BellWord.arm(word, DoorbellDescriptor.ARMED);
             return consumer.peek() != CbIndexDescriptor.EMPTY_SLOT;
         }
 
@@ -65,7 +66,7 @@ public final class DoorbellStress
             {
                 BellWord.fence();
             }
-            return BellWord.takeRing(word);
+            return BellWord.takeRing(word) == DoorbellDescriptor.ARMED;
         }
     }
 

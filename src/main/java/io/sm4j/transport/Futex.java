@@ -1,0 +1,203 @@
+package io.sm4j.transport;
+
+import io.sm4j.segment.BadSettingException;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.reflect.Array;
+import java.lang.reflect.Method;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Optional;
+
+/**
+ * Linux's futex on a word of the shared mapping, called through the Foreign Function and Memory API of JDK
+ * 22 and later: a thread blocks in {@code FUTEX_WAIT} while the word holds the value it expects, and another
+ * process wakes it with {@code FUTEX_WAKE} on the same word. Shared (not {@code FUTEX_PRIVATE_FLAG}): the
+ * kernel keys the wait on the file's page, so ranks in different processes meet on it.
+ * <p>
+ * sm4j is compiled for JDK 17, which has no such API: the downcall is built by reflection once, as a method
+ * handle of primitive type {@code (long, long, int, int, long, long, int) long} (a pointer passed as a
+ * {@code long}, which the x86-64 and AArch64 calling conventions pass alike), and called with
+ * {@code invokeExact}, which needs no class of the API at compile time. {@link #forSetting} gives none where
+ * that is not possible (JDK 17-21, another OS or architecture, or native access not enabled: JDK 22+ warns
+ * on a restricted call without {@code --enable-native-access=ALL-UNNAMED}, which sm4j's launchers pass).
+ * <p>
+ * A syscall on an address that is no longer mapped returns EFAULT instead of faulting: a ring that races a
+ * peer's unmap is harmless.
+ */
+final class Futex
+{
+    private static final int FUTEX_WAIT = 0;
+    private static final int FUTEX_WAKE = 1;
+    /** Of a 64-bit word in native order, the byte offset of its low 32 bits: the half a futex compares. */
+    static final int LOW_HALF = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN ? 0 : Integer.BYTES;
+
+    private final MethodHandle syscall;
+    private final long futexNumber;
+    /** The relative timeout of a wait: struct timespec { long tv_sec; long tv_nsec; } (one waiter at a time). */
+    private final UnsafeBuffer timespec = new UnsafeBuffer(ByteBuffer.allocateDirect(2 * Long.BYTES));
+
+    private Futex(final MethodHandle syscall, final long futexNumber)
+    {
+        this.syscall = syscall;
+        this.futexNumber = futexNumber;
+    }
+
+    /**
+     * @return a futex caller for {@code bell}, or null: SOCKET, or AUTO where this JVM cannot call one.
+     * @throws BadSettingException for FUTEX where this JVM cannot call one, naming the reason.
+     */
+    static Futex forSetting(final TransportOptions.Bell bell)
+    {
+        if (bell == TransportOptions.Bell.SOCKET)
+        {
+            return null;
+        }
+        final String reason = unavailableReason();
+        final Futex futex = reason == null ? link() : null;
+        if (futex == null && bell == TransportOptions.Bell.FUTEX)
+        {
+            throw new BadSettingException(TransportOptions.BELL_ENV + "=futex, but this JVM cannot call a futex: " +
+                (reason == null ? "linking it failed (logged)" : reason));
+        }
+        return futex;
+    }
+
+    /**
+     * @return why this JVM cannot call a futex, or null if it can.
+     */
+    static String unavailableReason()
+    {
+        if (!System.getProperty("os.name").startsWith("Linux"))
+        {
+            return "not Linux";
+        }
+        if (syscallNumber() < 0)
+        {
+            return "no futex syscall number for " + System.getProperty("os.arch");
+        }
+        if (Runtime.version().feature() < 22)
+        {
+            return "JDK " + Runtime.version().feature() + " has no foreign function API, JDK 22+ has";
+        }
+        return nativeAccess() ? null : "native access is not enabled: add --enable-native-access=ALL-UNNAMED";
+    }
+
+    /**
+     * Blocks the calling thread while the low half of the word at {@code address} holds {@code expected},
+     * until {@link #wake} or {@code timeoutNanos}; returns at once if it holds another value.
+     */
+    void await(final long address, final int expected, final long timeoutNanos)
+    {
+        timespec.putLong(0, timeoutNanos / 1_000_000_000L, ByteOrder.nativeOrder());
+        timespec.putLong(Long.BYTES, timeoutNanos % 1_000_000_000L, ByteOrder.nativeOrder());
+        call(address + LOW_HALF, FUTEX_WAIT, expected, timespec.addressOffset());
+    }
+
+    /**
+     * Wakes every thread blocked on the word at {@code address}.
+     */
+    void wake(final long address)
+    {
+        call(address + LOW_HALF, FUTEX_WAKE, Integer.MAX_VALUE, 0L);
+    }
+
+    private void call(final long address, final int op, final int value, final long timeout)
+    {
+        try
+        {
+            // the result (woken, EAGAIN for another value, ETIMEDOUT, EINTR, EFAULT) does not matter: every
+            // caller looks at the word itself afterwards, and a wait is bounded by its timeout
+            final long ignored = (long)syscall.invokeExact(futexNumber, address, op, value, timeout, 0L, 0);
+        }
+        catch (final Throwable ex)
+        {
+            throw new IllegalStateException("futex call failed", ex);
+        }
+    }
+
+    /**
+     * @return SYS_futex on this architecture, or -1 if not known here.
+     */
+    private static long syscallNumber()
+    {
+        switch (System.getProperty("os.arch"))
+        {
+            case "amd64", "x86_64" ->
+            {
+                return 202;
+            }
+            case "aarch64" ->
+            {
+                return 98;
+            }
+            default ->
+            {
+                return -1;
+            }
+        }
+    }
+
+    private static boolean nativeAccess()
+    {
+        try
+        {
+            final Method enabled = Module.class.getMethod("isNativeAccessEnabled");
+            return (boolean)enabled.invoke(Futex.class.getModule());
+        }
+        catch (final ReflectiveOperationException | RuntimeException ex)
+        {
+            return false;
+        }
+    }
+
+    /**
+     * Builds {@code Linker.nativeLinker().downcallHandle(syscall, FunctionDescriptor.of(JAVA_LONG, JAVA_LONG,
+     * JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT), Linker.Option.firstVariadicArg(1))}.
+     *
+     * @return null if any step fails (logged).
+     */
+    private static Futex link()
+    {
+        try
+        {
+            final Class<?> linkerType = Class.forName("java.lang.foreign.Linker");
+            final Class<?> lookupType = Class.forName("java.lang.foreign.SymbolLookup");
+            final Class<?> layoutType = Class.forName("java.lang.foreign.MemoryLayout");
+            final Class<?> valueLayout = Class.forName("java.lang.foreign.ValueLayout");
+            final Class<?> descriptorType = Class.forName("java.lang.foreign.FunctionDescriptor");
+            final Class<?> segmentType = Class.forName("java.lang.foreign.MemorySegment");
+            final Class<?> optionType = Class.forName("java.lang.foreign.Linker$Option");
+
+            final Object linker = linkerType.getMethod("nativeLinker").invoke(null);
+            final Object lookup = linkerType.getMethod("defaultLookup").invoke(linker);
+            final Optional<?> symbol = (Optional<?>)lookupType.getMethod("find", String.class).invoke(lookup, "syscall");
+            if (symbol.isEmpty())
+            {
+                return null;
+            }
+            final Object javaLong = valueLayout.getField("JAVA_LONG").get(null);
+            final Object javaInt = valueLayout.getField("JAVA_INT").get(null);
+            final Object[] argumentLayouts = {javaLong, javaLong, javaInt, javaInt, javaLong, javaLong, javaInt};
+            final Object arguments = Array.newInstance(layoutType, argumentLayouts.length);
+            for (int i = 0; i < argumentLayouts.length; i++)
+            {
+                Array.set(arguments, i, argumentLayouts[i]);
+            }
+            final Object descriptor = descriptorType.getMethod("of", layoutType, arguments.getClass())
+                .invoke(null, javaLong, arguments);
+            final Object options = Array.newInstance(optionType, 1);
+            Array.set(options, 0, optionType.getMethod("firstVariadicArg", int.class).invoke(null, 1));
+            final MethodHandle handle = (MethodHandle)linkerType
+                .getMethod("downcallHandle", segmentType, descriptorType, options.getClass())
+                .invoke(linker, symbol.get(), descriptor, options);
+            return new Futex(handle, syscallNumber());
+        }
+        catch (final ReflectiveOperationException | RuntimeException | LinkageError ex)
+        {
+            System.getLogger("io.sm4j").log(System.Logger.Level.WARNING, "no futex (" + ex + "): ranks sleep on sockets");
+            return null;
+        }
+    }
+}
