@@ -169,6 +169,27 @@ public final class Communicator implements AutoCloseable
     }
 
     /**
+     * @return true if world rank {@code from} has left, or for {@link #ANY_SOURCE}, every other rank of this
+     *         communicator (what any of them sent before leaving is received by then).
+     */
+    private boolean departed(final int from)
+    {
+        if (from != ANY_SOURCE || group == null)
+        {
+            return engine.departed(from);
+        }
+        final int self = group[rank()];
+        for (final int member : group)
+        {
+            if (member != self && !engine.departed(member))
+            {
+                return false;
+            }
+        }
+        return group.length > 1;
+    }
+
+    /**
      * @return the world rank of this communicator's {@code rank} ({@link #ANY_SOURCE} stays).
      */
     private int toWorld(final int rank)
@@ -688,7 +709,7 @@ public final class Communicator implements AutoCloseable
         matcher.probing(from, wireTag);
         try
         {
-            engine.await(() -> matcher.probed(from, wireTag) != null || engine.departed(from));
+            engine.await(() -> matcher.probed(from, wireTag) != null || departed(from));
             final Status status = named(matcher.probed(from, wireTag)); // after departed's drain: what it sent before leaving
             if (status == null)
             {

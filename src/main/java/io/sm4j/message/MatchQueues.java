@@ -82,8 +82,8 @@ final class MatchQueues
     /**
      * Fails the posted receives that only ranks in {@code gone} could satisfy.
      */
-    void failOrphans(final boolean[] gone, final boolean everyoneGone)
+    void failOrphans(final boolean[] gone, final int self)
     {
-        posted.failOrphans(gone, everyoneGone);
+        posted.failOrphans(gone, self);
     }
 }

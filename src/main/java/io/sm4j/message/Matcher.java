@@ -296,7 +296,7 @@ final class Matcher implements FragmentHandler
         if (large && !endpoint.isAttached(source))
         {
             // its RNDV was drained after it detached: nobody is left to answer the ACK with the rest
-            Request.orphan(request, "receive of " + total + " bytes from rank " + source);
+            Request.orphan(request, "receive of " + total + " bytes from rank " + request.localRank(source));
             return;
         }
         if (request.handler != null)
@@ -311,7 +311,7 @@ final class Matcher implements FragmentHandler
         }
         if (total > request.capacity)
         {
-            request.fail(new TruncationException(source, tag, total, request.capacity));
+            request.fail(new TruncationException(request.localRank(source), request.userTag(tag), total, request.capacity));
             if (large)
             {
                 sends.sendAck(source, sequence, DISCARD);

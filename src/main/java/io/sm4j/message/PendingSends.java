@@ -186,7 +186,7 @@ final class PendingSends
             {
                 for (final SendRequest send : waiting[dest])
                 {
-                    Request.orphan(send, "send of " + send.length + " bytes to rank " + dest);
+                    Request.orphan(send, "send of " + send.length + " bytes to rank " + send.localRank(dest));
                 }
                 waitingCount -= waiting[dest].size();
                 waiting[dest].clear();

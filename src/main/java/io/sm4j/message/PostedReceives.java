@@ -130,18 +130,21 @@ final class PostedReceives
     }
 
     /**
-     * Fails the posted receives that only ranks in {@code gone} could satisfy.
+     * Fails the posted receives that only ranks in {@code gone} could satisfy: a receive for any source once
+     * every other rank of its communicator is gone.
+     *
+     * @param self this rank (never gone).
      */
-    void failOrphans(final boolean[] gone, final boolean everyoneGone)
+    void failOrphans(final boolean[] gone, final int self)
     {
-        if (lone != null && orphaned(lone, gone, everyoneGone))
+        if (lone != null && orphaned(lone, gone, self))
         {
             lone = null;
         }
         try
         {
-            exact.removeIf(recv -> orphaned(recv, gone, everyoneGone));
-            wildcards.removeIf(recv -> orphaned(recv, gone, everyoneGone));
+            exact.removeIf(recv -> orphaned(recv, gone, self));
+            wildcards.removeIf(recv -> orphaned(recv, gone, self));
         }
         finally
         {
@@ -155,11 +158,31 @@ final class PostedReceives
      *
      * @return true if it failed.
      */
-    private static boolean orphaned(final RecvRequest recv, final boolean[] gone, final boolean everyoneGone)
+    private static boolean orphaned(final RecvRequest recv, final boolean[] gone, final int self)
     {
         final boolean any = recv.source == Communicator.ANY_SOURCE;
-        return (any ? everyoneGone : gone[recv.source]) &&
-            Request.orphan(recv, "receive from " + (any ? "any rank" : "rank " + recv.source));
+        return (any ? noSenderLeft(recv, gone, self) : gone[recv.source]) &&
+            Request.orphan(recv, "receive from " + (any ? "any rank" : "rank " + recv.localRank(recv.source)));
+    }
+
+    /**
+     * @return true if every rank of {@code recv}'s communicator but this one is gone: none can send it anything.
+     */
+    private static boolean noSenderLeft(final RecvRequest recv, final boolean[] gone, final int self)
+    {
+        boolean others = false;
+        for (int peer = 0; peer < gone.length; peer++)
+        {
+            if (peer != self && recv.localRank(peer) >= 0)
+            {
+                if (!gone[peer])
+                {
+                    return false;
+                }
+                others = true;
+            }
+        }
+        return others;
     }
 
     private int firstWildcard(final int source, final int tag)

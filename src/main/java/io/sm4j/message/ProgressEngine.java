@@ -422,9 +422,8 @@ final class ProgressEngine implements Progress
         }
         endpoint.checkNotAborted(); // they may have left because the job was aborted: that is the cause
         drainAll(); // what the detached ranks sent before leaving
-        final boolean everyoneGone = goneCount == size - 1;
         rendezvous.failOrphans(gone);
         sends.failOrphans(gone);
-        matcher.queues().failOrphans(gone, everyoneGone);
+        matcher.queues().failOrphans(gone, rank);
     }
 }

@@ -182,12 +182,12 @@ final class Rendezvous
         awaitingAck.values().removeIf(send -> gone[send.dest] && Request.orphan(send, sendName(send)));
         streaming.removeIf(send -> gone[send.dest] && Request.orphan(send, sendName(send)));
         activeReceives.values().removeIf(recv -> gone[recv.matchedSource] &&
-            Request.orphan(recv, "receive of " + recv.total + " bytes from rank " + recv.matchedSource));
+            Request.orphan(recv, "receive of " + recv.total + " bytes from rank " + recv.localRank(recv.matchedSource)));
     }
 
     private static String sendName(final SendRequest send)
     {
-        return "send of " + send.length + " bytes to rank " + send.dest;
+        return "send of " + send.length + " bytes to rank " + send.localRank(send.dest);
     }
 
     private long ackKey(final int peer, final long sequence)

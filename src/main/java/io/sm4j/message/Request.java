@@ -404,6 +404,22 @@ public abstract class Request implements Awaitable
     }
 
     /**
+     * @return {@code worldRank} as this request's communicator numbers it (-1: not one of its ranks).
+     */
+    int localRank(final int worldRank)
+    {
+        return naming == null ? worldRank : naming.localRank(worldRank);
+    }
+
+    /**
+     * @return {@code wireTag} as this request's communicator's user sees it.
+     */
+    int userTag(final int wireTag)
+    {
+        return naming == null ? wireTag : naming.userTag(wireTag);
+    }
+
+    /**
      * @return this request, whose statuses now name ranks and tags as {@code naming} does.
      */
     Request named(final Naming naming)

@@ -77,6 +77,47 @@ class ThreadRanksTest
     }
 
     /**
+     * A communicator made by split names its own ranks and the user's tags in errors, and a receive for any
+     * source in it fails once every other rank of it has left, while a rank outside it is still attached.
+     * The split reverses the order (key -rank), so local and world ranks differ.
+     */
+    @Test
+    @Timeout(60)
+    void aSplitCommunicatorShouldNameItsOwnRanksAndFailAnAnySourceReceiveWhenItsOthersLeave() throws Exception
+    {
+        try (ScratchDir dir = ScratchDir.create("sm4j-split-gaps-"))
+        {
+            final String[] seen = new String[3];
+            ThreadJob.run(dir.path, 3, comm ->
+            {
+                final Communicator pair = comm.split(comm.rank() < 2 ? 0 : Communicator.UNDEFINED, -comm.rank());
+                if (comm.rank() == 1) // the pair's rank 0
+                {
+                    pair.send(1, 5, new byte[16]);
+                    pair.close();
+                    return; // leaves the job: the pair's rank 1 is alone in it, while world rank 2 is still here
+                }
+                if (comm.rank() == 0) // the pair's rank 1
+                {
+                    seen[0] = assertThrows(Sm4jException.class, () -> pair.recv(0, 5, new byte[8])).getMessage();
+                    seen[1] = assertThrows(Sm4jException.class,
+                        () -> pair.recv(Communicator.ANY_SOURCE, Communicator.ANY_TAG, new byte[8])).getMessage();
+                    seen[2] = assertThrows(Sm4jException.class,
+                        () -> pair.probe(Communicator.ANY_SOURCE, Communicator.ANY_TAG)).getMessage();
+                    pair.close();
+                    comm.send(2, 9, new byte[1]); // rank 2 may leave now
+                    return;
+                }
+                comm.recv(0, 9, new byte[1]); // stays attached until rank 0 is done
+            });
+            assertEquals("message of 16 bytes from rank 0 (tag 5) truncated: the receive buffer holds 8 bytes", seen[0]);
+            assertEquals("the receive from any rank cannot complete: the peer has detached", seen[1]);
+            assertEquals("the probe for a message from any rank cannot complete: the peer has detached", seen[2]);
+            assertTrue(dir.isEmpty(), "files left behind");
+        }
+    }
+
+    /**
      * A rank that throws is the cause the call rethrows, and the others, blocked waiting for it, end with the
      * job's abort naming that failure, not with "the peer has detached"; no file is left.
      */
