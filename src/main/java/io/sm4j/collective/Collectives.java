@@ -376,7 +376,8 @@ public final class Collectives
     }
 
     /**
-     * Recursive doubling (MPICH's scan): in round k rank r exchanges with r XOR 2^k the combination of its
+     * Through the region where it {@link SharedCollectives#reduces}, combining in the same order; else
+     * recursive doubling (MPICH's scan): in round k rank r exchanges with r XOR 2^k the combination of its
      * aligned block of 2^k ranks; the lower block's is always the {@code left} operand, so the prefix is
      * combined in rank order and the same inputs give the same bits on every run.
      */
@@ -391,6 +392,11 @@ public final class Collectives
             throw new NullPointerException("op is null");
         }
         final int tag = exclusive ? EX_SCAN_TAG : SCAN_TAG;
+        if (shared != null && shared.reduces(length))
+        {
+            shared.scan(send, sendOffset, recv, recvOffset, length, op, exclusive, tag);
+            return;
+        }
         final UnsafeBuffer work = scratch(4L * length);
         int partial = 0;
         int received = length;

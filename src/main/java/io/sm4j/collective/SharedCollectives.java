@@ -63,6 +63,7 @@ final class SharedCollectives
     private final BarrierSteps barrierSteps = new BarrierSteps();
     private final BcastSteps bcastSteps = new BcastSteps();
     private final ReduceSteps reduceSteps = new ReduceSteps();
+    private final ScanSteps scanSteps = new ScanSteps();
     private final GatherSteps gatherSteps = new GatherSteps();
     private final ScatterSteps scatterSteps = new ScatterSteps();
     /** A reduction's subtrees, one vector per tree level; grown as needed, never shrunk. */
@@ -150,6 +151,19 @@ final class SharedCollectives
         reduceSteps.op = op;
         reduceSteps.reads = everyone || rank == root;
         run(reduceSteps.with(send, sendOffset, recv, recvOffset), tag, length, root, Math.max(1, length));
+    }
+
+    /**
+     * A prefix reduction that {@link #reduces}: every rank posts its vector; rank r combines ranks 0..r's
+     * (with {@code exclusive}, 0..r-1's: rank 0's {@code recv} is left as it is).
+     */
+    void scan(
+        final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset,
+        final int length, final ByteOperator op, final boolean exclusive, final int tag)
+    {
+        scanSteps.op = op;
+        scanSteps.exclusive = exclusive;
+        run(scanSteps.with(send, sendOffset, recv, recvOffset), tag, length, 0, Math.max(1, length));
     }
 
     /**
@@ -320,6 +334,86 @@ final class SharedCollectives
                 combine(recv, recvOffset, length, op, at);
             }
         }
+    }
+
+    /**
+     * Every rank writes its vector (one step); rank r combines ranks 0..r's (0..r-1's) in the order of the
+     * point-to-point recursive doubling ({@link Collectives}' scan), so the bits are the same on either path:
+     * the prefix starts as r's vector (or empty), and for each bit k set in r, from the lowest, the aligned
+     * block of 2^k ranks just below r's block of 2^k is combined in as the left operand; a block is its lower
+     * half combined with its upper half, down to single vectors.
+     */
+    private final class ScanSteps extends Steps
+    {
+        ByteOperator op;
+        boolean exclusive;
+
+        @Override
+        void write(final int at, final int done, final int bytes)
+        {
+            mine.putBytes(at, send, sendOffset, length);
+        }
+
+        @Override
+        void read(final int at, final int done, final int bytes)
+        {
+            final int last = exclusive ? rank - 1 : rank;
+            for (int p = 0; p <= last; p++)
+            {
+                awaitCall(p, tag, length, root);
+            }
+            final int top = 32 - Integer.numberOfLeadingZeros(Math.max(1, rank));
+            final long need = (long)(top + 2) * Math.max(length, 8);
+            if (levels.capacity() < need)
+            {
+                levels = new UnsafeBuffer(new byte[Math.toIntExact(need)]);
+            }
+            int prefix = top * length; // the prefix so far, and the block being combined in: swapped
+            int block = (top + 1) * length;
+            boolean have = !exclusive;
+            if (have)
+            {
+                levels.putBytes(prefix, slots[rank], at, length);
+            }
+            for (int k = 0; 1 << k <= rank; k++)
+            {
+                if ((rank >> k & 1) == 0)
+                {
+                    continue;
+                }
+                blockOf((rank >> k << k) - (1 << k), k, block, length, op, at);
+                if (have)
+                {
+                    op.apply(levels, block, levels, prefix, length);
+                }
+                final int swap = prefix;
+                prefix = block;
+                block = swap;
+                have = true;
+            }
+            if (have)
+            {
+                recv.putBytes(recvOffset, levels, prefix, length);
+            }
+        }
+    }
+
+    /**
+     * The block of 2^{@code level} ranks from {@code first} combined into {@link #levels} at {@code target}:
+     * its lower half, then its upper half as the right operand (levels below {@code level} hold the halves).
+     */
+    private void blockOf(
+        final int first, final int level, final int target, final int length, final ByteOperator op, final int at)
+    {
+        if (level == 0)
+        {
+            levels.putBytes(target, slots[first], at, length);
+            return;
+        }
+        blockOf(first, level - 1, target, length, op, at);
+        final int upper = (level - 1) * length;
+        blockOf(first + (1 << (level - 1)), level - 1, upper, length, op, at);
+        op.apply(levels, target, levels, upper, length);
     }
 
     /** Every rank writes a chunk of its block; the readers copy all n. */

@@ -77,6 +77,62 @@ class ThreadRanksTest
     }
 
     /**
+     * scan and exScan through the collective region (the world's) give the same bits as point to point (a
+     * second dup, which has no region with the default two contexts), floats of mixed magnitudes, so that
+     * the order of combination shows in the result.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {3, 5, 8})
+    @Timeout(60)
+    void scansThroughTheRegionShouldGiveThePointToPointBits(final int size) throws Exception
+    {
+        try (ScratchDir dir = ScratchDir.create("sm4j-scan-bits-"))
+        {
+            final String[] mismatch = new String[size];
+            ThreadJob.run(dir.path, size, comm ->
+            {
+                final float[] mine = new float[37];
+                final java.util.Random random = new java.util.Random(11L * comm.rank() + size);
+                for (int i = 0; i < mine.length; i++)
+                {
+                    mine[i] = (float)((random.nextDouble() - 0.5) * Math.pow(10, random.nextInt(12) - 6));
+                }
+                try (Communicator first = comm.dup(); Communicator second = first.dup())
+                {
+                    for (final boolean exclusive : new boolean[]{false, true})
+                    {
+                        final float[] region = new float[mine.length];
+                        final float[] p2p = new float[mine.length];
+                        if (exclusive)
+                        {
+                            comm.exScan(mine, region, Op.SUM);
+                            second.exScan(mine, p2p, Op.SUM);
+                        }
+                        else
+                        {
+                            comm.scan(mine, region, Op.SUM);
+                            second.scan(mine, p2p, Op.SUM);
+                        }
+                        for (int i = 0; i < mine.length; i++)
+                        {
+                            if (Float.floatToRawIntBits(region[i]) != Float.floatToRawIntBits(p2p[i]))
+                            {
+                                mismatch[comm.rank()] = (exclusive ? "exScan" : "scan") + " element " + i + ": " +
+                                    region[i] + " through the region, " + p2p[i] + " point to point";
+                            }
+                        }
+                    }
+                }
+            });
+            for (int r = 0; r < size; r++)
+            {
+                assertEquals(null, mismatch[r], "rank " + r);
+            }
+            assertTrue(dir.isEmpty(), "files left behind");
+        }
+    }
+
+    /**
      * A communicator made by split names its own ranks and the user's tags in errors, and a receive for any
      * source in it fails once every other rank of it has left, while a rank outside it is still attached.
      * The split reverses the order (key -rank), so local and world ranks differ.
