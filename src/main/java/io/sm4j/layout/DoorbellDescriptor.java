@@ -6,8 +6,8 @@ package io.sm4j.layout;
  * in-bound paths (one, a nap, another) and blocks in the kernel; a publisher that reads either after its own
  * store swaps it to RUNG (one publisher wins) and wakes the rank the way the armed value names: a byte to
  * its socket, or a futex wake on this word; the rank stores AWAKE once it runs again. A rank sleeps on the
- * futex only if every rank of the job said at attach that it can ring one (the futex word): a JDK 17 rank
- * cannot, and would leave it asleep.
+ * futex only if every rank of the job has said that it can ring one (the futex word, written as the rank
+ * opens its doorbell; 0 until then): a JDK 17 rank cannot, and would leave it asleep.
  * The rank writes the state only when it falls asleep or wakes, and publishers only read it until they find
  * it armed, so the line stays shared while the rank is busy.
  * <pre>
@@ -17,7 +17,7 @@ package io.sm4j.layout;
  *  |   a futex compares its low 32 bits)                           |
  *  +---------------------------------------------------------------+ 8
  *  |   Futex: 1 if the rank can sleep on and ring futexes, else 0  |
- *  |   (written once, before the rank attaches)                   ...
+ *  |   (written once, as the rank opens its doorbell)             ...
  *  +---------------------------------------------------------------+ 16
  *  |                 Padding to the end of the cacheline           |
  *  +---------------------------------------------------------------+ cacheline

@@ -95,20 +95,31 @@ final class BellWord
     }
 
     /**
-     * Says whether this rank can sleep on and ring futexes: before it attaches (its attach, a release,
-     * publishes this).
+     * Says whether this rank can sleep on and ring futexes, once, as it opens its doorbell.
      */
     static void declareFutex(final AtomicBuffer word, final boolean able)
     {
-        word.putLong(FUTEX_OFFSET, able ? 1 : 0);
+        // NOTE: release, read with acquire: the word only ever goes from 0 (the file is zeroed) to 1, and a
+        // reader that sees 0 merely keeps its rank on the socket; no other store needs to be ordered with it
+        word.putLongRelease(FUTEX_OFFSET, able ? 1 : 0);
     }
 
     /**
-     * @return true if the rank whose word this is said it can sleep on and ring futexes (read after seeing
-     *         it attached).
+     * @return true if the rank whose word this is has said it can sleep on and ring futexes (0 until it has).
      */
     static boolean canFutex(final AtomicBuffer word)
     {
-        return word.getLong(FUTEX_OFFSET) == 1;
+        return word.getLongAcquire(FUTEX_OFFSET) == 1;
+    }
+
+    /**
+     * Takes the ring of a rank armed for a futex wait (ARMED_FUTEX to RUNG) without a publish: to end its
+     * current or next wait from its own process.
+     *
+     * @return true if the caller must wake the futex.
+     */
+    static boolean takeFutexRing(final AtomicBuffer word)
+    {
+        return word.compareAndSetLong(0, ARMED_FUTEX, RUNG);
     }
 }

@@ -34,12 +34,13 @@ import java.util.concurrent.atomic.AtomicReference;
  * socket and only makes the next sleep end early.
  * <p>
  * In {@link io.sm4j.layout.ThreadMode#MULTIPLE} mode one thread at a time is the sleeper: it arms, blocks on
- * the socket and, once woken, wakes the other waiting threads, which wait on a process-local monitor
+ * the socket or the futex and, once woken, wakes the other waiting threads, which wait on a process-local monitor
  * ({@link #follow}, at most {@link #FOLLOW_NANOS} at a time) instead of arming. A poll on another thread
  * that delivers something wakes the sleeper ({@link #wakeSleeper}): it may be what it waits for. A thread
  * that armed and then left the endpoint without sleeping or disarming (raw API loops that never call
  * {@code endWait}) loses the role to the next thread that wants it after {@link #STALE_ARM_NANOS}. Without a socket (the directory does not take one, or its path is too
- * long), {@link #isAvailable()} is false and the rank never arms: it yields, then parks 200 us at a time.
+ * long), {@link #isAvailable()} is false and the rank arms only for a futex (when every rank can use one);
+ * else it yields, then parks 200 us at a time.
  */
 final class Doorbell implements AutoCloseable
 {
@@ -61,6 +62,11 @@ final class Doorbell implements AutoCloseable
 
     private final AtomicReference<Thread> sleeper = new AtomicReference<>();
     private volatile boolean selecting;
+    /**
+     * An {@link #interrupt} not yet taken by a futex sleep: a futex wake, unlike a selector's, does not carry
+     * over to a wait that had not begun.
+     */
+    private volatile boolean interrupted;
     private volatile long armedAt;
     private final Object followers = new Object();
     private long generation;
@@ -119,18 +125,19 @@ final class Doorbell implements AutoCloseable
 
     boolean isAvailable()
     {
-        return server != null || futex != null;
+        return server != null;
     }
 
     /**
      * Arms the bell before the caller's looks at its in-bound paths: for a futex wait if every rank of the
      * job can ring one, else for the socket. In MULTIPLE mode only one thread arms: the others {@link #follow}.
      *
-     * @return false if no socket (and no futex), or another thread is the sleeper.
+     * @return false if it would have to sleep on a socket it does not have, or another thread is the sleeper.
      */
     boolean tryArm()
     {
         final long armed = futex != null && peers.everyRankCanFutex() ? DoorbellDescriptor.ARMED_FUTEX : DoorbellDescriptor.ARMED;
+        // without a socket a rank may still sleep on its futex; else it never arms, and parks (isAvailable)
         if (armed == DoorbellDescriptor.ARMED && server == null || multiple && !takeRole())
         {
             return false;
@@ -228,6 +235,11 @@ final class Doorbell implements AutoCloseable
             selecting = true;
             try
             {
+                if (interrupted)
+                {
+                    interrupted = false;
+                    return true;
+                }
                 // the kernel compares the word with ARMED_FUTEX and blocks only while it holds: a ring that took
                 // it to RUNG before this call returns at once, one after it wakes it (no lost wake-up)
                 final long start = System.nanoTime();
@@ -307,7 +319,13 @@ final class Doorbell implements AutoCloseable
         }
         if (futex != null)
         {
-            futex.wake(word.addressOffset()); // the sleeper finds its word still armed: as a timeout
+            // NOTE: the flag (volatile) before the CAS: a sleeper between its check of the flag and its wait
+            // armed before that check, so the CAS finds ARMED_FUTEX and the kernel's compare fails its wait
+            interrupted = true;
+            if (BellWord.takeFutexRing(word))
+            {
+                futex.wake(word.addressOffset());
+            }
         }
     }
 

@@ -35,7 +35,11 @@ final class Futex
 
     private final MethodHandle syscall;
     private final long futexNumber;
-    /** The relative timeout of a wait: struct timespec { long tv_sec; long tv_nsec; } (one waiter at a time). */
+    /**
+     * The relative timeout of a wait: struct timespec { long tv_sec; long tv_nsec; }. One sleeper at a time
+     * writes it; a stale sleeper's role taken in MULTIPLE mode may race the taker, and each then waits with
+     * one of the two timeouts, both bounded by the health interval.
+     */
     private final UnsafeBuffer timespec = new UnsafeBuffer(ByteBuffer.allocateDirect(2 * Long.BYTES));
 
     private Futex(final MethodHandle syscall, final long futexNumber)

@@ -53,7 +53,7 @@ final class WaitPolicy
      * slowest, so a sleeper's wake-up is on every rank's path): block only after this long, in either verdict.
      * A rank woken onto a core where another runs waits for the scheduler's tick (4 ms here), and its lateness
      * makes the others wait long enough to sleep too: at 200 us, 0.4 % of a 4-rank barrier's waits slept and
-     * took its mean from 3-5 us to 16-32 us (docs/benchmarks.md, "Waits in lockstep").
+     * took its mean from 3-5 us to 10-32 us (docs/benchmarks.md, "Waits in lockstep").
      */
     private static final long LOCKSTEP_BLOCK_AFTER_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
     /** BLOCK: spin this long, then sleep. */

@@ -95,32 +95,41 @@ class FutexDoorbellTest
             final Path segment = Communicator.createSegment(dir.path, 2);
             final List<Process> ranks = new ArrayList<>();
             final List<Path> logs = new ArrayList<>();
-            for (int rank = 0; rank < 2; rank++)
-            {
-                final Path log = Files.createTempFile("sm4j-futex-rank" + rank + "-", ".log");
-                logs.add(log);
-                final List<String> command = new ArrayList<>(List.of((rank == 0 ? sender : receiver).toString()));
-                command.addAll(JobLauncher.JVM_FLAGS);
-                command.addAll(List.of("-cp", System.getProperty("java.class.path"), WaitApp.class.getName(),
-                    "wake", Integer.toString(WAKE_UPS)));
-                final ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectOutput(log.toFile());
-                builder.environment().putAll(Map.of(Endpoints.SEGMENT_ENV, segment.toString(),
-                    Endpoints.RANK_ENV, Integer.toString(rank), Endpoints.SIZE_ENV, "2",
-                    TransportOptions.IDLE_ENV, "block", TransportOptions.BELL_ENV, bell));
-                ranks.add(builder.start());
-            }
             final StringBuilder output = new StringBuilder();
             boolean finished = true;
-            for (final Process rank : ranks)
+            try
             {
-                finished &= rank.waitFor(240, TimeUnit.SECONDS);
-                rank.destroyForcibly();
+                for (int rank = 0; rank < 2; rank++)
+                {
+                    final Path log = Files.createTempFile("sm4j-futex-rank" + rank + "-", ".log");
+                    logs.add(log);
+                    final List<String> command = new ArrayList<>(List.of((rank == 0 ? sender : receiver).toString()));
+                    command.addAll(JobLauncher.JVM_FLAGS);
+                    command.addAll(List.of("-cp", System.getProperty("java.class.path"), WaitApp.class.getName(),
+                        "wake", Integer.toString(WAKE_UPS)));
+                    final ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+                        .redirectOutput(log.toFile());
+                    builder.environment().putAll(Map.of(Endpoints.SEGMENT_ENV, segment.toString(),
+                        Endpoints.RANK_ENV, Integer.toString(rank), Endpoints.SIZE_ENV, "2",
+                        TransportOptions.IDLE_ENV, "block", TransportOptions.BELL_ENV, bell));
+                    ranks.add(builder.start());
+                }
+                for (final Process rank : ranks)
+                {
+                    finished &= rank.waitFor(240, TimeUnit.SECONDS);
+                }
             }
-            for (final Path log : logs)
+            finally
             {
-                output.append(Files.readString(log, StandardCharsets.UTF_8));
-                Files.delete(log);
+                for (final Process rank : ranks)
+                {
+                    rank.destroyForcibly().waitFor(); // reaped: no zombie, and its files are closed
+                }
+                for (final Path log : logs)
+                {
+                    output.append(Files.readString(log, StandardCharsets.UTF_8));
+                    Files.delete(log);
+                }
             }
             assertTrue(finished, "the ranks did not finish: " + output);
             for (final Process rank : ranks)

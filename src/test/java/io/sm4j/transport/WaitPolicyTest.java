@@ -59,8 +59,9 @@ class WaitPolicyTest
     void aWaitInLockstepShouldYieldForMillisecondsBeforeItSleeps()
     {
         final WaitPolicy policy = new WaitPolicy(TransportOptions.Idle.AUTO, bell, peers, true);
-        waitUnpreempted(policy, TimeUnit.MILLISECONDS.toNanos(1), true);
-        assertEquals(0, bell.sleeps(), "a 1 ms wait in lockstep slept");
+        // 3 ms: past both other limits (200 us contended, 1 ms when the policy judges itself uncontended)
+        waitUnpreempted(policy, TimeUnit.MILLISECONDS.toNanos(3), true);
+        assertEquals(0, bell.sleeps(), "a 3 ms wait in lockstep slept");
 
         waitUnpreempted(policy, TimeUnit.MILLISECONDS.toNanos(8), true);
         assertTrue(bell.sleeps() > 0, "an 8 ms wait in lockstep never slept: a long wait would burn a core");
