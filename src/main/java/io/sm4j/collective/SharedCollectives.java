@@ -310,17 +310,22 @@ final class SharedCollectives
         }
     }
 
-    /** Every rank writes its vector (one step); the readers combine all n. */
-    private final class ReduceSteps extends Steps
+    /** Every rank writes its whole vector, in one step, for the readers to combine with {@link #op}. */
+    private abstract class VectorSteps extends Steps
     {
         ByteOperator op;
-        boolean reads;
 
         @Override
         void write(final int at, final int done, final int bytes)
         {
             mine.putBytes(at, send, sendOffset, length);
         }
+    }
+
+    /** Every rank writes its vector (one step); the readers combine all n. */
+    private final class ReduceSteps extends VectorSteps
+    {
+        boolean reads;
 
         @Override
         void read(final int at, final int done, final int bytes)
@@ -343,16 +348,9 @@ final class SharedCollectives
      * block of 2^k ranks just below r's block of 2^k is combined in as the left operand; a block is its lower
      * half combined with its upper half, down to single vectors.
      */
-    private final class ScanSteps extends Steps
+    private final class ScanSteps extends VectorSteps
     {
-        ByteOperator op;
         boolean exclusive;
-
-        @Override
-        void write(final int at, final int done, final int bytes)
-        {
-            mine.putBytes(at, send, sendOffset, length);
-        }
 
         @Override
         void read(final int at, final int done, final int bytes)
