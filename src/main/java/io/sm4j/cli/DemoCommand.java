@@ -10,16 +10,17 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 /**
- * {@code sm4j demo}: the main job in one command, the latency benchmark with its baselines and the memory
- * report.
+ * {@code sm4j demo}: the main job in one command, the memory report and the latency benchmark with its
+ * baselines, ending with the benchmark's summary.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
     description = {
-        "Runs the latency benchmark between two JVMs next to other transports, then prints the memory report for N ranks.",
+        "Prints the memory report for N ranks, then runs the latency benchmark between two JVMs next to other " +
+            "transports.",
         "",
-        "The same as 'sm4j bench latency --compare -m 0:MAX --chart TMP/sm4j-demo-latency.png' followed by " +
-            "'sm4j report -n N': the latency table ends with a summary at 8 B, 4 KiB and 1 MiB (medians, robust to a " +
-            "stall) and names the chart.",
+        "The same as 'sm4j report -n N' followed by 'sm4j bench latency --compare -m 0:MAX --chart " +
+            "TMP/sm4j-demo-latency.png': it ends with the benchmark's summary at 8 B, 4 KiB and 1 MiB (medians, " +
+            "robust to a stall) and the chart's path.",
         "" })
 final class DemoCommand implements Callable<Integer>
 {
@@ -35,16 +36,15 @@ final class DemoCommand implements Callable<Integer>
     @Override
     public Integer call()
     {
-        final Path chart = Path.of(System.getProperty("java.io.tmpdir"), "sm4j-demo-latency.png");
-        final int code = spec.root().commandLine().execute("bench", "latency", "--compare", "-m", "0:" + maxSize,
-            "--chart", chart.toString());
-        if (code != 0)
+        final int reported = spec.root().commandLine().execute("report", "-n", Integer.toString(peers));
+        if (reported != 0)
         {
-            return code;
+            return reported;
         }
         final PrintWriter out = spec.commandLine().getOut();
-        out.println("# the summary above compares medians; every size, every transport: " + chart);
         out.println();
-        return spec.root().commandLine().execute("report", "-n", Integer.toString(peers));
+        final Path chart = Path.of(System.getProperty("java.io.tmpdir"), "sm4j-demo-latency.png");
+        return spec.root().commandLine().execute("bench", "latency", "--compare", "-m", "0:" + maxSize,
+            "--chart", chart.toString());
     }
 }
