@@ -560,7 +560,8 @@ public final class Collectives
 
     /**
      * Every rank receives rank r's {@code counts[r]} bytes at {@code recvOffset + displacements[r]}
-     * (MPI_Allgatherv): a ring of n - 1 steps, each rank passing on the block it received last.
+     * (MPI_Allgatherv): through the region as allGather, where it {@link SharedCollectives#gathers} the largest
+     * block; else a ring of n - 1 steps, each rank passing on the block it received last.
      */
     public void allGatherv(
         final DirectBuffer send, final int sendOffset, final int sendLength, final MutableDirectBuffer recv,
@@ -571,6 +572,16 @@ public final class Collectives
         if (sendLength != counts[rank])
         {
             throw new IllegalArgumentException("sendLength=" + sendLength + " but counts[" + rank + "]=" + counts[rank]);
+        }
+        int largest = 0;
+        for (final int count : counts)
+        {
+            largest = Math.max(largest, count);
+        }
+        if (shared != null && shared.gathers(largest))
+        {
+            shared.allGatherv(send, sendOffset, recv, recvOffset, counts, displacements, largest, ALL_GATHERV_TAG);
+            return;
         }
         recv.putBytes(recvOffset + displacements[rank], send, sendOffset, sendLength);
         ring(recv, recvOffset, counts, displacements, 0, ALL_GATHERV_TAG);

@@ -175,7 +175,23 @@ final class SharedCollectives
         final int recvOffset, final int root, final boolean everyone, final int tag)
     {
         gatherSteps.reads = everyone || rank == root;
+        gatherSteps.counts = null;
+        gatherSteps.displacements = null;
         run(gatherSteps.with(send, sendOffset, recv, recvOffset), tag, length, root, half);
+    }
+
+    /**
+     * Every rank's {@code counts[r]} bytes into every rank's {@code recv} at {@code recvOffset +
+     * displacements[r]} (every rank passes the same counts); needs {@link #gathers} true of the largest count.
+     */
+    void allGatherv(
+        final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset,
+        final int[] counts, final int[] displacements, final int largest, final int tag)
+    {
+        gatherSteps.reads = true;
+        gatherSteps.counts = counts;
+        gatherSteps.displacements = displacements;
+        run(gatherSteps.with(send, sendOffset, recv, recvOffset), tag, largest, 0, half);
     }
 
     /**
@@ -414,15 +430,25 @@ final class SharedCollectives
         op.apply(levels, target, levels, upper, length);
     }
 
-    /** Every rank writes a chunk of its block; the readers copy all n. */
+    /**
+     * Every rank writes a chunk of its block; the readers copy all n. Blocks of {@code length} bytes each, in
+     * rank order; or ({@code counts} not null, the "v" form) rank r's of {@code counts[r]} bytes at
+     * {@code displacements[r]}, {@code length} being the largest, so a step may carry less of a block, or none.
+     */
     private final class GatherSteps extends Steps
     {
         boolean reads;
+        int[] counts;
+        int[] displacements;
 
         @Override
         void write(final int at, final int done, final int bytes)
         {
-            mine.putBytes(at, send, sendOffset + done, bytes);
+            final int chunk = chunkOf(rank, done, bytes);
+            if (chunk > 0) // a block already sent whole: its offset may lie past the end of the buffer
+            {
+                mine.putBytes(at, send, sendOffset + done, chunk);
+            }
         }
 
         @Override
@@ -433,9 +459,22 @@ final class SharedCollectives
                 for (int p = 0; p < size; p++)
                 {
                     awaitCall(p, tag, length, root);
-                    recv.putBytes(recvOffset + p * length + done, slots[p], at, bytes);
+                    final int chunk = chunkOf(p, done, bytes);
+                    if (chunk > 0)
+                    {
+                        final int block = counts == null ? p * length : displacements[p];
+                        recv.putBytes(recvOffset + block + done, slots[p], at, chunk);
+                    }
                 }
             }
+        }
+
+        /**
+         * @return the bytes of rank {@code p}'s block in the step from {@code done} that carries up to {@code bytes}.
+         */
+        private int chunkOf(final int p, final int done, final int bytes)
+        {
+            return counts == null ? bytes : Math.max(0, Math.min(bytes, counts[p] - done));
         }
     }
 
