@@ -58,7 +58,7 @@ final class Futex
         {
             return null;
         }
-        final String reason = unavailableReason();
+        final String reason = unavailableReason(true);
         final Futex futex = reason == null ? link() : null;
         if (futex == null && bell == TransportOptions.Bell.FUTEX)
         {
@@ -69,9 +69,10 @@ final class Futex
     }
 
     /**
-     * @return why this JVM cannot call a futex, or null if it can.
+     * @param ofThisJvm also whether this JVM was started with native access (a JVM that sm4j starts is).
+     * @return why this JVM (or a JVM of the same JDK started by sm4j) cannot call a futex, or null if it can.
      */
-    static String unavailableReason()
+    static String unavailableReason(final boolean ofThisJvm)
     {
         if (!System.getProperty("os.name").startsWith("Linux"))
         {
@@ -85,7 +86,7 @@ final class Futex
         {
             return "JDK " + Runtime.version().feature() + " has no foreign function API, JDK 22+ has";
         }
-        return nativeAccess() ? null : "native access is not enabled: add --enable-native-access=ALL-UNNAMED";
+        return !ofThisJvm || nativeAccess() ? null : "native access is not enabled: add --enable-native-access=ALL-UNNAMED";
     }
 
     /**

@@ -106,12 +106,12 @@ public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle i
     }
 
     /**
-     * @return what ranks of this JVM's kind sleep on under {@code bell}: "futex" (where every rank of the job
-     *         can use one), or "socket", with the reason this JVM has no futex.
+     * @return what ranks that sm4j starts on this JVM's JDK (with native access) sleep on under {@code bell}:
+     *         "futex" (where every rank of the job can use one), or "socket", with the reason there is no futex.
      */
     public static String describeBell(final Bell bell)
     {
-        final String reason = bell == Bell.SOCKET ? BELL_ENV + "=socket" : Futex.unavailableReason();
+        final String reason = bell == Bell.SOCKET ? BELL_ENV + "=socket" : Futex.unavailableReason(false);
         return reason == null ? "futex" : "socket (" + reason + ")";
     }
 
