@@ -13,8 +13,9 @@ import org.agrona.concurrent.UnsafeBuffer;
  * (each collective has a tag of its own) is not mixed up with it.
  * <p>
  * Algorithms: through the communicator's region of the segment when it has one and the length suits it
- * ({@link SharedCollectives}: barrier always, bcast up to 64 KiB by default, gather and allGather up to 128
- * KiB per rank, scatter and allToAll up to sixteen pieces per rank, reduce and allReduce up to 16 KiB at 2 and 4 ranks),
+ * ({@link SharedCollectives}: barrier always, bcast up to 64 KiB by default, gather, allGather and allGatherv
+ * up to 128 KiB per rank, scatter and allToAll up to sixteen pieces per rank, reduce, allReduce, scan and
+ * exScan up to 16 KiB at 2 and 4 ranks),
  * else point to point:
  * <ul>
  * <li>{@link #bcast}: binomial tree from the root, ceil(log2 n) rounds;</li>
@@ -1060,6 +1061,12 @@ public final class Collectives
     /**
      * @return the error of a collective whose ranks name different roots.
      */
+    static Sm4jException countsDiffer(final int source, final int tag)
+    {
+        return new Sm4jException("rank " + source + " called this " + name(tag) + " with other counts than this rank: " +
+            "every rank must pass the same counts");
+    }
+
     static Sm4jException rootsDiffer(final int source, final int tag, final int theirRoot, final int root)
     {
         return new Sm4jException("rank " + source + " called this " + name(tag) + " with root " + theirRoot +

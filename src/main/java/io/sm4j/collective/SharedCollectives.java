@@ -7,6 +7,8 @@ import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import java.util.Arrays;
+
 /**
  * Collectives through a communicator's region of the segment, as Open MPI's coll/sm: one writer per slot,
  * every rank a reader, a step word per rank on a line of its own. A collective is a series of steps
@@ -191,7 +193,9 @@ final class SharedCollectives
         gatherSteps.reads = true;
         gatherSteps.counts = counts;
         gatherSteps.displacements = displacements;
-        run(gatherSteps.with(send, sendOffset, recv, recvOffset), tag, largest, 0, half);
+        // the counts' hash in the call record's root: ranks that passed different counts fail instead of
+        // reading short or stale blocks (the steps would still line up)
+        run(gatherSteps.with(send, sendOffset, recv, recvOffset), tag, largest, Arrays.hashCode(counts), half);
     }
 
     /**
@@ -624,7 +628,8 @@ final class SharedCollectives
         }
         if (theirRoot != root)
         {
-            throw Collectives.rootsDiffer(p, tag, theirRoot, root);
+            throw tag == Collectives.ALL_GATHERV_TAG ? Collectives.countsDiffer(p, tag) :
+                Collectives.rootsDiffer(p, tag, theirRoot, root);
         }
         if (theirLength != length)
         {

@@ -230,6 +230,33 @@ class ThreadRanksTest
     }
 
     /**
+     * allGatherv through the region: ranks that pass different counts (here only rank 2's own entry differs,
+     * so the steps and the largest block still agree) fail with a line saying so instead of reading a block
+     * short.
+     */
+    @Test
+    @Timeout(60)
+    void ranksThatPassDifferentCountsToAllGathervShouldFail() throws Exception
+    {
+        try (ScratchDir dir = ScratchDir.create("sm4j-thread-job-"))
+        {
+            ThreadJob.run(dir.path, 3, comm ->
+            {
+                final int[] counts = {16, comm.rank() == 2 ? 8 : 12, 16};
+                final int[] displacements = {0, 16, 32};
+                final byte[] mine = new byte[counts[comm.rank()]];
+                final Sm4jException differ = assertThrows(Sm4jException.class, () ->
+                {
+                    comm.allGatherv(mine, 0, mine.length, new byte[48], counts, displacements);
+                    comm.barrier();
+                });
+                assertTrue(differ.getMessage().matches("rank [0-2] called this allGatherv with other counts than this " +
+                    "rank: every rank must pass the same counts"), differ.getMessage());
+            });
+        }
+    }
+
+    /**
      * The data movers over typed arrays, every type, at lengths through the region and point to point (5 and
      * 20,000 elements per block), against what each rank knows the others hold; arrays of the wrong length or
      * type are refused with a line naming them.
