@@ -40,6 +40,10 @@ import java.util.concurrent.Callable;
             "of its heap, -Xmx, at most 64 MiB); beyond it the senders wait. Settings (SM4J_*) are checked once, " +
             "before any rank starts. SIGINT or SIGTERM is passed on to the ranks as SIGTERM; those still running " +
             "after the grace period are killed.",
+        "",
+        "A sleeping rank blocks on a futex when every rank runs on JDK 22 or later (the ranks get " +
+            "--enable-native-access=ALL-UNNAMED), else on a Unix socket beside the segment (SM4J_DOORBELL=auto, " +
+            "socket or futex; default auto).",
         "" },
     footer = { "", "Examples:",
         "  sm4j run -n 2 -cp app.jar -- com.example.PingPong 1000",
@@ -95,7 +99,8 @@ final class RunCommand implements Callable<Integer>
             "  auto   while every rank can have a core (ranks <= cores, and not confined to fewer): spin, then " +
                 "sleep on the rank's doorbell once a wait lasts 1 ms; else decide from what the waits show: " +
                 "contended, yield at once and sleep after 200 us; uncontended, spin 2 us, yield, sleep after 1 ms " +
-                "(more ranks than cores start contended, as mpirun does)",
+                "(more ranks than cores start contended, as mpirun does); a collective's step or a barrier, where " +
+                "every rank waits for the slowest, yields 5 ms before it sleeps",
             "  spin   only spin: lowest latency with a core per rank; a waiting rank burns its core",
             "  yield  yield after every empty pass, never sleep (Open MPI's mpi_yield_when_idle)",
             "  block  sleep after 20 us: services that wait long and must not burn a core"})

@@ -187,7 +187,9 @@ public final class JobLauncher
         final Map<String, String> env = new java.util.HashMap<>(System.getenv());
         env.putAll(job.env());
         env.remove(TransportOptions.LAUNCHER_PID_ENV); // the launcher sets it
-        TransportOptions.fromEnvironment(env).lazyFreeBatch(job.params().queueEntries());
+        final TransportOptions options = TransportOptions.fromEnvironment(env);
+        options.lazyFreeBatch(job.params().queueEntries());
+        options.checkBell();
     }
 
     /**

@@ -106,6 +106,20 @@ public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle i
     }
 
     /**
+     * For a launcher, before it starts any rank: the ranks it starts run on this JVM's JDK, with native access.
+     *
+     * @throws BadSettingException if {@link Bell#FUTEX} is asked and such ranks cannot call a futex.
+     */
+    public void checkBell()
+    {
+        final String reason = bell == Bell.FUTEX ? Futex.unavailableReason(false) : null;
+        if (reason != null)
+        {
+            throw new BadSettingException(BELL_ENV + "=futex, but ranks on this JDK cannot call a futex: " + reason);
+        }
+    }
+
+    /**
      * @return what ranks that sm4j starts on this JVM's JDK (with native access) sleep on under {@code bell}:
      *         "futex" (where every rank of the job can use one), or "socket", with the reason there is no futex.
      */

@@ -46,6 +46,7 @@ class BadSettingsTest
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
         "SM4J_IDLE|fast|SM4J_IDLE=fast is not one of [auto, spin, yield, block]",
+        "SM4J_DOORBELL|fast|SM4J_DOORBELL=fast is not one of [auto, socket, futex]",
         "SM4J_UNEXPECTED_BYTES|lots|SM4J_UNEXPECTED_BYTES=lots is not an integer",
         "SM4J_ATTACH_TIMEOUT_MS|-5|SM4J_ATTACH_TIMEOUT_MS=-5 (expected: > 0 ms)",
         "SM4J_LAZY_FREE|99999|SM4J_LAZY_FREE=99999 (expected: 1..128, or 0 for half the queue)" })
@@ -68,5 +69,19 @@ class BadSettingsTest
             assertEquals("", out, "no rank started");
             assertTrue(dir.isEmpty(), "no file made");
         }
+    }
+
+    /**
+     * A futex asked of a JDK that has none is refused by the launcher before any rank starts (its ranks would
+     * run on this JVM's JDK).
+     */
+    @Test
+    @Timeout(60)
+    void aFutexDoorbellOnAJdkWithoutOneShouldBeOneLineFromTheLauncher() throws Exception
+    {
+        final int feature = Runtime.version().feature();
+        org.junit.jupiter.api.Assumptions.assumeTrue(feature < 22, "this JDK has a futex");
+        aBadSettingShouldBeOneLineFromTheLauncher("SM4J_DOORBELL", "futex", "SM4J_DOORBELL=futex, but ranks on this " +
+            "JDK cannot call a futex: JDK " + feature + " has no foreign function API, JDK 22+ has");
     }
 }
