@@ -6,7 +6,8 @@ import java.util.Locale;
 
 /**
  * The few lines a person reads at a glance after a latency run with baselines: sm4j's one-way time at 8 B,
- * 4 KiB and 1 MiB against Open MPI's vader and Agrona's ring. Medians (p50), not means: one stall of the
+ * 4 KiB and 1 MiB against Open MPI's vader and Agrona's ring (as ratios), and how far above the two-thread
+ * limit it is (as a difference: the data path's goal is a median within 0.02 us of it). Medians (p50), not means: one stall of the
  * machine (a 3 ms preemption in 100,000 round trips) moves a mean of 0.2 us by 0.03 us and a small size's
  * ratio with it, and the first ratio a reader saw once said "7.88x slower" of a run whose medians were level.
  */
@@ -47,6 +48,11 @@ public final class BenchSummary
                 {
                     line.append(String.format(Locale.ROOT, "   %.2fx %s (%.2f us)", own[1] / other[1], label(baseline), other[1]));
                 }
+            }
+            final double[] limit = results.values(ThreadPingPong.name(), size);
+            if (limit != null && limit.length > 1 && limit[1] > 0)
+            {
+                line.append(String.format(Locale.ROOT, "   %+.2f us over two threads (%.2f us)", own[1] - limit[1], limit[1]));
             }
             out.println(line);
         }

@@ -56,7 +56,8 @@ class BenchCommandTest
         final double p50 = Double.parseDouble(rows.get(4).trim().split("\\s+")[2]);
         final String summary = lines.stream().filter(l -> l.startsWith("#   8 B")).findFirst().orElseThrow();
         assertTrue(summary.matches("#   8 B +sm4j +" + String.format(java.util.Locale.ROOT, "%.2f", p50) +
-            " us( +\\d+\\.\\d\\dx Open MPI vader \\(\\d+\\.\\d\\d us\\))? +\\d+\\.\\d\\dx Agrona's ring \\(\\d+\\.\\d\\d us\\)"), summary);
+            " us( +\\d+\\.\\d\\dx Open MPI vader \\(\\d+\\.\\d\\d us\\))? +\\d+\\.\\d\\dx Agrona's ring \\(\\d+\\.\\d\\d us\\)" +
+            " +[+-]\\d+\\.\\d\\d us over two threads \\(\\d+\\.\\d\\d us\\)"), summary);
         assertEquals(1, lines.stream().filter(l -> l.startsWith("#   ")).count(), run.out());
         assertTrue(run.err().matches("(?s).*\\[0] # cold start: the first 20,000 round trips of 8 B after attach, before any " +
             "warm-up: mean \\d+\\.\\d\\d us one-way, p50 \\d+\\.\\d\\d.*"), run.err());
