@@ -66,10 +66,10 @@ class OpTest
         {
             switch (type)
             {
-                case INT -> expected.putInt(at, (int)reference(op, left.getInt(5 + at), right.getInt(7 + at)));
-                case LONG -> expected.putLong(at, reference(op, left.getLong(5 + at), right.getLong(7 + at)));
-                case FLOAT -> expected.putFloat(at, (float)reference(op, left.getFloat(5 + at), right.getFloat(7 + at)));
-                default -> expected.putDouble(at, reference(op, left.getDouble(5 + at), right.getDouble(7 + at)));
+                case INT -> expected.putInt(at, (int)OpReference.combine(op, left.getInt(5 + at), right.getInt(7 + at)));
+                case LONG -> expected.putLong(at, OpReference.combine(op, left.getLong(5 + at), right.getLong(7 + at)));
+                case FLOAT -> expected.putFloat(at, (float)OpReference.combine(op, left.getFloat(5 + at), right.getFloat(7 + at)));
+                default -> expected.putDouble(at, OpReference.combine(op, left.getDouble(5 + at), right.getDouble(7 + at)));
             }
         }
         op.over(type).apply(left, 5, right, 7, length);
@@ -122,30 +122,5 @@ class OpTest
     {
         return offHeap ? new UnsafeBuffer(BufferUtil.allocateDirectAligned(64 + length, 64), 0, length) :
             new UnsafeBuffer(new byte[length]);
-    }
-
-    private static long reference(final Op op, final long a, final long b)
-    {
-        return switch (op)
-        {
-            case SUM -> a + b;
-            case PROD -> a * b;
-            case MIN -> Math.min(a, b);
-            case MAX -> Math.max(a, b);
-            case BAND -> a & b;
-            case BOR -> a | b;
-            case BXOR -> a ^ b;
-        };
-    }
-
-    private static double reference(final Op op, final double a, final double b)
-    {
-        return switch (op)
-        {
-            case SUM -> a + b;
-            case PROD -> a * b;
-            case MIN -> Math.min(a, b);
-            default -> Math.max(a, b);
-        };
     }
 }

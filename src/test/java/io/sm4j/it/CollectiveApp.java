@@ -2,6 +2,7 @@ package io.sm4j.it;
 
 import io.sm4j.collective.ByteOperator;
 import io.sm4j.collective.Op;
+import io.sm4j.collective.OpReference;
 import io.sm4j.message.Communicator;
 import io.sm4j.message.Request;
 import io.sm4j.message.Status;
@@ -161,7 +162,7 @@ public final class CollectiveApp
                 expectedLongs[i] = operand(0, i, salt, op);
                 for (int r = 1; r < size; r++)
                 {
-                    expectedLongs[i] = combine(op, expectedLongs[i], operand(r, i, salt, op));
+                    expectedLongs[i] = OpReference.combine(op, expectedLongs[i], operand(r, i, salt, op));
                 }
             }
             final long[] longResult = new long[count];
@@ -588,20 +589,6 @@ public final class CollectiveApp
         final long mixed = (salt ^ (rank * 0x9E3779B97F4A7C15L) ^ (i * 0xC2B2AE3D27D4EB4FL)) >>> 3;
         // small magnitudes keep floating-point products and sums exact; no zero factor (-0.0 is not 0.0 bitwise)
         return op == Op.PROD ? new long[]{ -2, -1, 1, 2 }[(int)(mixed % 4)] : mixed % 2001 - 1000;
-    }
-
-    private static long combine(final Op op, final long a, final long b)
-    {
-        return switch (op)
-        {
-            case SUM -> a + b;
-            case PROD -> a * b;
-            case MIN -> Math.min(a, b);
-            case MAX -> Math.max(a, b);
-            case BAND -> a & b;
-            case BOR -> a | b;
-            case BXOR -> a ^ b;
-        };
     }
 
     private static byte[] doubleBytes(final double[] values)
