@@ -574,11 +574,7 @@ public final class Collectives
         {
             throw new IllegalArgumentException("sendLength=" + sendLength + " but counts[" + rank + "]=" + counts[rank]);
         }
-        int largest = 0;
-        for (final int count : counts)
-        {
-            largest = Math.max(largest, count);
-        }
+        final int largest = shared == null ? 0 : largest(counts);
         if (shared != null && shared.gathers(largest))
         {
             shared.allGatherv(send, sendOffset, recv, recvOffset, counts, displacements, largest, ALL_GATHERV_TAG);
@@ -586,6 +582,16 @@ public final class Collectives
         }
         recv.putBytes(recvOffset + displacements[rank], send, sendOffset, sendLength);
         ring(recv, recvOffset, counts, displacements, 0, ALL_GATHERV_TAG);
+    }
+
+    private static int largest(final int[] counts)
+    {
+        int largest = 0;
+        for (final int count : counts)
+        {
+            largest = Math.max(largest, count);
+        }
+        return largest;
     }
 
     /**

@@ -381,11 +381,7 @@ final class SharedCollectives
                 awaitCall(p, tag, length, root);
             }
             final int top = 32 - Integer.numberOfLeadingZeros(Math.max(1, rank));
-            final long need = (long)(top + 2) * Math.max(length, 8);
-            if (levels.capacity() < need)
-            {
-                levels = new UnsafeBuffer(new byte[Math.toIntExact(need)]);
-            }
+            ensureLevels(top + 2, length);
             int prefix = top * length; // the prefix so far, and the block being combined in: swapped
             int block = (top + 1) * length;
             boolean have = !exclusive;
@@ -646,11 +642,20 @@ final class SharedCollectives
         final MutableDirectBuffer recv, final int recvOffset, final int length, final ByteOperator op, final int at)
     {
         final int top = 32 - Integer.numberOfLeadingZeros(size - 1);
-        if (levels.capacity() < (long)top * length)
-        {
-            levels = new UnsafeBuffer(new byte[Math.multiplyExact(top, Math.max(length, 8))]);
-        }
+        ensureLevels(top, length);
         subtree(0, top, recv, recvOffset, length, op, at);
+    }
+
+    /**
+     * Grows {@link #levels} to hold {@code vectors} vectors of {@code length} bytes.
+     */
+    private void ensureLevels(final int vectors, final int length)
+    {
+        final long need = (long)vectors * Math.max(length, 8);
+        if (levels.capacity() < need)
+        {
+            levels = new UnsafeBuffer(new byte[Math.toIntExact(need)]);
+        }
     }
 
     /**

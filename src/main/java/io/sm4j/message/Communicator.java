@@ -174,19 +174,7 @@ public final class Communicator implements AutoCloseable
      */
     private boolean departed(final int from)
     {
-        if (from != ANY_SOURCE || group == null)
-        {
-            return engine.departed(from);
-        }
-        final int self = group[rank()];
-        for (final int member : group)
-        {
-            if (member != self && !engine.departed(member))
-            {
-                return false;
-            }
-        }
-        return group.length > 1;
+        return from != ANY_SOURCE || group == null ? engine.departed(from) : engine.departedAll(group);
     }
 
     /**

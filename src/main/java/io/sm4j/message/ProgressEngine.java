@@ -86,7 +86,7 @@ final class ProgressEngine implements Progress
 
     /**
      * @param deadlineNanos {@link #NO_DEADLINE}: no clock read per pass.
-     * @param lockstep      every rank waits for the slowest ({@link Endpoint#idleInLockstep}).
+     * @param lockstep      every rank waits for the slowest ({@link Endpoint#idle(long, boolean)}).
      * @return false if the deadline passed first.
      */
     private boolean waitFor(final Awaitable condition, final long deadlineNanos, final boolean lockstep)
@@ -135,14 +135,7 @@ final class ProgressEngine implements Progress
                     }
                     else
                     {
-                        if (lockstep)
-                        {
-                            endpoint.idleInLockstep(left);
-                        }
-                        else
-                        {
-                            endpoint.idle(left);
-                        }
+                        endpoint.idle(left, lockstep);
                         idling = true;
                     }
                 }
@@ -257,6 +250,28 @@ final class ProgressEngine implements Progress
     public Sm4jException fault(final InternalError error)
     {
         return endpoint.fault(error);
+    }
+
+    /**
+     * @param members world ranks (a derived communicator's), this rank among them.
+     * @return true if every member but this rank has detached; what they sent before leaving is received then
+     *         (one drain for all).
+     */
+    boolean departedAll(final int[] members)
+    {
+        for (final int member : members)
+        {
+            if (member != rank && !sourceGone(member))
+            {
+                return false;
+            }
+        }
+        if (members.length < 2)
+        {
+            return false;
+        }
+        drainAll();
+        return true;
     }
 
     /**

@@ -95,13 +95,12 @@ final class BellWord
     }
 
     /**
-     * Says whether this rank can sleep on and ring futexes, once, as it opens its doorbell.
+     * Says whether this rank can sleep on and ring futexes, once, before it registers.
      */
     static void declareFutex(final AtomicBuffer word, final boolean able)
     {
-        // NOTE: release, read with acquire: the word only ever goes from 0 (the file is zeroed) to 1, and a
-        // reader that sees 0 merely keeps its rank on the socket; no other store needs to be ordered with it
-        word.putLongRelease(FUTEX_OFFSET, able ? 1 : 0);
+        // NOTE: plain: the rank's registration (a release) publishes it to peers that see it attached (acquire)
+        word.putLong(FUTEX_OFFSET, able ? 1 : 0);
     }
 
     /**
@@ -109,7 +108,7 @@ final class BellWord
      */
     static boolean canFutex(final AtomicBuffer word)
     {
-        return word.getLongAcquire(FUTEX_OFFSET) == 1;
+        return word.getLong(FUTEX_OFFSET) == 1; // after seeing the rank attached (an acquire)
     }
 
     /**

@@ -89,8 +89,7 @@ final class Doorbell implements AutoCloseable
     }
 
     /**
-     * Binds the socket at {@code path} (replacing a stale file of a dead job), resets the word and says
-     * whether this rank can use futexes: call before the rank attaches.
+     * Binds the socket at {@code path} (replacing a stale file of a dead job) and resets the word.
      *
      * @param futex the futex caller, or null if this rank sleeps on its socket alone (and cannot ring a futex).
      * @param peers the job's doorbells: whether every rank can use futexes.
@@ -99,7 +98,6 @@ final class Doorbell implements AutoCloseable
     static Doorbell open(final AtomicBuffer word, final Futex futex, final PeerBells peers, final Path path, final boolean multiple)
     {
         BellWord.disarm(word);
-        BellWord.declareFutex(word, futex != null);
         ServerSocketChannel server = null;
         Selector selector = null;
         try

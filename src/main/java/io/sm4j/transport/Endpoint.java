@@ -128,6 +128,7 @@ public final class Endpoint implements AutoCloseable
         }
         options.lazyFreeBatch(segment.layout().params().queueEntries()); // a bad setting fails before registering
         final Futex futex = Futex.forSetting(options.bell());
+        BellWord.declareFutex(segment.views().bell(rank), futex != null); // before registering: released by it
         segment.ranks().register(rank);
         Endpoint endpoint = null;
         try
@@ -137,6 +138,7 @@ public final class Endpoint implements AutoCloseable
             segment.checkNotAborted();
             endpoint = new Endpoint(segment, rank, options, futex, ownsSegment);
             segment.awaitAll(rank, options.attachTimeout());
+            endpoint.peerBells.decideFutex(); // every rank has said, before it registered
             return endpoint;
         }
         catch (final RuntimeException ex)
@@ -439,15 +441,11 @@ public final class Endpoint implements AutoCloseable
     }
 
     /**
-     * As {@link #idle(long)}, for a wait in lockstep: every rank waits for the slowest (a collective's step,
-     * a barrier), so ranks that may share cores yield longer before they sleep ({@link WaitPolicy}).
+     * As {@link #idle(long)}; with {@code lockstep}, for a wait in which every rank waits for the slowest (a
+     * collective's step, a barrier), so ranks that may share cores yield longer before they sleep
+     * ({@link WaitPolicy}).
      */
-    public void idleInLockstep(final long timeoutNanos)
-    {
-        idle(timeoutNanos, true);
-    }
-
-    private void idle(final long timeoutNanos, final boolean lockstep)
+    public void idle(final long timeoutNanos, final boolean lockstep)
     {
         try
         {

@@ -62,10 +62,17 @@ final class Futex
         final Futex futex = reason == null ? link() : null;
         if (futex == null && bell == TransportOptions.Bell.FUTEX)
         {
-            throw new BadSettingException(TransportOptions.BELL_ENV + "=futex, but this JVM cannot call a futex: " +
-                (reason == null ? "linking it failed (logged)" : reason));
+            throw refused("this JVM", reason == null ? "linking it failed (logged)" : reason);
         }
         return futex;
+    }
+
+    /**
+     * @return the one-line refusal of {@code SM4J_DOORBELL=futex} where {@code who} cannot call a futex.
+     */
+    static BadSettingException refused(final String who, final String reason)
+    {
+        return new BadSettingException(TransportOptions.BELL_ENV + "=futex, but " + who + " cannot call a futex: " + reason);
     }
 
     /**

@@ -36,8 +36,8 @@ final class PeerBells implements AutoCloseable
     private final SocketChannel[] channels;
     /** Null if this rank cannot ring a futex: it said so, and no peer then arms for one. */
     private final Futex futex;
-    /** Every rank has said it can use futexes (once true, for good: the words are written once). */
-    private boolean everyRankCanFutex;
+    /** Every rank has said it can use futexes: decided once every rank has attached ({@link #decideFutex}). */
+    private volatile boolean everyRankCanFutex;
     private final ByteBuffer ringByte = ByteBuffer.allocateDirect(1);
     /** System.nanoTime() of this rank's last ring: the woken peer may be queued on this rank's core. */
     private volatile long lastRing;
@@ -132,20 +132,24 @@ final class PeerBells implements AutoCloseable
     }
 
     /**
+     * Reads once what every rank said: once all have attached (each says it before it registers).
+     */
+    void decideFutex()
+    {
+        boolean all = true;
+        for (int peer = 0; peer < words.length && all; peer++)
+        {
+            all = BellWord.canFutex(words[peer]);
+        }
+        everyRankCanFutex = all;
+    }
+
+    /**
      * @return true if every rank of the job has said it can sleep on and ring futexes: only then may this
-     *         rank sleep on one (a rank that cannot would never wake it). A rank not yet attached has not said.
+     *         rank sleep on one (a rank that cannot would never wake it); false until {@link #decideFutex}.
      */
     boolean everyRankCanFutex()
     {
-        if (!everyRankCanFutex)
-        {
-            boolean all = true;
-            for (int peer = 0; peer < words.length && all; peer++)
-            {
-                all = BellWord.canFutex(words[peer]);
-            }
-            everyRankCanFutex = all; // racy in MULTIPLE mode: a benign race, every thread computes the same
-        }
         return everyRankCanFutex;
     }
 

@@ -115,7 +115,7 @@ public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle i
         final String reason = bell == Bell.FUTEX ? Futex.unavailableReason(false) : null;
         if (reason != null)
         {
-            throw new BadSettingException(BELL_ENV + "=futex, but ranks on this JDK cannot call a futex: " + reason);
+            throw Futex.refused("ranks on this JDK", reason);
         }
     }
 
