@@ -13,6 +13,10 @@ import io.sm4j.transport.BufferChecks;
 import io.sm4j.transport.Endpoint;
 import io.sm4j.transport.Endpoints;
 import io.sm4j.transport.TransportOptions;
+import io.sm4j.window.LocalWindows;
+import io.sm4j.window.PeerWindows;
+import io.sm4j.window.SharedBuffer;
+import io.sm4j.window.WindowStats;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -76,6 +80,9 @@ public final class Communicator implements AutoCloseable
     private final Naming naming;
     /** The contexts this rank holds, shared with every communicator derived from the same world. */
     private final ContextIds contextIds;
+    /** This rank's shared buffers, and the peers' it has mapped: shared with every derived communicator. */
+    private final LocalWindows ownWindows;
+    private final PeerWindows peerWindows;
     /** Set when a communicator made by split or dup is closed (the world's closes its engine). */
     private boolean closed;
 
@@ -91,7 +98,9 @@ public final class Communicator implements AutoCloseable
         final Rendezvous rendezvous = new Rendezvous(sender, size);
         sends = new PendingSends(endpoint, sender, rendezvous);
         final Barrier messages = new Barrier(sender, rank, size);
-        matcher = new Matcher(endpoint, eagerPayload, sends, rendezvous, messages);
+        ownWindows = new LocalWindows(endpoint.segmentPath(), rank);
+        peerWindows = new PeerWindows(endpoint.segmentPath(), size);
+        matcher = new Matcher(endpoint, eagerPayload, sends, rendezvous, messages, peerWindows);
         this.endpoint = endpoint;
         barrier = endpoint.layout().params().collectiveContexts() > 0 ? null : messages;
         engine = new ProgressEngine(endpoint, matcher, sends, rendezvous);
@@ -117,6 +126,8 @@ public final class Communicator implements AutoCloseable
         this.endpoint = parent.endpoint;
         this.barrier = null; // the world's BARRIER messages have no context: a derived one uses its collectives
         this.matcher = parent.matcher;
+        this.ownWindows = parent.ownWindows;
+        this.peerWindows = parent.peerWindows;
         this.sends = parent.sends;
         this.engine = parent.engine;
         this.context = context;
@@ -303,6 +314,33 @@ public final class Communicator implements AutoCloseable
     public int eagerPayload()
     {
         return eagerPayload;
+    }
+
+    /**
+     * Allocates {@code bytes} of shared memory owned by this rank (MPI_Alloc_mem): a buffer like any other to
+     * this process, that peers can read in place. Messages above {@link #eagerPayload()} sent from it go
+     * single-copy: the receiver copies them straight out of it, with no fragments between. Free it with
+     * {@link SharedBuffer#free()}; whatever is left is freed when this rank's world communicator closes. Each
+     * buffer is a file of its own beside the segment (rounded up to whole pages), allocated to its last page
+     * now, so a full directory fails here rather than later. Any thread; shared with communicators made by
+     * split or dup.
+     *
+     * @throws IllegalArgumentException if {@code bytes} is not 1 to 2,147,479,424.
+     * @throws Sm4jException            if the segment's directory has no room for it.
+     */
+    public SharedBuffer allocate(final int bytes)
+    {
+        checkUsable();
+        return ownWindows.allocate(bytes);
+    }
+
+    /**
+     * @return what the cache of peers' shared buffers did: each peer buffer is mapped on its first message
+     *         and kept mapped (hits), until its owner frees it (invalidations).
+     */
+    public WindowStats windowStats()
+    {
+        return peerWindows.stats();
     }
 
     public void send(final int dest, final int tag, final byte[] buffer)
@@ -1398,7 +1436,15 @@ public final class Communicator implements AutoCloseable
     {
         if (group == null)
         {
-            engine.close();
+            try
+            {
+                engine.close(); // waits for the sends still pending: a receiver may still copy from their buffers
+            }
+            finally
+            {
+                ownWindows.close();
+                peerWindows.close();
+            }
         }
         else
         {

@@ -5,6 +5,7 @@ import io.sm4j.transport.FragmentHandler;
 import io.sm4j.transport.FragmentView;
 import io.sm4j.job.RankCounters;
 import io.sm4j.segment.Sm4jException;
+import io.sm4j.window.PeerWindows;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -14,7 +15,8 @@ import static io.sm4j.message.MessageType.*;
  * Message matching at one rank (ob1's matching engine over the sm BTL): takes each arriving fragment from
  * the transport and matches it against the posted receives, posts receives against the queued messages,
  * and delivers a match (eager: copy or zero-copy handler; large: first chunk, then ACK through
- * {@link PendingSends}, the rest through {@link Rendezvous}). Messages to this rank itself are matched here.
+ * {@link PendingSends}, the rest through {@link Rendezvous}; large from a shared buffer: one copy out of the
+ * sender's buffer through {@link PeerWindows}, then ACK). Messages to this rank itself are matched here.
  * <p>
  * Nothing here waits. Arrived messages that no receive matches are kept up to the rank's
  * unexpected-message budget; beyond it {@link #accepts} declines them, and they wait in shared memory,
@@ -37,6 +39,7 @@ final class Matcher implements FragmentHandler
     private final long unexpectedLimit;
     private final BudgetStalls stalls;
     private final RankCounters counters;
+    private final PeerWindows windows;
     /** The posted receive {@link #accepts} found for the message about to be delivered, or null. */
     private RecvRequest accepted;
     /** What a probe waits for (tag {@link #NO_PROBE}: none), and the first declined message it would see. */
@@ -56,8 +59,9 @@ final class Matcher implements FragmentHandler
 
     Matcher(
         final Endpoint endpoint, final int eagerPayload, final PendingSends sends, final Rendezvous rendezvous,
-        final Barrier barrier)
+        final Barrier barrier, final PeerWindows windows)
     {
+        this.windows = windows;
         this.endpoint = endpoint;
         this.sends = sends;
         this.rendezvous = rendezvous;
@@ -140,7 +144,7 @@ final class Matcher implements FragmentHandler
         final ArrivedMessage f = incoming.read(fragment);
         final int type = f.type();
         keepEnvelopeOnly = false;
-        if (type != EAGER && type != RNDV)
+        if (type != EAGER && type != RNDV && type != RGET)
         {
             return true;
         }
@@ -203,20 +207,24 @@ final class Matcher implements FragmentHandler
         final int type = f.type();
         switch (type)
         {
-            case EAGER, RNDV ->
+            case EAGER, RNDV, RGET ->
             {
-                final boolean large = type == RNDV;
                 final int length = f.length();
-                final long total = large ? f.aux() : length;
-                if (large && (total <= length || total > Integer.MAX_VALUE))
+                final long total = type == EAGER ? length : f.aux();
+                if (type == RNDV && (total <= length || total > Integer.MAX_VALUE))
                 {
                     throw f.protocolError("length " + total + " with a " + length + "-byte first fragment");
+                }
+                if (type == RGET && (length != RGET_PAYLOAD || total < 1 || total > Integer.MAX_VALUE))
+                {
+                    throw f.protocolError("a shared buffer's message of " + total + " bytes with a " + length +
+                        "-byte reference");
                 }
                 final RecvRequest match = accepted;
                 accepted = null;
                 counters.messageReceived(total); // inside the poll, and so inside the endpoint's gate
                 arrival(match, f.source(), f.tag(), f.sequence(), (int)total, f.buffer(), f.offset(),
-                    keepEnvelopeOnly ? 0 : length, large);
+                    keepEnvelopeOnly ? 0 : length, type);
             }
             case ACK -> rendezvous.onAck(f);
             case FRAG -> complete(rendezvous.onFrag(f));
@@ -226,17 +234,17 @@ final class Matcher implements FragmentHandler
 
     private void arrival(
         final RecvRequest match, final int source, final int tag, final long sequence, final int total,
-        final DirectBuffer buffer, final int offset, final int length, final boolean large)
+        final DirectBuffer buffer, final int offset, final int length, final int type)
     {
         if (match != null)
         {
-            deliver(match, source, tag, sequence, total, buffer, offset, length, large);
+            deliver(match, source, tag, sequence, total, buffer, offset, length, type);
             return;
         }
         // none: a large message kept as its envelope, or anything counted at close
         final byte[] copy = closing ? NO_BYTES : new byte[length];
         buffer.getBytes(offset, copy);
-        queues.queue(new Unexpected(source, tag, sequence, total, copy, large, null));
+        queues.queue(new Unexpected(source, tag, sequence, total, copy, type, null));
     }
 
     /**
@@ -248,12 +256,12 @@ final class Matcher implements FragmentHandler
         if (request.length <= eagerPayload || queues.hasPosted(rank, request.tag))
         {
             arrival(queues.takePosted(rank, request.tag), rank, request.tag, 0, request.length, request.buffer,
-                request.offset, request.length, false);
+                request.offset, request.length, EAGER);
             request.complete();
         }
         else
         {
-            queues.queue(new Unexpected(rank, request.tag, 0, request.length, null, false, request));
+            queues.queue(new Unexpected(rank, request.tag, 0, request.length, null, EAGER, request));
         }
     }
 
@@ -268,7 +276,7 @@ final class Matcher implements FragmentHandler
         final SendRequest local = message.localSend();
         if (local != null)
         {
-            deliver(request, rank, local.tag, 0, local.length, local.buffer, local.offset, local.length, false);
+            deliver(request, rank, local.tag, 0, local.length, local.buffer, local.offset, local.length, EAGER);
             local.complete();
             return;
         }
@@ -277,7 +285,7 @@ final class Matcher implements FragmentHandler
         try
         {
             deliver(request, message.source(), message.tag(), message.sequence(), message.total(), firstChunk, 0,
-                firstChunk.capacity(), message.large());
+                firstChunk.capacity(), message.type());
         }
         finally
         {
@@ -288,8 +296,9 @@ final class Matcher implements FragmentHandler
 
     private void deliver(
         final RecvRequest request, final int source, final int tag, final long sequence, final int total,
-        final DirectBuffer buffer, final int offset, final int length, final boolean large)
+        final DirectBuffer buffer, final int offset, final int length, final int type)
     {
+        final boolean large = type != EAGER;
         request.matchedSource = source;
         request.matchedTag = tag;
         request.total = total;
@@ -318,6 +327,11 @@ final class Matcher implements FragmentHandler
             }
             return;
         }
+        if (type == RGET)
+        {
+            copyShared(request, source, sequence, buffer, offset);
+            return;
+        }
         request.buffer.putBytes(request.offset, buffer, offset, length);
         request.received = length;
         if (!large)
@@ -326,6 +340,31 @@ final class Matcher implements FragmentHandler
             return;
         }
         sends.sendAck(source, sequence, rendezvous.accept(request) | (fromStart ? FROM_START : 0));
+    }
+
+    /**
+     * The one copy of a message sent from a shared buffer: straight out of the sender's buffer (whose
+     * reference {@code buffer} holds at {@code offset}) into the receive's, then the ACK that completes the send.
+     * A buffer that is gone fails this receive and releases the send.
+     */
+    private void copyShared(
+        final RecvRequest request, final int source, final long sequence, final DirectBuffer buffer, final int offset)
+    {
+        final long chunkId = buffer.getLong(offset);
+        final long position = buffer.getLong(offset + Long.BYTES);
+        try
+        {
+            windows.copy(source, chunkId, position, request.buffer, request.offset, request.total);
+        }
+        catch (final Sm4jException ex)
+        {
+            sends.sendAck(source, sequence, DISCARD);
+            request.fail(ex);
+            return;
+        }
+        request.received = request.total;
+        sends.sendAck(source, sequence, COPIED);
+        complete(request);
     }
 
     /**

@@ -23,6 +23,8 @@ final class MessageSender
     private final Endpoint endpoint;
     private final RankCounters counters;
     private final SendClaim claim = new SendClaim();
+    /** A RGET's payload, written before each one is sent. */
+    private final UnsafeBuffer rget = new UnsafeBuffer(new byte[RGET_PAYLOAD]);
 
     MessageSender(final Endpoint endpoint)
     {
@@ -68,6 +70,20 @@ final class MessageSender
         final int offset, final int length)
     {
         return trySend(dest, false, RNDV, tag, sequence, total, payload, offset, length);
+    }
+
+    /**
+     * A large message from a shared buffer: the receiver copies it from there ({@link MessageType#RGET}).
+     *
+     * @param total    the message's length.
+     * @param position where in buffer {@code chunkId}'s payload the message starts.
+     */
+    boolean trySendShared(
+        final int dest, final int tag, final long sequence, final long total, final long chunkId, final long position)
+    {
+        rget.putLong(0, chunkId);
+        rget.putLong(Long.BYTES, position);
+        return trySend(dest, false, RGET, tag, sequence, total, rget, 0, RGET_PAYLOAD);
     }
 
     boolean trySendAck(final int dest, final long sequence, final long receiveId)
@@ -117,10 +133,10 @@ final class MessageSender
                 buffer.putLong(AUX_OFFSET, aux);
             }
             buffer.putBytes(header, payload, offset, length);
-            if (type == EAGER || type == RNDV)
+            if (type == EAGER || type == RNDV || type == RGET)
             {
                 // before the commit, which leaves the endpoint's gate: a close from another thread cannot unmap
-                counters.messageSent(type == EAGER ? length : aux); // a RNDV's aux is the message's length
+                counters.messageSent(type == EAGER ? length : aux); // a large message's aux is its length
             }
             claim.commit();
             return true;

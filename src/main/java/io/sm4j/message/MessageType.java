@@ -10,7 +10,11 @@ package io.sm4j.message;
  *                                                 or -1 to discard
  *  FRAG     0          byte offset            receiver request id                    a max-size chunk
  *  BARRIER  0          barrier epoch          0                                      -
+ *  RGET     user tag   message seq (per pair) total length                           the sender's shared buffer:
+ *                                                                                    chunk id (8), position (8)
  * </pre>
+ * RGET is a large message sent from a shared buffer: the receiver that matches it copies every byte straight
+ * out of the sender's buffer, then ACKs it with {@link #COPIED} (or {@link #DISCARD}), and the send completes.
  */
 final class MessageType
 {
@@ -19,6 +23,9 @@ final class MessageType
     static final int ACK = 3;
     static final int FRAG = 4;
     static final int BARRIER = 5;
+    static final int RGET = 6;
+    /** RGET's payload: the chunk id and the position in it of the message's first byte. */
+    static final int RGET_PAYLOAD = 2 * Long.BYTES;
     /** ACK aux telling the sender the receiver discarded the message (truncation). */
     static final long DISCARD = -1;
     /**
@@ -26,6 +33,8 @@ final class MessageType
      * whole message (request ids stay far below it).
      */
     static final long FROM_START = 1L << 62;
+    /** ACK aux telling the sender of a RGET that the receiver has copied the whole message. */
+    static final long COPIED = -2;
 
     private MessageType()
     {

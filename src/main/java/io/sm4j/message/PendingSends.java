@@ -1,6 +1,7 @@
 package io.sm4j.message;
 
 import io.sm4j.transport.Endpoint;
+import io.sm4j.window.SharedBuffer;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.LongArrayQueue;
 
@@ -103,14 +104,18 @@ final class PendingSends
             return true;
         }
         final long sequence = nextRendezvous[request.dest];
-        if (!sender.trySendRendezvous(request.dest, request.tag, sequence, request.length, request.buffer,
-            request.offset, rendezvousPayload))
+        final long shared = request.buffer instanceof SharedBuffer ?
+            ((SharedBuffer)request.buffer).sharedPosition(request.offset, request.length) : -1;
+        if (shared >= 0 ? !sender.trySendShared(request.dest, request.tag, sequence, request.length,
+            ((SharedBuffer)request.buffer).chunkId(), shared) :
+            !sender.trySendRendezvous(request.dest, request.tag, sequence, request.length, request.buffer,
+                request.offset, rendezvousPayload))
         {
             return false;
         }
         nextRendezvous[request.dest]++;
         request.sequence = sequence;
-        request.sent = rendezvousPayload;
+        request.sent = shared >= 0 ? request.length : rendezvousPayload; // single copy: the receiver takes it all
         rendezvous.awaitAck(request);
         return true;
     }

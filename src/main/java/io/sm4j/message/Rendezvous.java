@@ -7,6 +7,7 @@ import org.agrona.collections.Long2ObjectHashMap;
 import java.util.ArrayDeque;
 import java.util.List;
 
+import static io.sm4j.message.MessageType.COPIED;
 import static io.sm4j.message.MessageType.DISCARD;
 import static io.sm4j.message.MessageType.FROM_START;
 
@@ -64,7 +65,7 @@ final class Rendezvous
             throw f.protocolError("ACK for no pending send (sequence " + f.sequence() + ")");
         }
         request.awaitingAck = false;
-        if (f.aux() == DISCARD)
+        if (f.aux() == DISCARD || f.aux() == COPIED)
         {
             request.complete();
             return;

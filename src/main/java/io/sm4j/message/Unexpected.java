@@ -4,10 +4,11 @@ package io.sm4j.message;
  * A message that arrived before a matching receive was posted. An eager message keeps its whole payload; a
  * large one only its first chunk: the rest stays with the sender until a receive matches (so unexpected
  * large messages cost the receiver at most one eager payload each, and only their envelope when the budget
- * is nearly full). A large message to this rank itself
+ * is nearly full); one sent from a shared buffer keeps where it is ({@link MessageType#RGET}'s payload). A
+ * large message to this rank itself
  * keeps no copy at all: {@code localSend} is the send, whose buffer is read when a receive matches.
  */
-record Unexpected(int source, int tag, long sequence, int total, byte[] firstChunk, boolean large, SendRequest localSend)
+record Unexpected(int source, int tag, long sequence, int total, byte[] firstChunk, int type, SendRequest localSend)
 {
     /**
      * What a queued message costs the heap besides its payload (the record, its array's header, its queue
@@ -29,6 +30,6 @@ record Unexpected(int source, int tag, long sequence, int total, byte[] firstChu
      */
     boolean envelopeOnly()
     {
-        return large && firstChunk.length == 0;
+        return type == MessageType.RNDV && firstChunk.length == 0;
     }
 }

@@ -42,6 +42,8 @@ public final class Segment implements AutoCloseable
     private static final long ATTACH_NOTICE_NANOS = 1_000_000_000L;
     /** Where ranks started without sm4j run usually get the path from. */
     private static final String SEGMENT_VARIABLE = "SM4J_SEGMENT";
+    /** What the segment file is called in a message that there is no room for it. */
+    private static final String SEGMENT = "the segment";
 
     private final Path path;
     private final SegmentLayout layout;
@@ -93,7 +95,7 @@ public final class Segment implements AutoCloseable
     {
         try
         {
-            SegmentFiles.requireSpace(dir, SegmentLayout.compute(params).totalBytes());
+            SegmentFiles.requireSpace(dir, SegmentLayout.compute(params).totalBytes(), SEGMENT);
         }
         catch (final IOException ex)
         {
@@ -131,7 +133,7 @@ public final class Segment implements AutoCloseable
             {
                 throw new FileAlreadyExistsException(path.toString());
             }
-            channel = SegmentFiles.createAllocated(creating, layout.totalBytes());
+            channel = SegmentFiles.createAllocated(creating, layout.totalBytes(), SEGMENT);
             final Segment segment = new Segment(path, layout, channel, ownsFile);
             try
             {

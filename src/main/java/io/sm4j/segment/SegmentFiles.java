@@ -35,6 +35,8 @@ public final class SegmentFiles
     static final String SUFFIX = ".seg";
     /** Between a segment's name and a rank in the name of that rank's doorbell socket. */
     static final String BELL = ".bell-";
+    /** Between a segment's name and a rank in the names of that rank's shared buffer files. */
+    static final String WINDOW = ".win-";
 
     private SegmentFiles()
     {
@@ -123,27 +125,41 @@ public final class SegmentFiles
     }
 
     /**
-     * Removes a job's segment and its ranks' doorbell sockets (left behind by ranks that died), quietly.
+     * @return the file of shared buffer {@code chunkId} of {@code rank} of the job whose segment is
+     *         {@code segment}: beside it, its name followed by {@value #WINDOW}, the rank, '-' and the chunk id,
+     *         so whoever removes the segment finds it.
+     */
+    public static Path windowPath(final Path segment, final int rank, final long chunkId)
+    {
+        return segment.resolveSibling(segment.getFileName() + WINDOW + rank + "-" + chunkId);
+    }
+
+    /**
+     * Removes a job's segment and its ranks' doorbell sockets and shared buffer files (left behind by ranks
+     * that died), quietly.
      */
     public static void deleteSegment(final Path segment)
     {
         deleteQuietly(segment);
-        deleteBells(segment);
+        deleteCompanions(segment);
     }
 
     /**
-     * Removes the doorbell sockets of {@code segment}'s ranks, quietly.
+     * Removes the doorbell sockets and shared buffer files of {@code segment}'s ranks, quietly.
      */
-    static void deleteBells(final Path segment)
+    static void deleteCompanions(final Path segment)
     {
         final Path dir = segment.toAbsolutePath().getParent();
-        try (java.nio.file.DirectoryStream<Path> bells = Files.newDirectoryStream(dir, segment.getFileName() + BELL + "*"))
+        for (final String kind : new String[]{ BELL, WINDOW })
         {
-            bells.forEach(SegmentFiles::deleteQuietly);
-        }
-        catch (final IOException | RuntimeException ignore)
-        {
-            // best effort, as deleteQuietly
+            try (java.nio.file.DirectoryStream<Path> files = Files.newDirectoryStream(dir, segment.getFileName() + kind + "*"))
+            {
+                files.forEach(SegmentFiles::deleteQuietly);
+            }
+            catch (final IOException | RuntimeException ignore)
+            {
+                // best effort, as deleteQuietly
+            }
         }
     }
 
@@ -175,13 +191,15 @@ public final class SegmentFiles
     }
 
     /**
-     * Creates {@code path} exclusively with mode 0600 and allocates every one of its {@code length} bytes.
+     * Creates {@code path} exclusively with mode 0600 and allocates every one of its {@code length} bytes
+     * (a tmpfs file is otherwise allocated page by page on first touch, and a full one faults a later write).
      *
+     * @param what what the file is, for the message if there is no room ("the segment").
      * @return the open channel; on failure nothing is left behind.
      */
-    static FileChannel createAllocated(final Path path, final long length) throws IOException
+    public static FileChannel createAllocated(final Path path, final long length, final String what) throws IOException
     {
-        requireSpace(path.toAbsolutePath().getParent(), length);
+        requireSpace(path.toAbsolutePath().getParent(), length, what);
         final FileChannel channel = FileChannel.open(path,
             Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE,
                 LinkOption.NOFOLLOW_LINKS),
@@ -213,13 +231,13 @@ public final class SegmentFiles
     /**
      * @throws Sm4jException if {@code dir} has less than {@code length} bytes free, saying what to do.
      */
-    static void requireSpace(final Path dir, final long length) throws IOException
+    static void requireSpace(final Path dir, final long length, final String what) throws IOException
     {
         final long usable = Files.getFileStore(dir).getUsableSpace();
         if (usable < length)
         {
-            throw new Sm4jException(String.format(Locale.ROOT, "not enough space in %s: the segment needs %,d bytes, " +
-                "%,d are free. %s", dir, length, usable, SPACE_HINT));
+            throw new Sm4jException(String.format(Locale.ROOT, "not enough space in %s: %s needs %,d bytes, " +
+                "%,d are free. %s", dir, what, length, usable, SPACE_HINT));
         }
     }
 

@@ -78,12 +78,12 @@ public final class StaleSegments
                 final String name = path.getFileName().toString();
                 try
                 {
-                    if (name.contains(SegmentFiles.BELL))
+                    if (name.contains(SegmentFiles.BELL) || name.contains(SegmentFiles.WINDOW))
                     {
-                        final Entry bell = orphanedBell(path, name);
-                        if (bell != null)
+                        final Entry companion = orphanedCompanion(path, name);
+                        if (companion != null)
                         {
-                            entries.add(bell);
+                            entries.add(companion);
                         }
                     }
                     else if (!Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS))
@@ -168,7 +168,7 @@ public final class StaleSegments
                 removed.add(entry);
                 if (!dryRun && entry.path().getFileName().toString().endsWith(SegmentFiles.SUFFIX))
                 {
-                    SegmentFiles.deleteBells(entry.path()); // a segment's ranks' doorbells go with it
+                    SegmentFiles.deleteCompanions(entry.path()); // a segment's ranks' doorbells and shared buffers go with it
                 }
             }
         }
@@ -176,17 +176,19 @@ public final class StaleSegments
     }
 
     /**
-     * @return a doorbell socket whose segment is gone (a rank died after its job's segment was removed), or
-     *         null if the segment is there: it goes with its segment.
+     * @return a doorbell socket or shared buffer file whose segment is gone (a rank died after its job's
+     *         segment was removed), or null if the segment is there: it goes with its segment.
      */
-    private static Entry orphanedBell(final Path path, final String name) throws IOException
+    private static Entry orphanedCompanion(final Path path, final String name) throws IOException
     {
-        final String segment = name.substring(0, name.indexOf(SegmentFiles.BELL));
+        final boolean bell = name.contains(SegmentFiles.BELL);
+        final String segment = name.substring(0, name.indexOf(bell ? SegmentFiles.BELL : SegmentFiles.WINDOW));
         if (Files.exists(path.resolveSibling(segment), LinkOption.NOFOLLOW_LINKS))
         {
             return null;
         }
-        return entry(path, segment, "DOORBELL", 0, 0, true, "a rank's doorbell socket; its segment is gone");
+        return bell ? entry(path, segment, "DOORBELL", 0, 0, true, "a rank's doorbell socket; its segment is gone") :
+            entry(path, segment, "WINDOW", 0, 0, true, "a rank's shared buffer; its segment is gone");
     }
 
     private static Entry creating(final Path path, final String name) throws IOException

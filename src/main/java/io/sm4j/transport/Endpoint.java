@@ -194,6 +194,14 @@ public final class Endpoint implements AutoCloseable
     }
 
     /**
+     * @return the job's segment file: files that go with it (shared buffers) are named after it.
+     */
+    public java.nio.file.Path segmentPath()
+    {
+        return segment.path();
+    }
+
+    /**
      * @return true while {@code peer} is attached (registered and not yet closed); acquire: whatever it
      * published before detaching is visible to a poll that follows.
      */

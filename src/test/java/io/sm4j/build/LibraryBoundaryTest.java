@@ -26,7 +26,7 @@ class LibraryBoundaryTest
         "picocli/", "org/HdrHistogram/", "org/knowm/", "io/sm4j/cli/", "io/sm4j/launch/", "io/sm4j/bench/", "io/sm4j/report/");
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = { "layout", "segment", "job", "fifo", "transport", "collective", "message", "examples" })
+    @ValueSource(strings = { "layout", "segment", "job", "fifo", "transport", "window", "collective", "message", "examples" })
     void libraryPackagesShouldNotReferToToolsOrTheirDependencies(final String pkg) throws IOException
     {
         final List<String> offences = new ArrayList<>();
@@ -47,7 +47,7 @@ class LibraryBoundaryTest
     }
 
     @ParameterizedTest(name = "layout must not refer to {0}")
-    @ValueSource(strings = { "segment", "job", "fifo", "transport", "collective", "message" })
+    @ValueSource(strings = { "segment", "job", "fifo", "transport", "window", "collective", "message" })
     void layoutShouldBePureComputation(final String pkg) throws IOException
     {
         for (final Path file : classesOf(CLASSES.resolve("layout")))
@@ -63,9 +63,9 @@ class LibraryBoundaryTest
      */
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {
-        "fifo: job transport collective message", "job: fifo transport collective message",
-        "segment: job fifo transport collective message", "transport: collective message",
-        "collective: transport message" })
+        "fifo: job transport window collective message", "job: fifo transport window collective message",
+        "segment: job fifo transport window collective message", "transport: window collective message",
+        "window: job fifo transport collective message", "collective: transport window message" })
     void lowerLayersShouldNotReferToHigherOnes(final String rule) throws IOException
     {
         final String pkg = rule.substring(0, rule.indexOf(':'));

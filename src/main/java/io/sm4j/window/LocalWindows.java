@@ -1,0 +1,126 @@
+package io.sm4j.window;
+
+import io.sm4j.layout.WindowChunkDescriptor;
+import io.sm4j.segment.SegmentFiles;
+import io.sm4j.segment.Sm4jException;
+
+import java.io.IOException;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+import static io.sm4j.layout.WindowChunkDescriptor.CHUNK_ID_OFFSET;
+import static io.sm4j.layout.WindowChunkDescriptor.LENGTH_OFFSET;
+import static io.sm4j.layout.WindowChunkDescriptor.MAGIC;
+import static io.sm4j.layout.WindowChunkDescriptor.MAGIC_OFFSET;
+import static io.sm4j.layout.WindowChunkDescriptor.MAX_PAYLOAD;
+import static io.sm4j.layout.WindowChunkDescriptor.OWNER_OFFSET;
+import static io.sm4j.layout.WindowChunkDescriptor.STATE_OFFSET;
+
+/**
+ * This rank's shared buffers: each {@link #allocate} is a file of its own beside the segment
+ * ({@link SegmentFiles#windowPath}), created exclusively with mode 0600 and allocated to its last page
+ * before it is mapped, so a full /dev/shm fails the call instead of faulting a later write. Each gets the
+ * next chunk id, never reused within the job. {@link #free} marks the file FREED, then removes it; whatever
+ * is left at {@link #close} goes then, and {@code sm4j clean} removes the files of a rank that died with its
+ * segment. Thread-safe: allocation is a cold path.
+ */
+public final class LocalWindows implements AutoCloseable
+{
+    private final Path segment;
+    private final int rank;
+    private final Map<Long, SharedBuffer> live = new LinkedHashMap<>();
+    private long nextChunkId = 1;
+    private boolean closed;
+
+    /**
+     * @param segment the job's segment file: the buffers' files go beside it.
+     */
+    public LocalWindows(final Path segment, final int rank)
+    {
+        this.segment = segment;
+        this.rank = rank;
+    }
+
+    /**
+     * @return a new shared buffer of {@code bytes} bytes, zeroed.
+     * @throws IllegalArgumentException if {@code bytes} is not 1 to {@link WindowChunkDescriptor#MAX_PAYLOAD}.
+     * @throws Sm4jException            if the directory has no room for it, or the file cannot be made.
+     */
+    public synchronized SharedBuffer allocate(final int bytes)
+    {
+        if (bytes < 1 || bytes > MAX_PAYLOAD)
+        {
+            throw new IllegalArgumentException(String.format(Locale.ROOT, "bytes=%d (expected: 1..%,d)", bytes, MAX_PAYLOAD));
+        }
+        if (closed)
+        {
+            throw new IllegalStateException("this communicator is closed: no shared buffer can be allocated");
+        }
+        final long chunkId = nextChunkId++;
+        final Path path = SegmentFiles.windowPath(segment, rank, chunkId);
+        final long length = WindowChunkDescriptor.fileLength(bytes);
+        final MappedByteBuffer file;
+        try (FileChannel channel = SegmentFiles.createAllocated(path, length, "a shared buffer of " + bytes + " bytes"))
+        {
+            file = channel.map(FileChannel.MapMode.READ_WRITE, 0, length);
+        }
+        catch (final IOException ex)
+        {
+            SegmentFiles.deleteQuietly(path);
+            throw new Sm4jException("cannot allocate a shared buffer of " + bytes + " bytes in " + path + ": " + ex, ex);
+        }
+        final SharedBuffer buffer = new SharedBuffer(this, rank, chunkId, file, bytes);
+        buffer.header().putLong(MAGIC_OFFSET, MAGIC);
+        buffer.header().putInt(OWNER_OFFSET, rank);
+        buffer.header().putLong(CHUNK_ID_OFFSET, chunkId);
+        buffer.header().putLong(LENGTH_OFFSET, bytes);
+        // NOTE: released last: a peer that reads LIVE with acquire sees the header above
+        buffer.header().putLongRelease(STATE_OFFSET, WindowChunkDescriptor.LIVE);
+        live.put(chunkId, buffer);
+        return buffer;
+    }
+
+    /**
+     * @return bytes of shared memory this rank holds in buffers (their payloads).
+     */
+    public synchronized long liveBytes()
+    {
+        return live.values().stream().mapToLong(SharedBuffer::capacity).sum();
+    }
+
+    synchronized void free(final SharedBuffer buffer)
+    {
+        if (live.remove(buffer.chunkId()) != buffer)
+        {
+            throw new IllegalStateException("shared buffer " + buffer.chunkId() + " of rank " + rank + " was freed already");
+        }
+        release(buffer);
+    }
+
+    /**
+     * Frees every buffer still allocated: their views have no bytes from now on.
+     */
+    @Override
+    public synchronized void close()
+    {
+        closed = true;
+        for (final SharedBuffer buffer : new ArrayList<>(live.values()))
+        {
+            release(buffer);
+        }
+        live.clear();
+    }
+
+    private void release(final SharedBuffer buffer)
+    {
+        // NOTE: release: a peer whose kept mapping reads FREED drops it instead of copying stale bytes
+        buffer.header().putLongRelease(STATE_OFFSET, WindowChunkDescriptor.FREED);
+        buffer.markFreed();
+        SegmentFiles.deleteQuietly(SegmentFiles.windowPath(segment, rank, buffer.chunkId()));
+    }
+}
