@@ -26,7 +26,8 @@ import java.util.concurrent.Callable;
             "a launcher killed with its ranks, a rank job whose every rank died, a file " +
             "whose creator died while allocating it. A job is dead when none of the processes the file records is " +
             "alive (pid and start time, so a reused pid does not count). A live job's file is never removed; a " +
-            "file that is not a readable segment of this version is listed and left alone.",
+            "file that is not a readable segment of this version is listed and left alone. A dead job's ranks' " +
+            "doorbell sockets and shared buffer files go with its segment; one whose segment is gone is removed too.",
         "",
         "sm4j run does the same in its directory before it creates a segment.",
         "" },

@@ -1,5 +1,6 @@
 package io.sm4j.it;
 
+import io.sm4j.window.LocalWindows;
 import io.sm4j.segment.JobAbortedException;
 import io.sm4j.transport.Endpoint;
 import io.sm4j.transport.Endpoints;
@@ -7,7 +8,7 @@ import io.sm4j.transport.Endpoints;
 /**
  * A job where the last rank fails right after attaching, either by exiting with code 3 ({@code exit}) or by
  * vanishing without detaching ({@code halt}, as a crash or kill -9 would), or where no rank fails
- * ({@code wait}: every rank prints its pid and waits for a message that never comes, until the launcher's
+ * ({@code wait}: every rank allocates a shared buffer, prints its pid and waits for a message that never comes, until the launcher's
  * time limit or the launcher's death aborts the job; {@code wait stuck-hook}: rank 2's shutdown hook never
  * ends, so only SIGKILL stops it). Every other rank polls until it is told the job was
  * aborted (possibly while still waiting for all ranks to attach), prints the reason, detaches and exits
@@ -54,6 +55,8 @@ public final class FailureApp
                     java.util.concurrent.locks.LockSupport.park(); // a hook that never ends: the JVM never exits by itself
                 }
             }));
+            // a shared buffer's file too: whatever kills the job, it must not outlive it
+            new LocalWindows(endpoint.segmentPath(), endpoint.rank()).allocate(1 << 16).putLong(0, 1);
             System.out.println("rank " + rank + " pid " + ProcessHandle.current().pid() + " waiting");
         }
         else if (endpoint.rank() == endpoint.size() - 1)

@@ -160,7 +160,8 @@ class KillMatrixTest
                     }
                     case GROUP ->
                     {
-                        assertEquals(1, segments(dir.path), "left by the killed job (with the killed ranks' doorbells)");
+                        assertEquals(1, segments(dir.path), "left by the killed job (with the killed ranks' doorbells and shared buffers)");
+                        assertEquals(4, files(dir.path).stream().filter(name -> name.contains(".win-")).count(), "a shared buffer per rank");
                         final StringWriter err = new StringWriter();
                         final int code = Sm4jCli.execute(new String[]{ "run", "-n", "2", "--dir", dir.path.toString(), "--",
                             RingApp.class.getName(), "64" }, new PrintWriter(new StringWriter(), true), new PrintWriter(err, true));
@@ -247,7 +248,7 @@ class KillMatrixTest
      */
     private static long segments(final Path dir) throws IOException
     {
-        return files(dir).stream().filter(name -> !name.contains(".bell-")).count();
+        return files(dir).stream().filter(name -> name.endsWith(".seg")).count();
     }
 
     private static List<String> files(final Path dir) throws IOException
