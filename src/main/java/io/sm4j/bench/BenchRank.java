@@ -82,7 +82,7 @@ public final class BenchRank
             {
                 switch (name)
                 {
-                    case "sm4j" -> transports.add(new Sm4jPair(comm, 1 - rank, spec.persistent()));
+                    case "sm4j" -> transports.add(new Sm4jPair(comm, 1 - rank, spec.persistent(), spec.shared()));
                     case "agrona" -> transports.add(AgronaRingPair.map(ringFile, rank));
                     case "uds" -> transports.add(new UnixSocketPair(sockets.data()));
                     case "threads" -> threads = timer ? new ThreadPingPong() : null;
@@ -135,7 +135,7 @@ public final class BenchRank
     {
         final int half = comm.size() / 2;
         final boolean sender = comm.rank() < half;
-        final Sm4jPair pair = new Sm4jPair(comm, sender ? comm.rank() + half : comm.rank() - half, spec.persistent());
+        final Sm4jPair pair = new Sm4jPair(comm, sender ? comm.rank() + half : comm.rank() - half, spec.persistent(), spec.shared());
         comm.barrier();
         warmUp(spec, pair, sender, comm::barrier, quiet -> everyRank(comm, quiet));
         awaitQuietCompiler();

@@ -16,8 +16,8 @@ final class Sm4jPair implements PairTransport
 
     private final Communicator communicator;
     private final int peer;
-    private final UnsafeBuffer out = PairTransport.messageBuffer();
-    private final UnsafeBuffer in = PairTransport.messageBuffer();
+    private final UnsafeBuffer out;
+    private final UnsafeBuffer in;
     private final boolean persistent;
     private final Request[] window = new Request[BenchRank.MAX_WINDOW];
     private final Request[] sends = new Request[BenchRank.MAX_WINDOW];
@@ -27,9 +27,13 @@ final class Sm4jPair implements PairTransport
 
     /**
      * @param persistent windows of persistent requests, else of new isend/irecv requests.
+     * @param shared     send from and receive into shared buffers (single copy above the eager limit), else
+     *                   direct ByteBuffers (the two-copy pipeline).
      */
-    Sm4jPair(final Communicator communicator, final int peer, final boolean persistent)
+    Sm4jPair(final Communicator communicator, final int peer, final boolean persistent, final boolean shared)
     {
+        this.out = shared ? communicator.allocate(MAX_MESSAGE) : PairTransport.messageBuffer();
+        this.in = shared ? communicator.allocate(MAX_MESSAGE) : PairTransport.messageBuffer();
         this.communicator = communicator;
         this.peer = peer;
         this.persistent = persistent;

@@ -8,6 +8,7 @@ import io.sm4j.bench.BenchSummary;
 import io.sm4j.bench.BenchTable;
 import io.sm4j.bench.BenchTest;
 import io.sm4j.bench.BusyCores;
+import io.sm4j.bench.MemcpyRate;
 import io.sm4j.bench.OmpiBaseline;
 import io.sm4j.launch.Binding;
 import io.sm4j.layout.LayoutParams;
@@ -75,6 +76,11 @@ final class BenchCommand implements Callable<Integer>
         persistent, isend
     }
 
+    enum Buffers
+    {
+        direct, shared
+    }
+
     enum Format
     {
         text, csv, json
@@ -119,6 +125,9 @@ final class BenchCommand implements Callable<Integer>
 
     @Option(names = "--requests", paramLabel = "KIND", description = "How sm4j's windows (bw, bibw, mbw_mr) send and receive: persistent (sendInit/recvInit once, then start: allocation-free, as a Java application that cares writes it) or isend (a new isend/irecv request per message, as osu_bw) (default: ${DEFAULT-VALUE}).")
     Requests requests = Requests.persistent;
+
+    @Option(names = "--buffers", paramLabel = "KIND", description = "What sm4j's ranks send from and receive into: direct (ByteBuffers: messages above the eager limit go through the fragment pipeline, two copies) or shared (buffers from Communicator.allocate: one copy, the receiver's straight out of the sender's buffer) (default: ${DEFAULT-VALUE}).")
+    Buffers buffers = Buffers.direct;
 
     @Option(names = "--pause-us", paramLabel = "MICROS", description = "wake: the pause before every round trip, long enough that the receiver sleeps (default: ${DEFAULT-VALUE}).")
     long pauseMicros = 5_000;
@@ -201,7 +210,7 @@ final class BenchCommand implements Callable<Integer>
             ompiMissing = OmpiBaseline.unavailable();
         }
         final BenchSpec benchSpec = new BenchSpec(benchTest, transports, range[0], range[1], iterations, skip, window, jitWarmup,
-            requests == Requests.persistent, pauseMicros);
+            requests == Requests.persistent, buffers == Buffers.shared, pauseMicros);
         final LayoutParams params = layoutParams(segmentRanks);
         final double busy = BusyCores.measure(CpuBudget.cores(), 300);
         final Progress progress = new Progress(err, benchSpec.sizes().size() * transports.size());
@@ -234,7 +243,7 @@ final class BenchCommand implements Callable<Integer>
                 err.println("# " + ompiMissing);
             }
         }
-        final List<String> facts = facts(benchTest, params, processes, outcome.idle(), busy, jvmArgs, ompiMissing);
+        final List<String> facts = facts(benchTest, benchSpec.maxSize(), params, processes, outcome.idle(), busy, jvmArgs, ompiMissing);
         final PrintWriter out = spec.commandLine().getOut();
         switch (format)
         {
@@ -334,10 +343,11 @@ final class BenchCommand implements Callable<Integer>
     }
 
     /**
-     * @param busy cores other processes kept busy just before the run (-1: unknown).
+     * @param maxSize the largest message measured: from 1 MiB up, the memcpy limit is measured and shown.
+     * @param busy    cores other processes kept busy just before the run (-1: unknown).
      */
     private List<String> facts(
-        final BenchTest test, final LayoutParams params, final int processes, final String idle, final double busy,
+        final BenchTest test, final int maxSize, final LayoutParams params, final int processes, final String idle, final double busy,
         final List<String> jvmArgs, final String ompiMissing)
     {
         final int cores = CpuBudget.cores();
@@ -356,6 +366,16 @@ final class BenchCommand implements Callable<Integer>
                 "share cores with each other or with other processes, figures will be noisy", processes, cores, Math.max(0, busy)));
         }
         facts.add("rank JVMs: " + String.join(" ", BenchRunner.rankJvmArgs(jvmArgs)));
+        facts.add("sm4j buffers: " + (buffers == Buffers.shared ?
+            "shared (Communicator.allocate): one copy above the eager limit, the receiver's out of the sender's buffer" :
+            "direct ByteBuffers: two copies above the eager limit, through the fragment pipeline"));
+        if (!test.collective() && test != BenchTest.WAKE && maxSize >= 1 << 20)
+        {
+            final int block = Math.min(maxSize, 4 << 20);
+            final double nanos = MemcpyRate.nanosPerCopy(block);
+            facts.add(String.format(Locale.ROOT, "memcpy: one core copies %,d B in %.1f us (%.2f GB/s), the least a " +
+                "single-copy one-way message of that size can take", block, nanos / 1000, block / nanos));
+        }
         facts.add(test == BenchTest.WAKE ? "wake-up: from the send to the sleeping receiver having the message, after a pause of " +
             pauseMicros + " us before every round trip (the receiver's CPU while it waited is on stderr)" :
             test.collective() ? "time per call: every rank times each call, a barrier between calls (but for barrier itself), as " +
