@@ -97,6 +97,17 @@ class BenchCommandTest
     }
 
     @Test
+    void sharedBuffersShouldRunSingleCopyAndShowTheMemcpyLimit()
+    {
+        final CliRun run = CliRun.of(args("bench", "latency", "-m", "65536:1048576", "--buffers", "shared"));
+        assertEquals(0, run.exitCode(), run.err());
+        assertTrue(run.out().contains("# sm4j buffers: shared (Communicator.allocate): one copy above the eager limit"), run.out());
+        assertTrue(run.out().matches("(?s).*# memcpy: one core copies 1,048,576 B in [\\d.]+ us \\([\\d.]+ GB/s\\).*"), run.out());
+        assertEquals(List.of(65536, 131072, 262144, 524288, 1048576), run.out().lines().filter(l -> !l.startsWith("#"))
+            .map(r -> Integer.parseInt(r.split("\\s+")[0])).toList());
+    }
+
+    @Test
     void barrierShouldReportOneRowOfTimePerCall()
     {
         final CliRun run = CliRun.of(args("bench", "barrier", "-n", "3", "--format", "csv"));
