@@ -1,8 +1,8 @@
 package io.sm4j.layout;
 
 /**
- * A shared buffer's file: one per {@code allocate} of a rank, beside the segment, outside the segment's
- * exact layout. The owner creates it, writes the header, then release-stores LIVE; on free it release-stores
+ * A shared buffer's file: one per {@code allocate} of a rank (and per rank's part of a window), beside the
+ * segment, outside the segment's exact layout. The owner creates it, writes the header, then release-stores LIVE; on free it release-stores
  * FREED before it removes the file. A peer that copies from it maps it once and keeps the mapping (the
  * seeds' "leave pinned"); chunk ids are never reused within a job, so a kept mapping can never show another
  * buffer's bytes, and the state word tells a peer a kept mapping is of a buffer that is gone.
@@ -20,11 +20,26 @@ package io.sm4j.layout;
  *  +---------------------------------------------------------------+ 32
  *  |   State: 0 while being made, LIVE 1, FREED 2 (64 bits)        |
  *  +---------------------------------------------------------------+ 40
- *  |                 Padding to PAYLOAD_OFFSET                    ...
+ *  |                 Padding to the next line pair                ...
  *  +---------------------------------------------------------------+ 128
+ *   written by every rank that locks the buffer as a window's part (fetch-and-add, ordered stores)
+ *  +---------------------------------------------------------------+ 128
+ *  |   Lock counter: the next ticket (64 bits)                     |
+ *  +---------------------------------------------------------------+ 136
+ *  |   Lock write: tickets done, exclusive locks wait for it       |
+ *  +---------------------------------------------------------------+ 144
+ *  |   Lock read: tickets admitted, shared locks wait for it       |
+ *  +---------------------------------------------------------------+ 152
+ *  |                 Padding to PAYLOAD_OFFSET                    ...
+ *  +---------------------------------------------------------------+ 256
  *  |                 Payload (the user's bytes)                   ...
  *  +---------------------------------------------------------------+ PAYLOAD_OFFSET + length, up to a page
  * </pre>
+ * The lock is Open MPI osc/sm's reader-writer ticket lock ({counter, write, read}, after Mellor-Crummey and
+ * Scott): a locker takes a ticket from the counter; an exclusive one enters when write reaches its ticket,
+ * a shared one when read does, and then admits the next ticket (read + 1); an exclusive unlock advances both,
+ * a shared unlock advances write. Each 128-byte line pair has one kind of writer: the owner's header, the
+ * lockers' words, the payload.
  */
 public final class WindowChunkDescriptor
 {
@@ -38,8 +53,11 @@ public final class WindowChunkDescriptor
     public static final int CHUNK_ID_OFFSET = OWNER_OFFSET + Long.BYTES;
     public static final int LENGTH_OFFSET = CHUNK_ID_OFFSET + Long.BYTES;
     public static final int STATE_OFFSET = LENGTH_OFFSET + Long.BYTES;
-    /** The payload starts on a line pair of its own: the header's lines are not the user's. */
-    public static final int PAYLOAD_OFFSET = 128;
+    public static final int LOCK_COUNTER_OFFSET = 128;
+    public static final int LOCK_WRITE_OFFSET = LOCK_COUNTER_OFFSET + Long.BYTES;
+    public static final int LOCK_READ_OFFSET = LOCK_WRITE_OFFSET + Long.BYTES;
+    /** The payload starts on a line pair of its own: neither the header's nor the lock's lines are the user's. */
+    public static final int PAYLOAD_OFFSET = 256;
     /** The page the file's length is rounded up to. */
     public static final int PAGE = 4096;
     /** The largest payload: one mapping (a Java buffer's int capacity), less the header, in whole pages. */

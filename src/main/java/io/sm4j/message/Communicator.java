@@ -16,6 +16,8 @@ import io.sm4j.transport.TransportOptions;
 import io.sm4j.window.LocalWindows;
 import io.sm4j.window.PeerWindows;
 import io.sm4j.window.SharedBuffer;
+import io.sm4j.window.Window;
+import io.sm4j.window.WindowChannel;
 import io.sm4j.window.WindowStats;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
@@ -325,13 +327,67 @@ public final class Communicator implements AutoCloseable
      * now, so a full directory fails here rather than later. Any thread; shared with communicators made by
      * split or dup.
      *
-     * @throws IllegalArgumentException if {@code bytes} is not 1 to 2,147,479,424.
+     * @throws IllegalArgumentException if {@code bytes} is not 1 to 2,147,479,296.
      * @throws Sm4jException            if the segment's directory has no room for it.
      */
     public SharedBuffer allocate(final int bytes)
     {
         checkUsable();
         return ownWindows.allocate(bytes);
+    }
+
+    /**
+     * Makes a window of this communicator (MPI_Win_allocate over shared memory), a collective call: this
+     * rank exposes {@code bytes} of shared memory of its own (0: none), and every rank can put, get and
+     * accumulate into every part, or load and store it in place. See {@link Window} for its synchronisation
+     * and memory-ordering rules. Close it, collectively, when done; the world communicator's close frees
+     * whatever is left.
+     *
+     * @throws IllegalArgumentException if {@code bytes} is not 0 to 2,147,479,296.
+     * @throws IllegalStateException    on every rank, if a rank could not allocate its part (that rank throws
+     *                                  its own reason).
+     */
+    public Window allocateWindow(final int bytes)
+    {
+        checkUsable();
+        return Window.allocate(new WindowChannel()
+        {
+            @Override
+            public int rank()
+            {
+                return rank;
+            }
+
+            @Override
+            public int size()
+            {
+                return size;
+            }
+
+            @Override
+            public int worldRank()
+            {
+                return toWorld(rank);
+            }
+
+            @Override
+            public void allGather(final long[] send, final long[] recv)
+            {
+                Communicator.this.allGather(send, recv);
+            }
+
+            @Override
+            public void barrier()
+            {
+                Communicator.this.barrier();
+            }
+
+            @Override
+            public void await(final java.util.function.BooleanSupplier condition)
+            {
+                engine.await(condition::getAsBoolean);
+            }
+        }, ownWindows, endpoint.segmentPath(), bytes);
     }
 
     /**

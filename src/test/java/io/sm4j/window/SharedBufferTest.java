@@ -193,7 +193,7 @@ class SharedBufferTest
         {
             ThreadJob.run(dir.path, 1, comm ->
             {
-                assertEquals("bytes=0 (expected: 1..2,147,479,424)",
+                assertEquals("bytes=0 (expected: 1..2,147,479,296)",
                     assertThrows(IllegalArgumentException.class, () -> comm.allocate(0)).getMessage());
                 assertThrows(IllegalArgumentException.class, () -> comm.allocate(-1));
                 final SharedBuffer buffer = comm.allocate(10);

@@ -1,0 +1,101 @@
+package io.sm4j.window;
+
+import io.sm4j.layout.WindowChunkDescriptor;
+import io.sm4j.segment.SegmentFiles;
+import io.sm4j.segment.Sm4jException;
+import org.agrona.IoUtil;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.io.IOException;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+import static io.sm4j.layout.WindowChunkDescriptor.CHUNK_ID_OFFSET;
+import static io.sm4j.layout.WindowChunkDescriptor.LENGTH_OFFSET;
+import static io.sm4j.layout.WindowChunkDescriptor.MAGIC;
+import static io.sm4j.layout.WindowChunkDescriptor.MAGIC_OFFSET;
+import static io.sm4j.layout.WindowChunkDescriptor.OWNER_OFFSET;
+import static io.sm4j.layout.WindowChunkDescriptor.PAYLOAD_OFFSET;
+import static io.sm4j.layout.WindowChunkDescriptor.STATE_OFFSET;
+
+/**
+ * A peer's shared buffer file, mapped by this rank: the whole file, its header checked before anything is
+ * trusted ({@link WindowChunkDescriptor}).
+ *
+ * @param file    the mapping (unmapped by {@link #unmap}, or by a GC once unreachable).
+ * @param view    the whole file.
+ * @param payload the payload's length, from the checked header.
+ */
+record ChunkFile(MappedByteBuffer file, UnsafeBuffer view, long payload)
+{
+    /**
+     * Maps {@code rank}'s buffer {@code chunkId} of the job whose segment is {@code segment}.
+     *
+     * @param writable read-write (a window's part, written by put), else read-only (a message's source).
+     * @throws Sm4jException if the file is gone or not that buffer, each in one line.
+     */
+    static ChunkFile map(final Path segment, final int rank, final long chunkId, final boolean writable)
+    {
+        final Path path = SegmentFiles.windowPath(segment, rank, chunkId);
+        final MappedByteBuffer file;
+        try (FileChannel channel = writable ? FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE) :
+            FileChannel.open(path, StandardOpenOption.READ))
+        {
+            final long size = channel.size();
+            if (size < PAYLOAD_OFFSET || size > Integer.MAX_VALUE)
+            {
+                throw new Sm4jException("rank " + rank + "'s shared buffer " + path + " has " + size +
+                    " bytes, not a shared buffer's length");
+            }
+            file = channel.map(writable ? FileChannel.MapMode.READ_WRITE : FileChannel.MapMode.READ_ONLY, 0, size);
+        }
+        catch (final NoSuchFileException ex)
+        {
+            throw gone(rank, chunkId);
+        }
+        catch (final IOException ex)
+        {
+            throw new Sm4jException("cannot map rank " + rank + "'s shared buffer " + path + ": " + ex, ex);
+        }
+        final ChunkFile chunk = new ChunkFile(file, new UnsafeBuffer(file), 0);
+        final UnsafeBuffer view = chunk.view();
+        // NOTE: acquire: LIVE is released after the header, so the fields read below are the owner's
+        final long state = view.getLongAcquire(STATE_OFFSET);
+        final long payload = view.getLong(LENGTH_OFFSET);
+        if (view.getLong(MAGIC_OFFSET) != MAGIC || view.getInt(OWNER_OFFSET) != rank ||
+            view.getLong(CHUNK_ID_OFFSET) != chunkId || payload < 1 || PAYLOAD_OFFSET + payload > view.capacity())
+        {
+            chunk.unmap();
+            throw new Sm4jException(path + " is not rank " + rank + "'s shared buffer " + chunkId +
+                " (its header is damaged, or another program wrote it)");
+        }
+        if (state != WindowChunkDescriptor.LIVE)
+        {
+            chunk.unmap();
+            throw gone(rank, chunkId);
+        }
+        return new ChunkFile(file, view, payload);
+    }
+
+    static Sm4jException gone(final int rank, final long chunkId)
+    {
+        return new Sm4jException("rank " + rank + "'s shared buffer " + chunkId + " is gone: it was freed (or its rank " +
+            "left) while a send from it was pending");
+    }
+
+    /**
+     * @return true while the owner has not freed the buffer (acquire).
+     */
+    boolean isLive()
+    {
+        return view.getLongAcquire(STATE_OFFSET) == WindowChunkDescriptor.LIVE;
+    }
+
+    void unmap()
+    {
+        IoUtil.unmap(file);
+    }
+}

@@ -1,0 +1,34 @@
+package io.sm4j.window;
+
+import java.util.function.BooleanSupplier;
+
+/**
+ * What a {@link Window} needs of its communicator: its ranks, two collectives, and a wait that makes
+ * progress and fails, as every other wait, when the job aborts (a rank holding a lock died).
+ */
+public interface WindowChannel
+{
+    /**
+     * @return this rank in the communicator.
+     */
+    int rank();
+
+    int size();
+
+    /**
+     * @return the world rank of this rank: it names this rank's files.
+     */
+    int worldRank();
+
+    /**
+     * Every rank's {@code send} (the same length on every rank), concatenated in rank order, into {@code recv}.
+     */
+    void allGather(long[] send, long[] recv);
+
+    void barrier();
+
+    /**
+     * Waits until {@code condition} holds, progressing this rank's messages meanwhile.
+     */
+    void await(BooleanSupplier condition);
+}
