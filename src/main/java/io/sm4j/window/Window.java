@@ -176,19 +176,7 @@ public final class Window implements AutoCloseable
         final UnsafeBuffer part = elements(target, targetOffset, values.length, offset, count, op);
         for (int i = 0; i < count; i++)
         {
-            final int at = targetOffset + i * Long.BYTES;
-            final long value = values[offset + i];
-            if (op == Op.SUM)
-            {
-                part.getAndAddLong(at, value);
-                continue;
-            }
-            long seen;
-            do
-            {
-                seen = part.getLongVolatile(at);
-            }
-            while ((op == Op.MIN ? value < seen : value > seen) && !part.compareAndSetLong(at, seen, value));
+            ElementAtomics.combine(part, targetOffset + i * Long.BYTES, values[offset + i], op);
         }
     }
 
@@ -201,17 +189,7 @@ public final class Window implements AutoCloseable
         final UnsafeBuffer part = elements(target, targetOffset, values.length, offset, count, op);
         for (int i = 0; i < count; i++)
         {
-            final int at = targetOffset + i * Long.BYTES;
-            final double value = values[offset + i];
-            long seen;
-            double combined;
-            do
-            {
-                seen = part.getLongVolatile(at);
-                final double current = Double.longBitsToDouble(seen);
-                combined = op == Op.SUM ? current + value : op == Op.MIN ? Math.min(current, value) : Math.max(current, value);
-            }
-            while (!part.compareAndSetLong(at, seen, Double.doubleToRawLongBits(combined)));
+            ElementAtomics.combine(part, targetOffset + i * Long.BYTES, values[offset + i], op);
         }
     }
 
