@@ -387,6 +387,18 @@ public final class Communicator implements AutoCloseable
             {
                 engine.await(condition::getAsBoolean);
             }
+
+            @Override
+            public void wakeAll()
+            {
+                for (int r = 0; r < size; r++)
+                {
+                    if (r != rank)
+                    {
+                        endpoint.wake(toWorld(r));
+                    }
+                }
+            }
         }, ownWindows, endpoint.segmentPath(), bytes);
     }
 

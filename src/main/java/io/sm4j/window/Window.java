@@ -236,6 +236,7 @@ public final class Window implements AutoCloseable
             WindowLock.unlockShared(header);
         }
         held[target] = 0;
+        channel.wakeAll(); // a rank waiting for this lock may sleep (its grant check follows its arming: no lost wake-up)
     }
 
     /**

@@ -28,7 +28,14 @@ public interface WindowChannel
     void barrier();
 
     /**
-     * Waits until {@code condition} holds, progressing this rank's messages meanwhile.
+     * Waits until {@code condition} holds, progressing this rank's messages meanwhile; a wait that lasts may
+     * sleep on the rank's doorbell, which {@link #wakeAll} rings.
      */
     void await(BooleanSupplier condition);
+
+    /**
+     * Wakes every other rank that sleeps: this rank has just changed something in shared memory that one of
+     * them may wait for (a lock it released).
+     */
+    void wakeAll();
 }

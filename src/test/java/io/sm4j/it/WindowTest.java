@@ -38,6 +38,28 @@ class WindowTest
     }
 
     @Test
+    @Timeout(120)
+    void randomLockedPutsGetsAndAccumulatesOfFourJvmsShouldAddUpExactly() throws IOException
+    {
+        final JobRunner job = JobRunner.run(LayoutParams.defaults(4), Map.of(), WindowRmaApp.class.getName(), "locks", "5000", "42");
+        assertEquals(0, job.exitCode(), job.out() + job.err());
+        for (int rank = 0; rank < 4; rank++)
+        {
+            assertTrue(job.out().contains("[" + rank + "] rank " + rank + ": locks ok"), job.out() + job.err());
+        }
+        assertFalse(job.leftFiles(), "the window's parts went with it");
+    }
+
+    @Test
+    @Timeout(120)
+    void aRankWaitingForALockWhoseHolderDiedShouldFailWithTheJobsAbort() throws IOException
+    {
+        final JobRunner job = JobRunner.run(LayoutParams.defaults(3), Map.of(), WindowRmaApp.class.getName(), "dead-holder");
+        assertTrue(job.out().matches("(?s).*\\[2] rank 2: the lock wait failed after \\d+ ms: .*rank 1.*"), job.out() + job.err());
+        assertFalse(job.leftFiles(), "no part's file outlives the job");
+    }
+
+    @Test
     @Timeout(60)
     void cleanShouldRemoveASharedBufferFileWhoseSegmentIsGone() throws IOException
     {
