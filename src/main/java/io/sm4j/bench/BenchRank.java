@@ -51,6 +51,10 @@ public final class BenchRank
             {
                 runCollective(comm, spec);
             }
+            else if (spec.test().rma())
+            {
+                runRma(comm, spec);
+            }
             else if (spec.test().pair())
             {
                 runPair(comm, spec, Path.of(System.getenv(SCRATCH_ENV)));
@@ -155,6 +159,39 @@ public final class BenchRank
      * each, the report's path once) until one round compiled nothing on any rank (at most
      * {@value #ROUNDS_LIMIT_MILLIS} ms).
      */
+    /**
+     * The one-sided tests: rank 0 against rank 1's part of a window. Warmed up as the collectives: the loop at
+     * each size, unreported, until a round compiles nothing.
+     */
+    private static void runRma(final Communicator comm, final BenchSpec spec) throws InterruptedException
+    {
+        final boolean timer = comm.rank() == 0;
+        try (RmaLoop loop = new RmaLoop(comm, spec.test(), spec.maxSize(), spec.shared()))
+        {
+            if (spec.jitWarmup() > 0)
+            {
+                final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ROUNDS_LIMIT_MILLIS);
+                loop.run(false, spec.sizes().get(0), 0, spec.jitWarmup(), spec.window());
+                boolean compiled = true;
+                while (compiled)
+                {
+                    final long before = compilationMillis();
+                    for (final int size : spec.sizes())
+                    {
+                        loop.run(false, size, 0, size > BenchTest.LARGE_MESSAGE ? 2 : 100, spec.window());
+                    }
+                    compiled = !everyRank(comm, compilationMillis() == before || System.nanoTime() - deadline > 0);
+                }
+            }
+            awaitQuietCompiler();
+            for (final int size : spec.sizes())
+            {
+                progress(timer, "sm4j", size);
+                report(loop.run(true, size, spec.skipFor(size), spec.iterationsFor(size), spec.window()));
+            }
+        }
+    }
+
     private static void runCollective(final Communicator comm, final BenchSpec spec) throws InterruptedException
     {
         final boolean timer = comm.rank() == 0;
@@ -375,6 +412,7 @@ public final class BenchRank
             case BW, MBW_MR -> OsuLoops.bandwidth(transport, timer, size, spec.window(), skip, iterations);
             case BIBW -> OsuLoops.bidirectional((Sm4jPair)transport, timer, size, spec.window(), skip, iterations);
             case ALLREDUCE, BCAST, ALLGATHER, ALLTOALL, BARRIER -> throw new IllegalStateException(spec.test() + " is a collective: runCollective measures it");
+            case PUT_LATENCY, GET_LATENCY, PUT_BW -> throw new IllegalStateException(spec.test() + " is one-sided: runRma measures it");
         };
     }
 

@@ -38,7 +38,16 @@ public enum BenchTest
     /** osu_alltoall: every rank calls allToAll of size bytes per pair. */
     ALLTOALL("All-to-All Latency", false, 10_000, 1_000, 1_000, 100),
     /** osu_barrier: every rank calls barrier (one size, 0); time per call on rank 0. */
-    BARRIER("Barrier Latency", false, 10_000, 1_000, 10_000, 1_000);
+    BARRIER("Barrier Latency", false, 10_000, 1_000, 10_000, 1_000),
+    /**
+     * osu_put_latency with OSU's default synchronisation (flush): rank 0 puts into rank 1's part of a window
+     * and flushes, under one shared lock per size; time per put.
+     */
+    PUT_LATENCY("Put Latency", true, 10_000, 1_000, 1_000, 100),
+    /** osu_get_latency: as put_latency, with get. */
+    GET_LATENCY("Get Latency", true, 10_000, 1_000, 1_000, 100),
+    /** osu_put_bw: rank 0 puts a window of messages into rank 1's part, then flushes. */
+    PUT_BW("Put Bandwidth", true, 100, 10, 20, 2);
 
     /** OSU's switch to the large-message counts, in bytes. */
     public static final int LARGE_MESSAGE = 8192;
@@ -90,7 +99,16 @@ public enum BenchTest
      */
     public boolean latency()
     {
-        return this == LATENCY || this == MULTI_LAT || this == WAKE || collective();
+        return this == LATENCY || this == MULTI_LAT || this == WAKE || this == PUT_LATENCY || this == GET_LATENCY || collective();
+    }
+
+    /**
+     * @return true for the one-sided tests (put_latency, get_latency, put_bw): rank 0 against rank 1's part
+     *         of a window.
+     */
+    public boolean rma()
+    {
+        return this == PUT_LATENCY || this == GET_LATENCY || this == PUT_BW;
     }
 
     /**
@@ -130,6 +148,6 @@ public enum BenchTest
             }
         }
         throw new IllegalArgumentException("unknown test '" + id + "' (expected: latency, bw, bibw, mbw_mr, multi_lat, wake, " +
-            "allreduce, bcast, allgather, alltoall or barrier)");
+            "allreduce, bcast, allgather, alltoall, barrier, put_latency, get_latency or put_bw)");
     }
 }

@@ -89,7 +89,7 @@ final class BenchCommand implements Callable<Integer>
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "TEST", description = "latency, bw, bibw, mbw_mr, multi_lat, wake, allreduce, bcast, allgather, alltoall or barrier.")
+    @Parameters(index = "0", paramLabel = "TEST", description = "latency, bw, bibw, mbw_mr, multi_lat, wake, allreduce, bcast, allgather, alltoall, barrier, or the one-sided put_latency, get_latency and put_bw (a window, rank 0 against rank 1's part).")
     String test;
 
     @Option(names = "-m", paramLabel = "[MIN:]MAX", description = "Message sizes: 0 (if MIN is 0), then powers of two from MIN to MAX bytes (default: 0:4194304; wake: 8:8).")
@@ -380,6 +380,9 @@ final class BenchCommand implements Callable<Integer>
             pauseMicros + " us before every round trip (the receiver's CPU while it waited is on stderr)" :
             test.collective() ? "time per call: every rank times each call, a barrier between calls (but for barrier itself), as " +
             "OSU; Avg and percentiles over every rank's calls" :
+            test.rma() ? "one-sided, OSU's flush synchronisation: rank 0 " + (test == BenchTest.GET_LATENCY ? "gets from" : "puts into") +
+            " rank 1's part of a window and flushes, under one shared lock per size; " + (test.latency() ?
+            "Avg = elapsed / operations, percentiles of batches of 16" : "MB/s = 10^6 bytes per second, a flush per window") :
             test.latency() ? "one-way latency: Avg = elapsed / (2 x iterations), as OSU; percentiles from every round trip / 2" +
             (test == BenchTest.MULTI_LAT ? "; every column is the mean over the pairs" : "") :
             "MB/s = 10^6 bytes per second" + (test == BenchTest.BIBW ? ", both directions counted" : "") +

@@ -4,7 +4,11 @@
  * Open MPI is installed: 2 ranks for latency, bw and bibw; N for multi_lat and mbw_mr, where rank r < N/2
  * pairs with r + N/2 and every pair's sender prints its line (sm4j bench averages them, as OSU does).
  *
- * usage: osu_mpi latency|bw|bibw|multi_lat|mbw_mr|allreduce|bcast|allgather|alltoall|barrier MIN MAX ITERATIONS SKIP WINDOW
+ * The RMA tests (put_latency, get_latency, put_bw: OSU's defaults, a window from MPI_Win_allocate and flush
+ * synchronisation) run on rank 0 against rank 1's part, under one shared lock per size, timed in batches of
+ * RMA_BATCH operations (a window for put_bw) so that the timer's cost does not swamp a put of a few bytes.
+ *
+ * usage: osu_mpi latency|bw|bibw|multi_lat|mbw_mr|allreduce|bcast|allgather|alltoall|barrier|put_latency|get_latency|put_bw MIN MAX ITERATIONS SKIP WINDOW
  *        ITERATIONS 0 and SKIP -1 mean OSU's defaults (fewer above 8 KiB), as BenchTest.
  */
 #include <mpi.h>
@@ -14,6 +18,7 @@
 
 #define LARGE 8192
 #define MAX_WINDOW 1024
+#define RMA_BATCH 16
 
 static int cmp(const void *a, const void *b)
 {
@@ -43,11 +48,16 @@ int main(int argc, char **argv)
     int allreduce = strcmp(test, "allreduce") == 0, bcast = strcmp(test, "bcast") == 0, barrier = strcmp(test, "barrier") == 0;
     int allgather = strcmp(test, "allgather") == 0, alltoall = strcmp(test, "alltoall") == 0;
     int coll = allreduce || bcast || allgather || alltoall || barrier;   /* every rank times each call (not halved), as OSU; rank 0 reports all ranks' calls */
-    int latency = strcmp(test, "latency") == 0 || strcmp(test, "multi_lat") == 0 || coll, bibw = strcmp(test, "bibw") == 0;
+    int put_lat = strcmp(test, "put_latency") == 0, get_lat = strcmp(test, "get_latency") == 0, put_bw = strcmp(test, "put_bw") == 0;
+    int rma = put_lat || get_lat || put_bw;
+    int latency = strcmp(test, "latency") == 0 || strcmp(test, "multi_lat") == 0 || coll || put_lat || get_lat, bibw = strcmp(test, "bibw") == 0;
     if (window < 1 || window > MAX_WINDOW) window = 64;
     long room = (max > 0 ? max : 1) * ((allgather || alltoall) ? n : 1);   /* n blocks for allgather, alltoall */
     char *out = malloc(room), *in = malloc(room), ack[4];
     memset(out, 1, room);
+    char *base = NULL;
+    MPI_Win win;
+    if (rma) MPI_Win_allocate(room, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
     MPI_Request req[2 * MAX_WINDOW];
     int half = n / 2, sender = me < half, peer = sender ? me + half : me - half;
     long first = min == 0 ? 0 : 1;
@@ -57,6 +67,42 @@ int main(int argc, char **argv)
         int sk = skip >= 0 ? skip : latency ? (size > LARGE ? 100 : 1000) : (size > LARGE ? 2 : 10);
         double *rt = latency ? malloc(sizeof(double) * n) : NULL, t0 = 0;
         MPI_Barrier(MPI_COMM_WORLD);
+        if (rma) {
+            if (me == 0) {
+                int batch = put_bw ? 1 : RMA_BATCH, per = put_bw ? window : 1;
+                n = (n + batch - 1) / batch * batch;
+                if (latency) { free(rt); rt = malloc(sizeof(double) * n); }
+                MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win);
+                double s = 0;
+                for (int i = 0; i < sk + n; i++) {
+                    if (i == sk) t0 = MPI_Wtime();
+                    if (i >= sk && (i - sk) % batch == 0) s = MPI_Wtime();
+                    for (int w = 0; w < per; w++) {
+                        if (get_lat) MPI_Get(in, (int)size, MPI_CHAR, 1, 0, (int)size, MPI_CHAR, win);
+                        else MPI_Put(out, (int)size, MPI_CHAR, 1, 0, (int)size, MPI_CHAR, win);
+                    }
+                    MPI_Win_flush(1, win);
+                    if (latency && i >= sk && (i - sk) % batch == batch - 1) {
+                        double each = (MPI_Wtime() - s) / batch;
+                        for (int k = i - sk - batch + 1; k <= i - sk; k++) rt[k] = each;
+                    }
+                }
+                double t = MPI_Wtime() - t0;
+                MPI_Win_unlock(1, win);
+                if (latency) {
+                    qsort(rt, n, sizeof(double), cmp);
+                    printf("R ompi %ld %.4f %.4f %.4f %.4f %.4f\n", size, t * 1e6 / n, pct(rt, n, 50) * 1e6,
+                        pct(rt, n, 99) * 1e6, pct(rt, n, 99.9) * 1e6, rt[n - 1] * 1e6);
+                } else {
+                    double messages = (double)window * n;
+                    printf("R ompi %ld %.4f %.4f\n", size, messages * size / t / 1e6, messages / t);
+                }
+                fflush(stdout);
+            }
+            MPI_Barrier(MPI_COMM_WORLD);
+            free(rt);
+            continue;
+        }
         for (int i = 0; i < sk + n; i++) {
             if (i == sk) t0 = MPI_Wtime();
             if (coll) {
@@ -122,6 +168,7 @@ int main(int argc, char **argv)
         }
         free(rt);
     }
+    if (rma) MPI_Win_free(&win);
     free(out);
     free(in);
     MPI_Finalize();

@@ -108,6 +108,25 @@ class BenchCommandTest
     }
 
     @Test
+    void oneSidedTestsShouldReportATimePerOperationAndARatePerWindow()
+    {
+        for (final String test : List.of("put_latency", "get_latency"))
+        {
+            final CliRun run = CliRun.of(args("bench", test, "-m", "0:64"));
+            assertEquals(0, run.exitCode(), run.err());
+            assertTrue(run.out().contains("# one-sided, OSU's flush synchronisation: rank 0 " +
+                (test.startsWith("get") ? "gets from" : "puts into") + " rank 1's part of a window"), run.out());
+            final List<String> rows = run.out().lines().filter(l -> !l.startsWith("#")).toList();
+            assertEquals(List.of(0, 1, 2, 4, 8, 16, 32, 64), rows.stream().map(r -> Integer.parseInt(r.split("\\s+")[0])).toList());
+            rows.forEach(r -> assertTrue(Double.parseDouble(r.split("\\s+")[1]) > 0, r));
+        }
+        final CliRun bw = CliRun.of(args("bench", "put_bw", "-m", "4096:65536", "--format", "csv"));
+        assertEquals(0, bw.exitCode(), bw.err());
+        assertEquals(5, bw.out().lines().filter(l -> l.startsWith("put_bw,sm4j,")).filter(l -> Double.parseDouble(l.split(",")[3]) > 0).count(),
+            bw.out());
+    }
+
+    @Test
     void barrierShouldReportOneRowOfTimePerCall()
     {
         final CliRun run = CliRun.of(args("bench", "barrier", "-n", "3", "--format", "csv"));
@@ -152,7 +171,7 @@ class BenchCommandTest
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-        "bench foo                       | sm4j bench: unknown test 'foo' (expected: latency, bw, bibw, mbw_mr, multi_lat, wake, allreduce, bcast, allgather, alltoall or barrier)",
+        "bench foo                       | sm4j bench: unknown test 'foo' (expected: latency, bw, bibw, mbw_mr, multi_lat, wake, allreduce, bcast, allgather, alltoall, barrier, put_latency, get_latency or put_bw)",
         "bench barrier -m 8:8            | sm4j bench: -m 8:8: barrier sends no data, it has no sizes",
         "bench wake -m 4:8               | sm4j bench: -m 4:8: wake sends a clock reading, expected sizes from 8 bytes",
         "bench wake --compare            | sm4j bench: --compare: wake measures sm4j alone (a waiting Open MPI rank never sleeps)",

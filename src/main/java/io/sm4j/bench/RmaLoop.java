@@ -1,0 +1,114 @@
+package io.sm4j.bench;
+
+import io.sm4j.message.Communicator;
+import io.sm4j.window.Window;
+import org.HdrHistogram.Histogram;
+import org.agrona.BitUtil;
+import org.agrona.BufferUtil;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * The OSU one-sided loops over an sm4j window (osu_put_latency, osu_get_latency, osu_put_bw, with OSU's
+ * default flush synchronisation): rank 0 puts into (or gets from) rank 1's part and flushes, under one shared
+ * lock per size, while rank 1 waits at a barrier. Timed in batches of {@value #BATCH} operations (a window for
+ * put_bw), as the Open MPI baseline, so that the clock's cost does not swamp a put of a few bytes.
+ */
+final class RmaLoop implements AutoCloseable
+{
+    private static final int BATCH = 16;
+
+    private final Communicator comm;
+    private final BenchTest test;
+    private final Window window;
+    private final UnsafeBuffer local;
+
+    /**
+     * @param largest the largest size measured: the window's parts and the local buffer are made once, for it.
+     * @param shared  the local buffer is a shared buffer (as {@code --buffers shared}), else a direct ByteBuffer.
+     */
+    RmaLoop(final Communicator comm, final BenchTest test, final int largest, final boolean shared)
+    {
+        this.comm = comm;
+        this.test = test;
+        this.window = comm.allocateWindow(Math.max(1, largest));
+        this.local = shared ? comm.allocate(Math.max(1, largest)) :
+            new UnsafeBuffer(BufferUtil.allocateDirectAligned(Math.max(1, largest), BitUtil.CACHE_LINE_LENGTH));
+    }
+
+    /**
+     * @return rank 0's result line (a time per operation, or a rate for put_bw); null on rank 1 and when
+     *         {@code report} is false.
+     */
+    ResultLine run(final boolean report, final int size, final int skip, final int iterations, final int windowSize)
+    {
+        comm.barrier();
+        ResultLine line = null;
+        if (comm.rank() == 0)
+        {
+            final boolean bandwidth = test == BenchTest.PUT_BW;
+            final int batch = bandwidth ? 1 : BATCH;
+            final int per = bandwidth ? windowSize : 1;
+            final int timed = (iterations + batch - 1) / batch * batch;
+            final Histogram batches = new Histogram(3);
+            window.lock(1, false);
+            long start = 0;
+            long batchStart = 0;
+            for (int i = 0; i < skip + timed; i++)
+            {
+                if (i == skip)
+                {
+                    start = System.nanoTime();
+                }
+                if (i >= skip && (i - skip) % batch == 0)
+                {
+                    batchStart = System.nanoTime();
+                }
+                for (int w = 0; w < per; w++)
+                {
+                    if (test == BenchTest.GET_LATENCY)
+                    {
+                        window.get(1, 0, local, 0, size);
+                    }
+                    else
+                    {
+                        window.put(1, 0, local, 0, size);
+                    }
+                }
+                window.flush(1);
+                if (i >= skip && (i - skip) % batch == batch - 1)
+                {
+                    batches.recordValue(Math.max(1, (System.nanoTime() - batchStart) / batch));
+                }
+            }
+            final long elapsed = System.nanoTime() - start;
+            window.unlock(1);
+            if (report)
+            {
+                line = bandwidth ? rate(size, per, timed, elapsed, batches) : time(size, timed, elapsed, batches);
+            }
+        }
+        comm.barrier();
+        return line;
+    }
+
+    private static ResultLine time(final int size, final int operations, final long elapsed, final Histogram batches)
+    {
+        return new ResultLine("sm4j", size, new double[]{ elapsed / 1e3 / operations,
+            batches.getValueAtPercentile(50) / 1e3, batches.getValueAtPercentile(99) / 1e3,
+            batches.getValueAtPercentile(99.9) / 1e3, batches.getMaxValue() / 1e3 });
+    }
+
+    private static ResultLine rate(final int size, final int window, final int windows, final long elapsed, final Histogram perWindow)
+    {
+        final double messages = (double)window * windows;
+        final double windowBytes = (double)window * size;
+        return new ResultLine("sm4j", size, new double[]{ messages * size / (elapsed / 1e9) / 1e6, messages / (elapsed / 1e9),
+            windowBytes / perWindow.getValueAtPercentile(50) * 1e3, windowBytes / perWindow.getValueAtPercentile(99) * 1e3 });
+    }
+
+    @Override
+    public void close()
+    {
+        window.close();
+    }
+}
