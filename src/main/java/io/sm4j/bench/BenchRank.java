@@ -153,13 +153,6 @@ public final class BenchRank
     }
 
     /**
-     * The collectives: every rank runs the loop; rank 0 times it. Warmed up as the other tests are: the loop
-     * at the smallest size ({@value #WARM_UP_CALLS} short calls, {@code --jit-warmup} collectives in all), a
-     * tenth as many at 4 KiB and a hundredth at 64 KiB (as far as the sizes measured go), then rounds over every size measured (a few calls
-     * each, the report's path once) until one round compiled nothing on any rank (at most
-     * {@value #ROUNDS_LIMIT_MILLIS} ms).
-     */
-    /**
      * The one-sided tests: rank 0 against rank 1's part of a window. Warmed up as the collectives: the loop at
      * each size, unreported, until a round compiles nothing.
      */
@@ -192,6 +185,13 @@ public final class BenchRank
         }
     }
 
+    /**
+     * The collectives: every rank runs the loop; rank 0 times it. Warmed up as the other tests are: the loop
+     * at the smallest size ({@value #WARM_UP_CALLS} short calls, {@code --jit-warmup} collectives in all), a
+     * tenth as many at 4 KiB and a hundredth at 64 KiB (as far as the sizes measured go), then rounds over every size measured (a few calls
+     * each, the report's path once) until one round compiled nothing on any rank (at most
+     * {@value #ROUNDS_LIMIT_MILLIS} ms).
+     */
     private static void runCollective(final Communicator comm, final BenchSpec spec) throws InterruptedException
     {
         final boolean timer = comm.rank() == 0;

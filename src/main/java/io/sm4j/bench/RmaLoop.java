@@ -1,6 +1,7 @@
 package io.sm4j.bench;
 
 import io.sm4j.message.Communicator;
+import io.sm4j.window.SharedBuffer;
 import io.sm4j.window.Window;
 import org.HdrHistogram.Histogram;
 import org.agrona.BitUtil;
@@ -110,5 +111,9 @@ final class RmaLoop implements AutoCloseable
     public void close()
     {
         window.close();
+        if (local instanceof SharedBuffer)
+        {
+            ((SharedBuffer)local).free();
+        }
     }
 }

@@ -98,9 +98,9 @@ public final class Communicator implements AutoCloseable
         final MessageSender sender = new MessageSender(endpoint);
         this.eagerPayload = sender.eagerPayload();
         final Rendezvous rendezvous = new Rendezvous(sender, size);
-        sends = new PendingSends(endpoint, sender, rendezvous);
-        final Barrier messages = new Barrier(sender, rank, size);
         ownWindows = new LocalWindows(endpoint.segmentPath(), rank);
+        sends = new PendingSends(endpoint, sender, rendezvous, ownWindows);
+        final Barrier messages = new Barrier(sender, rank, size);
         peerWindows = new PeerWindows(endpoint.segmentPath(), size);
         matcher = new Matcher(endpoint, eagerPayload, sends, rendezvous, messages, peerWindows);
         this.endpoint = endpoint;
@@ -324,8 +324,8 @@ public final class Communicator implements AutoCloseable
      * single-copy: the receiver copies them straight out of it, with no fragments between. Free it with
      * {@link SharedBuffer#free()}; whatever is left is freed when this rank's world communicator closes. Each
      * buffer is a file of its own beside the segment (rounded up to whole pages), allocated to its last page
-     * now, so a full directory fails here rather than later. Any thread; shared with communicators made by
-     * split or dup.
+     * now, so a full directory fails here rather than later. Shared with communicators made by split or dup:
+     * a buffer sent by another communicator (another rank's, or another job's) is an ordinary buffer there.
      *
      * @throws IllegalArgumentException if {@code bytes} is not 1 to 2,147,479,296.
      * @throws Sm4jException            if the segment's directory has no room for it.
@@ -389,14 +389,34 @@ public final class Communicator implements AutoCloseable
             }
 
             @Override
+            public void checkUsable()
+            {
+                Communicator.this.checkUsable();
+            }
+
+            @Override
+            public void abortJob(final String reason)
+            {
+                engine.abortJob("rank " + rank + ": " + reason);
+            }
+
+            @Override
             public void wakeAll()
             {
-                for (int r = 0; r < size; r++)
+                endpoint.enterMapping(); // the doorbells are in the segment: a close from another thread waits
+                try
                 {
-                    if (r != rank)
+                    for (int r = 0; r < size; r++)
                     {
-                        endpoint.wake(toWorld(r));
+                        if (r != rank)
+                        {
+                            endpoint.wake(toWorld(r));
+                        }
                     }
+                }
+                finally
+                {
+                    endpoint.exitMapping();
                 }
             }
         }, ownWindows, endpoint.segmentPath(), bytes);

@@ -5,6 +5,7 @@ import io.sm4j.transport.FragmentHandler;
 import io.sm4j.transport.FragmentView;
 import io.sm4j.job.RankCounters;
 import io.sm4j.segment.Sm4jException;
+import io.sm4j.window.BufferGoneException;
 import io.sm4j.window.PeerWindows;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -156,7 +157,7 @@ final class Matcher implements FragmentHandler
         if (awaited == null || !awaited.isDone())
         {
             final long kept = queues.unexpectedBytes() + Unexpected.ENVELOPE_BYTES;
-            // first chunks of large messages fill at most half the budget, then they are kept as envelopes (the
+            // first chunks of large messages (RNDV; a RGET keeps its 16-byte reference) fill at most half the budget, then they are kept as envelopes (the
             // receiver asks for every byte when it matches): unexpected large sends take tens of bytes each, and
             // hundreds of thousands fit ahead of a message a receive waits for
             keepEnvelopeOnly = type == RNDV && kept + f.length() > unexpectedLimit / 2;
@@ -356,13 +357,15 @@ final class Matcher implements FragmentHandler
         {
             windows.copy(source, chunkId, position, request.buffer, request.offset, request.total);
         }
-        catch (final Sm4jException ex)
+        catch (final BufferGoneException ex)
         {
             sends.sendAck(source, sequence, DISCARD);
             request.fail(ex);
             return;
         }
         request.received = request.total;
+        // NOTE: the copy's loads precede the ACK's commit (a release); the sender reuses its buffer only after
+        // its acquire of the ACK
         sends.sendAck(source, sequence, COPIED);
         complete(request);
     }

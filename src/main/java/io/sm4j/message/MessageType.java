@@ -7,7 +7,7 @@ package io.sm4j.message;
  *  EAGER    user tag   -                      -                                      the whole message
  *  RNDV     user tag   message seq (per pair) total length                           the first bytes
  *  ACK      0          message seq of RNDV    receiver request id (| FROM_START),    -
- *                                                 or -1 to discard
+ *                      or RGET                    -1 to discard, -2 (RGET) copied
  *  FRAG     0          byte offset            receiver request id                    a max-size chunk
  *  BARRIER  0          barrier epoch          0                                      -
  *  RGET     user tag   message seq (per pair) total length                           the sender's shared buffer:

@@ -1,6 +1,7 @@
 package io.sm4j.message;
 
 import io.sm4j.transport.Endpoint;
+import io.sm4j.window.LocalWindows;
 import io.sm4j.window.SharedBuffer;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.LongArrayQueue;
@@ -29,10 +30,13 @@ final class PendingSends
     private int waitingCount;
     /** ACKs owed while their receiver had no room: (dest, sequence, aux) triples. */
     private final LongArrayQueue deferredAcks = new LongArrayQueue();
+    /** This rank's shared buffers: a large send from one of them goes single-copy (RGET). */
+    private final LocalWindows ownWindows;
 
     @SuppressWarnings("unchecked")
-    PendingSends(final Endpoint endpoint, final MessageSender sender, final Rendezvous rendezvous)
+    PendingSends(final Endpoint endpoint, final MessageSender sender, final Rendezvous rendezvous, final LocalWindows ownWindows)
     {
+        this.ownWindows = ownWindows;
         this.endpoint = endpoint;
         this.sender = sender;
         this.rendezvous = rendezvous;
@@ -105,7 +109,9 @@ final class PendingSends
         }
         final long sequence = nextRendezvous[request.dest];
         final long shared = request.buffer instanceof SharedBuffer ?
-            ((SharedBuffer)request.buffer).sharedPosition(request.offset, request.length) : -1;
+            ((SharedBuffer)request.buffer).sharedPosition(ownWindows, request.offset, request.length) : -1;
+        // NOTE: the caller's stores to the buffer precede the RGET's commit (a release): the receiver that
+        // acquires the RGET copies them
         if (shared >= 0 ? !sender.trySendShared(request.dest, request.tag, sequence, request.length,
             ((SharedBuffer)request.buffer).chunkId(), shared) :
             !sender.trySendRendezvous(request.dest, request.tag, sequence, request.length, request.buffer,
@@ -116,6 +122,7 @@ final class PendingSends
         nextRendezvous[request.dest]++;
         request.sequence = sequence;
         request.sent = shared >= 0 ? request.length : rendezvousPayload; // single copy: the receiver takes it all
+        request.shared = shared >= 0;
         rendezvous.awaitAck(request);
         return true;
     }

@@ -65,6 +65,11 @@ final class Rendezvous
             throw f.protocolError("ACK for no pending send (sequence " + f.sequence() + ")");
         }
         request.awaitingAck = false;
+        if (request.shared != (f.aux() == COPIED) && f.aux() != DISCARD)
+        {
+            throw f.protocolError("ACK " + f.aux() + " for a " + (request.shared ? "RGET" : "RNDV") + " (sequence " +
+                f.sequence() + ")");
+        }
         if (f.aux() == DISCARD || f.aux() == COPIED)
         {
             request.complete();

@@ -19,6 +19,8 @@ final class SendRequest extends Request
     int sent;
     /** A large send whose RNDV has left and whose ACK has not come. */
     boolean awaitingAck;
+    /** A large send by RGET: the receiver copies it from this rank's shared buffer and answers COPIED. */
+    boolean shared;
     /** System.nanoTime() when it was queued for room (counted as a wait when it starts). */
     long queuedAt;
 
@@ -44,6 +46,7 @@ final class SendRequest extends Request
         remoteId = 0;
         sent = 0;
         awaitingAck = false;
+        shared = false;
     }
 
     @Override

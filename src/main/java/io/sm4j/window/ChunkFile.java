@@ -60,37 +60,36 @@ record ChunkFile(MappedByteBuffer file, UnsafeBuffer view, long payload)
         {
             throw new Sm4jException("cannot map rank " + rank + "'s shared buffer " + path + ": " + ex, ex);
         }
-        final ChunkFile chunk = new ChunkFile(file, new UnsafeBuffer(file), 0);
-        final UnsafeBuffer view = chunk.view();
+        final UnsafeBuffer view = new UnsafeBuffer(file);
         // NOTE: acquire: LIVE is released after the header, so the fields read below are the owner's
         final long state = view.getLongAcquire(STATE_OFFSET);
         final long payload = view.getLong(LENGTH_OFFSET);
         if (view.getLong(MAGIC_OFFSET) != MAGIC || view.getInt(OWNER_OFFSET) != rank ||
-            view.getLong(CHUNK_ID_OFFSET) != chunkId || payload < 1 || PAYLOAD_OFFSET + payload > view.capacity())
+            view.getLong(CHUNK_ID_OFFSET) != chunkId || payload < 1 || payload > view.capacity() - PAYLOAD_OFFSET)
         {
-            chunk.unmap();
+            IoUtil.unmap(file);
             throw new Sm4jException(path + " is not rank " + rank + "'s shared buffer " + chunkId +
                 " (its header is damaged, or another program wrote it)");
         }
         if (state != WindowChunkDescriptor.LIVE)
         {
-            chunk.unmap();
+            IoUtil.unmap(file);
             throw gone(rank, chunkId);
         }
         return new ChunkFile(file, view, payload);
     }
 
-    static Sm4jException gone(final int rank, final long chunkId)
+    static BufferGoneException gone(final int rank, final long chunkId)
     {
-        return new Sm4jException("rank " + rank + "'s shared buffer " + chunkId + " is gone: it was freed (or its rank " +
-            "left) while a send from it was pending");
+        return new BufferGoneException("rank " + rank + "'s shared buffer " + chunkId + " is gone: its rank freed it, or left");
     }
 
     /**
-     * @return true while the owner has not freed the buffer (acquire).
+     * @return true while the owner has not freed the buffer.
      */
     boolean isLive()
     {
+        // NOTE: acquire, pairing with the owner's release of FREED (LocalWindows.release)
         return view.getLongAcquire(STATE_OFFSET) == WindowChunkDescriptor.LIVE;
     }
 

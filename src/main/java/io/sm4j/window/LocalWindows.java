@@ -8,7 +8,6 @@ import java.io.IOException;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -31,6 +30,9 @@ import static io.sm4j.layout.WindowChunkDescriptor.STATE_OFFSET;
  */
 public final class LocalWindows implements AutoCloseable
 {
+    /** After a GC, how many doubling waits (1 ms to 128 ms) for freed buffers' mappings to go. */
+    private static final int GC_ATTEMPTS = 8;
+
     private final Path segment;
     private final int rank;
     private final Map<Long, SharedBuffer> live = new LinkedHashMap<>();
@@ -65,7 +67,7 @@ public final class LocalWindows implements AutoCloseable
         final Path path = SegmentFiles.windowPath(segment, rank, chunkId);
         final long length = WindowChunkDescriptor.fileLength(bytes);
         final MappedByteBuffer file;
-        try (FileChannel channel = SegmentFiles.createAllocated(path, length, "a shared buffer of " + bytes + " bytes"))
+        try (FileChannel channel = create(path, length, bytes))
         {
             file = channel.map(FileChannel.MapMode.READ_WRITE, 0, length);
         }
@@ -74,7 +76,7 @@ public final class LocalWindows implements AutoCloseable
             SegmentFiles.deleteQuietly(path);
             throw new Sm4jException("cannot allocate a shared buffer of " + bytes + " bytes in " + path + ": " + ex, ex);
         }
-        final SharedBuffer buffer = new SharedBuffer(this, rank, chunkId, file, bytes);
+        final SharedBuffer buffer = new SharedBuffer(this, chunkId, file, bytes);
         buffer.header().putLong(MAGIC_OFFSET, MAGIC);
         buffer.header().putInt(OWNER_OFFSET, rank);
         buffer.header().putLong(CHUNK_ID_OFFSET, chunkId);
@@ -83,14 +85,6 @@ public final class LocalWindows implements AutoCloseable
         buffer.header().putLongRelease(STATE_OFFSET, WindowChunkDescriptor.LIVE);
         live.put(chunkId, buffer);
         return buffer;
-    }
-
-    /**
-     * @return bytes of shared memory this rank holds in buffers (their payloads).
-     */
-    public synchronized long liveBytes()
-    {
-        return live.values().stream().mapToLong(SharedBuffer::capacity).sum();
     }
 
     synchronized void free(final SharedBuffer buffer)
@@ -103,24 +97,59 @@ public final class LocalWindows implements AutoCloseable
     }
 
     /**
-     * Frees every buffer still allocated: their views have no bytes from now on.
+     * Frees every buffer still allocated, for peers and the node: FREED and the file removed. The buffers
+     * themselves keep their bytes (a close may come from another thread while the owner still reads one; the
+     * memory goes at a GC, once unreachable).
      */
     @Override
     public synchronized void close()
     {
         closed = true;
-        for (final SharedBuffer buffer : new ArrayList<>(live.values()))
+        for (final SharedBuffer buffer : live.values())
         {
-            release(buffer);
+            unlink(buffer);
         }
         live.clear();
     }
 
     private void release(final SharedBuffer buffer)
     {
-        // NOTE: release: a peer whose kept mapping reads FREED drops it instead of copying stale bytes
-        buffer.header().putLongRelease(STATE_OFFSET, WindowChunkDescriptor.FREED);
+        unlink(buffer);
         buffer.markFreed();
+    }
+
+    private void unlink(final SharedBuffer buffer)
+    {
+        // NOTE: release, pairing with ChunkFile.isLive's acquire: a peer whose kept mapping reads FREED drops it
+        buffer.header().putLongRelease(STATE_OFFSET, WindowChunkDescriptor.FREED);
         SegmentFiles.deleteQuietly(SegmentFiles.windowPath(segment, rank, buffer.chunkId()));
+    }
+
+    /**
+     * Creates the buffer's file. Freed buffers' pages come back to the node only once nothing maps them, and
+     * this process's mappings go at a GC: with no room, one GC and a retry, as the JDK's direct memory does.
+     */
+    private static FileChannel create(final Path path, final long length, final int bytes) throws IOException
+    {
+        final String what = "a shared buffer of " + bytes + " bytes";
+        try
+        {
+            return SegmentFiles.createAllocated(path, length, what);
+        }
+        catch (final Sm4jException full)
+        {
+            if (!full.getMessage().startsWith("not enough space"))
+            {
+                throw full;
+            }
+            System.gc();
+            final java.nio.file.FileStore store = java.nio.file.Files.getFileStore(path.toAbsolutePath().getParent());
+            for (int attempt = 0; attempt < GC_ATTEMPTS && store.getUsableSpace() < length; attempt++)
+            {
+                // the cleaners unmap after the GC, on their own thread: wait for them as java.nio.Bits does
+                java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L << attempt);
+            }
+            return SegmentFiles.createAllocated(path, length, what);
+        }
     }
 }

@@ -39,15 +39,16 @@ public final class PeerWindows implements AutoCloseable
      * Copies {@code length} bytes at {@code position} of {@code rank}'s buffer {@code chunkId} into
      * {@code into} at {@code offset}: the one copy of a single-copy message.
      *
-     * @throws Sm4jException if the buffer is gone (its owner freed it with the send pending, or left), or
-     *                       its file is not what the message said (a protocol error, named).
+     * @throws BufferGoneException if the buffer is gone (its owner freed it with the send pending, or left).
+     * @throws Sm4jException       if the file or the bytes named are not what a message can name: a
+     *                             protocol error, named.
      */
     public synchronized void copy(
         final int rank, final long chunkId, final long position, final MutableDirectBuffer into, final int offset,
         final int length)
     {
         final ChunkFile mapping = mapping(rank, chunkId);
-        if (position < 0 || position + length > mapping.payload())
+        if (position < 0 || length < 0 || position > mapping.payload() - length)
         {
             throw new Sm4jException("rank " + rank + " named bytes " + position + ".." + (position + length) +
                 " of its shared buffer " + chunkId + ", which has " + mapping.payload());
@@ -105,7 +106,7 @@ public final class PeerWindows implements AutoCloseable
             throw ChunkFile.gone(rank, chunkId);
         }
         misses++;
-        chunks.values().removeIf(m -> !m.isLive() && unmapped(m)); // the rank freed some: let their pages go
+        chunks.values().removeIf(this::droppedIfFreed); // the rank freed some: let their pages go
         final ChunkFile fresh = ChunkFile.map(segment, rank, chunkId, false);
         chunks.put(chunkId, fresh);
         mapped++;
@@ -115,15 +116,27 @@ public final class PeerWindows implements AutoCloseable
     private void drop(final Long2ObjectHashMap<ChunkFile> chunks, final long chunkId, final ChunkFile mapping)
     {
         chunks.remove(chunkId);
-        unmapped(mapping);
+        invalidate(mapping);
     }
 
-    private boolean unmapped(final ChunkFile mapping)
+    /**
+     * @return true, having unmapped it, if {@code mapping}'s buffer was freed.
+     */
+    private boolean droppedIfFreed(final ChunkFile mapping)
+    {
+        if (mapping.isLive())
+        {
+            return false;
+        }
+        invalidate(mapping);
+        return true;
+    }
+
+    private void invalidate(final ChunkFile mapping)
     {
         mapping.unmap();
         invalidations++;
         mapped--;
-        return true;
     }
 
     private Path path(final int rank, final long chunkId)

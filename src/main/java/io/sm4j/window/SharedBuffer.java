@@ -13,25 +13,24 @@ import java.nio.MappedByteBuffer;
  * for send buffers).
  * <p>
  * {@link #free()} gives the memory back; the buffer then has no bytes. Re-wrapping it (any {@code wrap})
- * makes it an ordinary buffer: sends from it copy again.
+ * makes it an ordinary buffer: sends from it copy again, as do sends of it by another communicator than
+ * the one that allocated it.
  */
 public final class SharedBuffer extends UnsafeBuffer
 {
     private static final byte[] NO_BYTES = new byte[0];
 
     private final LocalWindows owner;
-    private final int rank;
     private final long chunkId;
     private final UnsafeBuffer header;
     private final long payloadAddress;
     private final int payloadLength;
     private boolean freed;
 
-    SharedBuffer(final LocalWindows owner, final int rank, final long chunkId, final MappedByteBuffer file, final int length)
+    SharedBuffer(final LocalWindows owner, final long chunkId, final MappedByteBuffer file, final int length)
     {
         super(file, WindowChunkDescriptor.PAYLOAD_OFFSET, length);
         this.owner = owner;
-        this.rank = rank;
         this.chunkId = chunkId;
         this.header = new UnsafeBuffer(file, 0, WindowChunkDescriptor.PAYLOAD_OFFSET);
         this.payloadAddress = addressOffset();
@@ -39,21 +38,16 @@ public final class SharedBuffer extends UnsafeBuffer
     }
 
     /**
-     * Gives the memory back to the node: peers see the buffer gone, and this buffer has no bytes from now on.
+     * Frees the buffer: peers see it gone, its file is removed, and this buffer has no bytes from now on. The
+     * node gets the pages back once nothing maps them: this process's mapping goes at a GC once unreachable
+     * (never under a view derived from it), and a peer's kept mapping at its next copy from this rank or its
+     * close. Call it from the thread that uses the communicator.
      *
      * @throws IllegalStateException if it was freed already.
      */
     public void free()
     {
         owner.free(this);
-    }
-
-    /**
-     * @return the rank whose memory this is.
-     */
-    public int ownerRank()
-    {
-        return rank;
     }
 
     /**
@@ -73,13 +67,16 @@ public final class SharedBuffer extends UnsafeBuffer
     }
 
     /**
-     * @return the position in the buffer's payload of {@code offset} of this view, or -1 if the view is no
-     *         longer the buffer's own memory (re-wrapped, or freed): then it is an ordinary buffer.
+     * @param sender the sending rank's buffers.
+     * @return the position in the buffer's payload of {@code offset} of this view, or -1 if a send of it by
+     *         {@code sender} must copy: the view is no longer the buffer's own memory (re-wrapped, or freed),
+     *         or the buffer is another rank's (whose chunk ids a receiver would look up as the sender's).
      */
-    public long sharedPosition(final int offset, final int length)
+    public long sharedPosition(final LocalWindows sender, final int offset, final int length)
     {
         final long position = addressOffset() - payloadAddress + offset;
-        return !freed && byteArray() == null && position >= 0 && position + length <= payloadLength ? position : -1;
+        return sender == owner && !freed && byteArray() == null && position >= 0 && position <= payloadLength - length ?
+            position : -1;
     }
 
     UnsafeBuffer header()

@@ -62,15 +62,17 @@ public final class Window implements AutoCloseable
      */
     public static Window allocate(final WindowChannel channel, final LocalWindows windows, final Path segment, final int bytes)
     {
-        if (bytes < 0 || bytes > WindowChunkDescriptor.MAX_PAYLOAD)
-        {
-            throw new IllegalArgumentException(String.format(Locale.ROOT, "bytes=%d (expected: 0..%,d)", bytes,
-                WindowChunkDescriptor.MAX_PAYLOAD));
-        }
+        channel.checkUsable();
         SharedBuffer own = null;
         RuntimeException failure = null;
         try
         {
+            if (bytes < 0 || bytes > WindowChunkDescriptor.MAX_PAYLOAD)
+            {
+                // not thrown before the collective: the other ranks would wait for this one for good
+                throw new IllegalArgumentException(String.format(Locale.ROOT, "bytes=%d (expected: 0..%,d)", bytes,
+                    WindowChunkDescriptor.MAX_PAYLOAD));
+            }
             own = bytes == 0 ? null : windows.allocate(bytes);
         }
         catch (final RuntimeException ex)
@@ -78,49 +80,81 @@ public final class Window implements AutoCloseable
             failure = ex;
         }
         final int size = channel.size();
-        final long[] mine = { channel.worldRank(), own == null ? (failure == null ? 0 : -1) : own.chunkId(), bytes };
         final long[] all = new long[3 * size];
-        channel.allGather(mine, all);
+        channel.allGather(new long[]{ channel.worldRank(), own != null ? own.chunkId() : failure == null ? 0 : -1, bytes }, all);
+        failure = failure != null ? failure : failed(all, "allocate its part of the window");
+        final UnsafeBuffer[] headers = new UnsafeBuffer[size];
+        final UnsafeBuffer[] parts = new UnsafeBuffer[size];
+        final ChunkFile[] mapped = new ChunkFile[size];
         for (int r = 0; r < size && failure == null; r++)
         {
-            if (all[3 * r + 1] < 0)
+            try
             {
-                failure = new IllegalStateException("rank " + r + " could not allocate its part of the window (" +
-                    all[3 * r + 2] + " bytes): see its own error");
+                mapPart(r, all, own, channel.rank(), segment, headers, parts, mapped);
+            }
+            catch (final RuntimeException ex)
+            {
+                failure = ex;
             }
         }
+        // every rank has mapped every part, or knows who could not, before any part is used
+        final long[] mappedAll = new long[3 * size];
+        channel.allGather(new long[]{ 0, failure == null ? 0 : -1, bytes }, mappedAll);
+        failure = failure != null ? failure : failed(mappedAll, "map every part of the window");
         if (failure != null)
         {
+            for (final ChunkFile chunk : mapped)
+            {
+                if (chunk != null)
+                {
+                    chunk.unmap();
+                }
+            }
             if (own != null)
             {
                 own.free();
             }
             throw failure;
         }
-        final UnsafeBuffer[] headers = new UnsafeBuffer[size];
-        final UnsafeBuffer[] parts = new UnsafeBuffer[size];
-        final ChunkFile[] mapped = new ChunkFile[size];
-        for (int r = 0; r < size; r++)
+        return new Window(channel, own, headers, parts, mapped);
+    }
+
+    /**
+     * @return a failure naming the first rank whose triple in {@code all} says it could not {@code what}, or null.
+     */
+    private static RuntimeException failed(final long[] all, final String what)
+    {
+        for (int r = 0; r < all.length / 3; r++)
         {
-            final long chunkId = all[3 * r + 1];
-            if (r == channel.rank())
+            if (all[3 * r + 1] < 0)
             {
-                headers[r] = own == null ? null : own.header();
-                parts[r] = own == null ? new UnsafeBuffer(NO_BYTES) : own;
-            }
-            else if (chunkId == 0)
-            {
-                parts[r] = new UnsafeBuffer(NO_BYTES);
-            }
-            else
-            {
-                mapped[r] = ChunkFile.map(segment, (int)all[3 * r], chunkId, true);
-                headers[r] = new UnsafeBuffer(mapped[r].view(), 0, WindowChunkDescriptor.PAYLOAD_OFFSET);
-                parts[r] = new UnsafeBuffer(mapped[r].view(), WindowChunkDescriptor.PAYLOAD_OFFSET, (int)mapped[r].payload());
+                return new IllegalStateException("rank " + r + " could not " + what + " (" + all[3 * r + 2] +
+                    " bytes): see its own error");
             }
         }
-        channel.barrier(); // every rank has mapped every part before any is used
-        return new Window(channel, own, headers, parts, mapped);
+        return null;
+    }
+
+    private static void mapPart(
+        final int r, final long[] all, final SharedBuffer own, final int self, final Path segment,
+        final UnsafeBuffer[] headers, final UnsafeBuffer[] parts, final ChunkFile[] mapped)
+    {
+        final long chunkId = all[3 * r + 1];
+        if (r == self)
+        {
+            headers[r] = own == null ? null : own.header();
+            parts[r] = own == null ? new UnsafeBuffer(NO_BYTES) : own;
+        }
+        else if (chunkId == 0)
+        {
+            parts[r] = new UnsafeBuffer(NO_BYTES);
+        }
+        else
+        {
+            mapped[r] = ChunkFile.map(segment, (int)all[3 * r], chunkId, true);
+            headers[r] = new UnsafeBuffer(mapped[r].view(), 0, WindowChunkDescriptor.PAYLOAD_OFFSET);
+            parts[r] = new UnsafeBuffer(mapped[r].view(), WindowChunkDescriptor.PAYLOAD_OFFSET, (int)mapped[r].payload());
+        }
     }
 
     /**
@@ -205,14 +239,26 @@ public final class Window implements AutoCloseable
             throw new IllegalStateException("rank " + target + "'s part is locked by this rank already");
         }
         final long ticket = WindowLock.takeTicket(header);
-        if (exclusive)
+        try
         {
-            channel.await(() -> WindowLock.exclusiveGranted(header, ticket));
+            if (exclusive)
+            {
+                channel.await(() -> WindowLock.exclusiveGranted(header, ticket));
+            }
+            else
+            {
+                channel.await(() -> WindowLock.sharedGranted(header, ticket));
+                if (WindowLock.admitNext(header, ticket))
+                {
+                    channel.wakeAll(); // the next shared ticket may sleep: it enters now
+                }
+            }
         }
-        else
+        catch (final RuntimeException ex)
         {
-            channel.await(() -> WindowLock.sharedGranted(header, ticket));
-            WindowLock.admitNext(header);
+            // the ticket is taken and will never be released: every later locker of this part would wait for good
+            channel.abortJob("a wait for rank " + target + "'s window lock failed, its ticket taken: " + ex.getMessage());
+            throw ex;
         }
         held[target] = exclusive ? EXCLUSIVE : SHARED;
     }
@@ -299,6 +345,7 @@ public final class Window implements AutoCloseable
     private UnsafeBuffer part(final int rank)
     {
         checkOpen();
+        channel.checkUsable(); // a closed communicator's segment is unmapped: an unlock's ring would fault
         if (rank < 0 || rank >= parts.length)
         {
             throw new IllegalArgumentException("rank=" + rank + " (expected: 0.." + (parts.length - 1) + ")");

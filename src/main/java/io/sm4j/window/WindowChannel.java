@@ -34,6 +34,17 @@ public interface WindowChannel
     void await(BooleanSupplier condition);
 
     /**
+     * @throws IllegalStateException if the communicator cannot be used now (closed, or another thread's).
+     */
+    void checkUsable();
+
+    /**
+     * Aborts the job with {@code reason}: for a wait that gave up holding a lock ticket, which would
+     * otherwise leave every later locker of that part waiting for good.
+     */
+    void abortJob(String reason);
+
+    /**
      * Wakes every other rank that sleeps: this rank has just changed something in shared memory that one of
      * them may wait for (a lock it released).
      */

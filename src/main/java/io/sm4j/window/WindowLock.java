@@ -51,10 +51,13 @@ public final class WindowLock
 
     /**
      * A shared holder, once granted: the next ticket may read too.
+     *
+     * @return true if a later ticket was taken already (its holder may sleep: ring it).
      */
-    public static void admitNext(final AtomicBuffer header)
+    public static boolean admitNext(final AtomicBuffer header, final long ticket)
     {
         header.getAndAddLong(LOCK_READ_OFFSET, 1);
+        return header.getLongVolatile(LOCK_COUNTER_OFFSET) > ticket + 1;
     }
 
     public static void unlockExclusive(final AtomicBuffer header)

@@ -39,7 +39,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     if (argc != 7) {
-        if (me == 0) fprintf(stderr, "usage: osu_mpi latency|bw|bibw|multi_lat|mbw_mr|allreduce|bcast|allgather|alltoall|barrier MIN MAX ITERATIONS SKIP WINDOW\n");
+        if (me == 0) fprintf(stderr, "usage: osu_mpi latency|bw|bibw|multi_lat|mbw_mr|allreduce|bcast|allgather|alltoall|barrier|put_latency|get_latency|put_bw MIN MAX ITERATIONS SKIP WINDOW\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     const char *test = argv[1];

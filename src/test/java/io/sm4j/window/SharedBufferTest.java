@@ -187,6 +187,53 @@ class SharedBufferTest
     }
 
     @Test
+    void aBufferSentByAnotherRanksCommunicatorOrThroughADupShouldArriveWhole() throws Exception
+    {
+        final byte[] expected = pattern(LARGE);
+        final byte[][] received = new byte[2][LARGE];
+        final AtomicReference<SharedBuffer> rankTwos = new AtomicReference<>();
+        final AtomicReference<WindowStats> stats = new AtomicReference<>();
+        final AtomicReference<Status> probed = new AtomicReference<>();
+        try (ScratchDir dir = ScratchDir.create("sm4j-win-"))
+        {
+            ThreadJob.run(dir.path, 3, comm ->
+            {
+                if (comm.rank() == 2)
+                {
+                    final SharedBuffer buffer = comm.allocate(LARGE);
+                    buffer.putBytes(0, expected);
+                    rankTwos.set(buffer);
+                }
+                comm.barrier();
+                try (Communicator dup = comm.dup())
+                {
+                    if (comm.rank() == 0)
+                    {
+                        // rank 2's buffer, sent by rank 0: its chunk id means nothing as rank 0's, so it is copied
+                        comm.send(1, TAG, rankTwos.get(), 0, LARGE);
+                        final SharedBuffer own = comm.allocate(LARGE);
+                        own.putBytes(0, expected);
+                        dup.send(1, TAG, own, 0, LARGE);
+                    }
+                    else if (comm.rank() == 1)
+                    {
+                        comm.recv(0, TAG, received[0]);
+                        probed.set(dup.probe(0, TAG));
+                        dup.recv(0, TAG, received[1]);
+                        stats.set(comm.windowStats());
+                    }
+                    comm.barrier();
+                }
+            });
+            assertTrue(dir.isEmpty());
+        }
+        assertArrayEquals(expected, received[0], "another rank's buffer, copied");
+        assertArrayEquals(expected, received[1], "single copy in a dup'd communicator");
+        assertEquals(LARGE, probed.get().length(), "a probe sees a RGET's whole length");
+        assertEquals(new WindowStats(0, 1, 0, 1), stats.get(), "only rank 0's own buffer went single-copy");
+    }
+
+    @Test
     void badAllocationsAndDoubleFreesShouldBeRefusedInOneLine() throws Exception
     {
         try (ScratchDir dir = ScratchDir.create("sm4j-win-"))

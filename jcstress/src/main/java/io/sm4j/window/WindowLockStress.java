@@ -50,7 +50,7 @@ public final class WindowLockStress
         {
             Thread.onSpinWait();
         }
-        WindowLock.admitNext(part);
+        WindowLock.admitNext(part, ticket);
     }
 
     /**
@@ -160,6 +160,45 @@ public final class WindowLockStress
         public void arbiter(final JJ_Result r)
         {
             r.r1 = part.getLong(WindowChunkDescriptor.PAYLOAD_OFFSET);
+            r.r2 = part.getLong(WindowChunkDescriptor.PAYLOAD_OFFSET + 8);
+        }
+    }
+
+    /**
+     * The CAS-loop accumulates: a double SUM (0.5 + 0.25) and a long MIN (10, then 5 and 3) from two ranks
+     * at once keep both contributions. r1 = the sum times 4, r2 = the minimum.
+     */
+    @JCStressTest
+    @Outcome(id = "3, 3", expect = ACCEPTABLE, desc = "0.75 and MIN 3: neither update lost.")
+    @Outcome(expect = FORBIDDEN, desc = "An update lost.")
+    @State
+    public static class DoubleSumAndMinKeepBoth
+    {
+        private final UnsafeBuffer part = part();
+
+        public DoubleSumAndMinKeepBoth()
+        {
+            part.putLong(WindowChunkDescriptor.PAYLOAD_OFFSET + 8, 10);
+        }
+
+        @Actor
+        public void first()
+        {
+            ElementAtomics.combine(part, WindowChunkDescriptor.PAYLOAD_OFFSET, 0.5, Op.SUM);
+            ElementAtomics.combine(part, WindowChunkDescriptor.PAYLOAD_OFFSET + 8, 5L, Op.MIN);
+        }
+
+        @Actor
+        public void second()
+        {
+            ElementAtomics.combine(part, WindowChunkDescriptor.PAYLOAD_OFFSET, 0.25, Op.SUM);
+            ElementAtomics.combine(part, WindowChunkDescriptor.PAYLOAD_OFFSET + 8, 3L, Op.MIN);
+        }
+
+        @Arbiter
+        public void arbiter(final JJ_Result r)
+        {
+            r.r1 = (long)(part.getDouble(WindowChunkDescriptor.PAYLOAD_OFFSET) * 4);
             r.r2 = part.getLong(WindowChunkDescriptor.PAYLOAD_OFFSET + 8);
         }
     }
