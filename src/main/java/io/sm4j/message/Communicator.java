@@ -102,7 +102,7 @@ public final class Communicator implements AutoCloseable
         sends = new PendingSends(endpoint, sender, rendezvous, ownWindows);
         final Barrier messages = new Barrier(sender, rank, size);
         peerWindows = new PeerWindows(endpoint.segmentPath(), size);
-        matcher = new Matcher(endpoint, eagerPayload, sends, rendezvous, messages, peerWindows);
+        matcher = new Matcher(endpoint, eagerPayload, sends, rendezvous, messages, peerWindows, ownWindows);
         this.endpoint = endpoint;
         barrier = endpoint.layout().params().collectiveContexts() > 0 ? null : messages;
         engine = new ProgressEngine(endpoint, matcher, sends, rendezvous);

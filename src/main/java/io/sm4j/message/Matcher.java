@@ -6,7 +6,9 @@ import io.sm4j.transport.FragmentView;
 import io.sm4j.job.RankCounters;
 import io.sm4j.segment.Sm4jException;
 import io.sm4j.window.BufferGoneException;
+import io.sm4j.window.LocalWindows;
 import io.sm4j.window.PeerWindows;
+import io.sm4j.window.SharedBuffer;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -28,6 +30,10 @@ final class Matcher implements FragmentHandler
     /** The probe tag while no probe runs: no message has it (users' tags are >= 0, the collectives' above this). */
     private static final int NO_PROBE = Integer.MIN_VALUE;
     private static final byte[] NO_BYTES = new byte[0];
+    /** A RGET into a shared buffer at least this long is copied by both ranks (the PUSH's round trip is paid back). */
+    private static final int SPLIT_MIN = 256 * 1024;
+    /** The split point is a multiple of this: each rank copies whole lines. */
+    private static final int SPLIT_ALIGNMENT = 64;
 
     private final Endpoint endpoint;
     private final PendingSends sends;
@@ -41,6 +47,7 @@ final class Matcher implements FragmentHandler
     private final BudgetStalls stalls;
     private final RankCounters counters;
     private final PeerWindows windows;
+    private final LocalWindows ownWindows;
     /** The posted receive {@link #accepts} found for the message about to be delivered, or null. */
     private RecvRequest accepted;
     /** What a probe waits for (tag {@link #NO_PROBE}: none), and the first declined message it would see. */
@@ -60,9 +67,10 @@ final class Matcher implements FragmentHandler
 
     Matcher(
         final Endpoint endpoint, final int eagerPayload, final PendingSends sends, final Rendezvous rendezvous,
-        final Barrier barrier, final PeerWindows windows)
+        final Barrier barrier, final PeerWindows windows, final LocalWindows ownWindows)
     {
         this.windows = windows;
+        this.ownWindows = ownWindows;
         this.endpoint = endpoint;
         this.sends = sends;
         this.rendezvous = rendezvous;
@@ -227,7 +235,8 @@ final class Matcher implements FragmentHandler
                 arrival(match, f.source(), f.tag(), f.sequence(), (int)total, f.buffer(), f.offset(),
                     keepEnvelopeOnly ? 0 : length, type);
             }
-            case ACK -> rendezvous.onAck(f);
+            case ACK -> complete(rendezvous.onAck(f));
+            case PUSH -> push(f);
             case FRAG -> complete(rendezvous.onFrag(f));
             default -> barrier.onMessage(f.source()); // BARRIER: ArrivedMessage knows no other type
         }
@@ -353,9 +362,10 @@ final class Matcher implements FragmentHandler
     {
         final long chunkId = buffer.getLong(offset);
         final long position = buffer.getLong(offset + Long.BYTES);
+        final int mine = splitCopy(request, source, sequence);
         try
         {
-            windows.copy(source, chunkId, position, request.buffer, request.offset, request.total);
+            windows.copy(source, chunkId, position, request.buffer, request.offset, mine);
         }
         catch (final BufferGoneException ex)
         {
@@ -363,11 +373,62 @@ final class Matcher implements FragmentHandler
             request.fail(ex);
             return;
         }
-        request.received = request.total;
+        request.received = mine;
         // NOTE: the copy's loads precede the ACK's commit (a release); the sender reuses its buffer only after
         // its acquire of the ACK
         sends.sendAck(source, sequence, COPIED);
-        complete(request);
+        if (mine == request.total)
+        {
+            complete(request);
+        }
+    }
+
+    /**
+     * Splits a RGET's copy with its sender when the receive buffer is this rank's shared buffer, the message
+     * is large and both ranks can run at once: a PUSH asks the sender to copy the second half into it, while
+     * this rank copies the first (two cores copy a 4 MiB message in about 0.6 of one core's time). The
+     * receive then waits in {@link Rendezvous} for the sender's PUSHED.
+     *
+     * @return the bytes this rank copies: the first part, or the whole message (no split, or no room for
+     *         the PUSH now).
+     */
+    private int splitCopy(final RecvRequest request, final int source, final long sequence)
+    {
+        final int total = request.total;
+        final long at = total >= SPLIT_MIN && endpoint.ownCores() && request.buffer instanceof SharedBuffer ?
+            ((SharedBuffer)request.buffer).sharedPosition(ownWindows, request.offset, total) : -1;
+        if (at < 0)
+        {
+            return total;
+        }
+        final int half = (total / 2) & ~(SPLIT_ALIGNMENT - 1);
+        final long id = rendezvous.accept(request);
+        if (!sends.trySendPush(source, sequence, id, ((SharedBuffer)request.buffer).chunkId(), at + half, half))
+        {
+            rendezvous.cancel(id);
+            return total;
+        }
+        return half;
+    }
+
+    /**
+     * The sender's part of a split copy: the bytes a PUSH names, from its shared buffer into the receiver's,
+     * then PUSHED (its COPIED, which follows the PUSH, completes the send).
+     */
+    private void push(final ArrivedMessage f)
+    {
+        final SendRequest send = rendezvous.pushed(f);
+        final long chunkId = f.buffer().getLong(f.offset());
+        final long position = f.buffer().getLong(f.offset() + Long.BYTES);
+        final long from = f.buffer().getLong(f.offset() + 2 * Long.BYTES);
+        if (f.length() != PUSH_PAYLOAD || from <= 0 || from >= send.length)
+        {
+            throw f.protocolError("PUSH of bytes " + from + ".. of a " + send.length + "-byte message");
+        }
+        windows.copyInto(f.source(), chunkId, position, send.buffer, send.offset + (int)from, send.length - (int)from);
+        // NOTE: the copy's stores precede PUSHED's commit (a release), which the receiver acquires before it
+        // completes the receive
+        sends.sendAck(f.source(), f.aux(), PUSHED);
     }
 
     /**

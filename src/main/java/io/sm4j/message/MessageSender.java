@@ -23,8 +23,8 @@ final class MessageSender
     private final Endpoint endpoint;
     private final RankCounters counters;
     private final SendClaim claim = new SendClaim();
-    /** A RGET's payload, written before each one is sent. */
-    private final UnsafeBuffer rget = new UnsafeBuffer(new byte[RGET_PAYLOAD]);
+    /** A RGET's or PUSH's payload, written before each one is sent. */
+    private final UnsafeBuffer reference = new UnsafeBuffer(new byte[PUSH_PAYLOAD]);
 
     MessageSender(final Endpoint endpoint)
     {
@@ -81,9 +81,22 @@ final class MessageSender
     boolean trySendShared(
         final int dest, final int tag, final long sequence, final long total, final long chunkId, final long position)
     {
-        rget.putLong(0, chunkId);
-        rget.putLong(Long.BYTES, position);
-        return trySend(dest, false, RGET, tag, sequence, total, rget, 0, RGET_PAYLOAD);
+        reference.putLong(0, chunkId);
+        reference.putLong(Long.BYTES, position);
+        return trySend(dest, false, RGET, tag, sequence, total, reference, 0, RGET_PAYLOAD);
+    }
+
+    /**
+     * Asks the sender of RGET {@code sequence} to copy its bytes from {@code from} on into this rank's shared
+     * buffer {@code chunkId} at {@code position} ({@link MessageType#PUSH}).
+     */
+    boolean trySendPush(
+        final int dest, final long sequence, final long receiveId, final long chunkId, final long position, final long from)
+    {
+        reference.putLong(0, chunkId);
+        reference.putLong(Long.BYTES, position);
+        reference.putLong(2 * Long.BYTES, from);
+        return trySend(dest, false, PUSH, 0, sequence, receiveId, reference, 0, PUSH_PAYLOAD);
     }
 
     boolean trySendAck(final int dest, final long sequence, final long receiveId)

@@ -12,9 +12,15 @@ package io.sm4j.message;
  *  BARRIER  0          barrier epoch          0                                      -
  *  RGET     user tag   message seq (per pair) total length                           the sender's shared buffer:
  *                                                                                    chunk id (8), position (8)
+ *  PUSH     0          message seq of RGET    receiver request id                    the receiver's shared buffer:
+ *                                                                                    chunk id, position, from (8 each)
  * </pre>
  * RGET is a large message sent from a shared buffer: the receiver that matches it copies every byte straight
  * out of the sender's buffer, then ACKs it with {@link #COPIED} (or {@link #DISCARD}), and the send completes.
+ * A large one into a shared buffer of the receiver, while both ranks can run at once, is copied by both: the
+ * receiver sends PUSH (copy bytes {@code from..total} into my buffer, there), copies the first part itself
+ * and ACKs COPIED; the sender copies the rest and ACKs the receive with {@link #PUSHED}; the receive completes
+ * when both parts are in.
  */
 final class MessageType
 {
@@ -24,8 +30,11 @@ final class MessageType
     static final int FRAG = 4;
     static final int BARRIER = 5;
     static final int RGET = 6;
+    static final int PUSH = 7;
     /** RGET's payload: the chunk id and the position in it of the message's first byte. */
     static final int RGET_PAYLOAD = 2 * Long.BYTES;
+    /** PUSH's payload: the receiver's chunk id, the position of byte {@code from} in it, and {@code from}. */
+    static final int PUSH_PAYLOAD = 3 * Long.BYTES;
     /** ACK aux telling the sender the receiver discarded the message (truncation). */
     static final long DISCARD = -1;
     /**
@@ -35,6 +44,11 @@ final class MessageType
     static final long FROM_START = 1L << 62;
     /** ACK aux telling the sender of a RGET that the receiver has copied the whole message. */
     static final long COPIED = -2;
+    /**
+     * ACK aux telling the receiver of a RGET that the sender has copied the part a PUSH asked for; the ACK's
+     * sequence is the receive's id.
+     */
+    static final long PUSHED = -3;
 
     private MessageType()
     {

@@ -75,6 +75,16 @@ final class PendingSends
     }
 
     /**
+     * A PUSH now, if {@code dest} has room (a split copy is worth no wait: the caller copies everything itself
+     * otherwise).
+     */
+    boolean trySendPush(
+        final int dest, final long sequence, final long receiveId, final long chunkId, final long position, final long from)
+    {
+        return sender.trySendPush(dest, sequence, receiveId, chunkId, position, from);
+    }
+
+    /**
      * Sends an ACK now, or defers it to {@link #flush} if its receiver has no room (a handler never waits).
      *
      * @return true if it was sent now.

@@ -10,6 +10,7 @@ import java.util.List;
 import static io.sm4j.message.MessageType.COPIED;
 import static io.sm4j.message.MessageType.DISCARD;
 import static io.sm4j.message.MessageType.FROM_START;
+import static io.sm4j.message.MessageType.PUSHED;
 
 /**
  * The large-message protocol's state at one rank: sends waiting for their receiver's ACK, acknowledged
@@ -52,13 +53,34 @@ final class Rendezvous
         return id;
     }
 
+    /**
+     * Forgets a receive accepted for a split copy that did not happen.
+     */
+    void cancel(final long id)
+    {
+        activeReceives.remove(id);
+    }
+
     boolean hasSends()
     {
         return !awaitingAck.isEmpty() || !streaming.isEmpty();
     }
 
-    void onAck(final ArrivedMessage f)
+    /**
+     * @return the receive a PUSHED completes (the sender's part of a split copy is in), else null.
+     */
+    RecvRequest onAck(final ArrivedMessage f)
     {
+        if (f.aux() == PUSHED)
+        {
+            final RecvRequest receive = activeReceives.remove(f.sequence());
+            if (receive == null || receive.matchedSource != f.source())
+            {
+                throw f.protocolError("PUSHED for no split receive (id " + f.sequence() + ")");
+            }
+            receive.received = receive.total;
+            return receive;
+        }
         final SendRequest request = awaitingAck.remove(ackKey(f.source(), f.sequence()));
         if (request == null)
         {
@@ -73,7 +95,7 @@ final class Rendezvous
         if (f.aux() == DISCARD || f.aux() == COPIED)
         {
             request.complete();
-            return;
+            return null;
         }
         if ((f.aux() & FROM_START) != 0)
         {
@@ -81,6 +103,20 @@ final class Rendezvous
         }
         request.remoteId = f.aux() & ~FROM_START;
         streaming.add(request);
+        return null;
+    }
+
+    /**
+     * @return the RGET send a PUSH names, still waiting for its COPIED.
+     */
+    SendRequest pushed(final ArrivedMessage f)
+    {
+        final SendRequest request = awaitingAck.get(ackKey(f.source(), f.sequence()));
+        if (request == null || !request.shared)
+        {
+            throw f.protocolError("PUSH for no RGET send (sequence " + f.sequence() + ")");
+        }
+        return request;
     }
 
     /**

@@ -51,6 +51,8 @@ public final class Endpoint implements AutoCloseable
 
 
     private final Segment segment;
+    /** {@link #ownCores()}. */
+    private final boolean ownCores;
     private final boolean ownsSegment;
     private final SegmentLayout layout;
     private final int rank;
@@ -110,6 +112,7 @@ public final class Endpoint implements AutoCloseable
         health = new HealthMonitor(segment, rank, options.launcherPid(), peerBells::ringAll, counters);
         bell = Doorbell.open(segment.views().bell(rank), futex, peerBells, SegmentFiles.bellPath(segment.path(), rank), multiple); // a file: late
         final boolean contended = options.startsContended(size);
+        this.ownCores = !contended;
         wait = multiple ? null : new WaitPolicy(options.idle(), bell, peerBells, contended);
         threadWait = multiple ? ThreadLocal.withInitial(() -> new WaitPolicy(options.idle(), bell, peerBells, contended)) : null;
     }
@@ -199,6 +202,15 @@ public final class Endpoint implements AutoCloseable
     public java.nio.file.Path segmentPath()
     {
         return segment.path();
+    }
+
+    /**
+     * @return true if every rank of the job can have a core of its own (ranks no more than the cores this
+     *         process may use): two ranks then run at once, and work split between them takes half the time.
+     */
+    public boolean ownCores()
+    {
+        return ownCores;
     }
 
     /**

@@ -2,6 +2,7 @@ package io.sm4j.window;
 
 import io.sm4j.segment.SegmentFiles;
 import io.sm4j.segment.Sm4jException;
+import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.collections.Long2ObjectHashMap;
 
@@ -64,6 +65,25 @@ public final class PeerWindows implements AutoCloseable
         }
     }
 
+    /**
+     * Copies {@code length} bytes of {@code from} at {@code offset} into {@code rank}'s buffer {@code chunkId}
+     * at {@code position}: this rank's part of a message that rank receives into a shared buffer of its own.
+     *
+     * @throws BufferGoneException if the buffer is gone.
+     * @throws Sm4jException       if the bytes named are outside it (a protocol error, named).
+     */
+    public synchronized void copyInto(
+        final int rank, final long chunkId, final long position, final DirectBuffer from, final int offset, final int length)
+    {
+        final ChunkFile mapping = mapping(rank, chunkId);
+        if (position < 0 || length < 0 || position > mapping.payload() - length)
+        {
+            throw new Sm4jException("rank " + rank + " named bytes " + position + ".." + (position + length) +
+                " of its shared buffer " + chunkId + ", which has " + mapping.payload());
+        }
+        mapping.view().putBytes(PAYLOAD_OFFSET + (int)position, from, offset, length);
+    }
+
     public synchronized WindowStats stats()
     {
         return new WindowStats(hits, misses, invalidations, mapped);
@@ -107,7 +127,7 @@ public final class PeerWindows implements AutoCloseable
         }
         misses++;
         chunks.values().removeIf(this::droppedIfFreed); // the rank freed some: let their pages go
-        final ChunkFile fresh = ChunkFile.map(segment, rank, chunkId, false);
+        final ChunkFile fresh = ChunkFile.map(segment, rank, chunkId, true); // writable: a split copy writes into it
         chunks.put(chunkId, fresh);
         mapped++;
         return fresh;

@@ -234,6 +234,49 @@ class SharedBufferTest
     }
 
     @Test
+    void aLargeMessageIntoASharedBufferShouldBeCopiedByBothRanksWhenEachHasACore() throws Exception
+    {
+        final int messages = 50;
+        final boolean split = !io.sm4j.transport.TransportOptions.fromEnvironment(System.getenv()).startsContended(2);
+        final boolean[] whole = new boolean[1];
+        final AtomicReference<WindowStats> senderStats = new AtomicReference<>();
+        try (ScratchDir dir = ScratchDir.create("sm4j-win-"))
+        {
+            ThreadJob.run(dir.path, 2, comm ->
+            {
+                final SharedBuffer buffer = comm.allocate(LARGE + 64);
+                if (comm.rank() == 0)
+                {
+                    for (int i = 0; i < messages; i++)
+                    {
+                        buffer.setMemory(0, LARGE, (byte)i);
+                        buffer.putInt(LARGE - 4, i); // in the second half: the sender's part of a split
+                        comm.send(1, TAG, buffer, 0, LARGE);
+                    }
+                    comm.barrier();
+                    senderStats.set(comm.windowStats());
+                }
+                else
+                {
+                    boolean ok = true;
+                    for (int i = 0; i < messages; i++)
+                    {
+                        buffer.setMemory(0, LARGE + 64, (byte)-1);
+                        comm.recv(0, TAG, buffer, 64, LARGE); // at an offset into the buffer
+                        ok &= buffer.getByte(64) == (byte)i && buffer.getByte(64 + LARGE / 2) == (byte)i &&
+                            buffer.getInt(64 + LARGE - 4) == i && buffer.getByte(63) == (byte)-1;
+                    }
+                    whole[0] = ok;
+                    comm.barrier();
+                }
+            });
+            assertTrue(dir.isEmpty());
+        }
+        assertTrue(whole[0], "every message whole, both halves, nothing written outside the receive");
+        assertEquals(split ? 1 : 0, senderStats.get().misses(), "the sender mapped the receiver's buffer to copy its half");
+    }
+
+    @Test
     void badAllocationsAndDoubleFreesShouldBeRefusedInOneLine() throws Exception
     {
         try (ScratchDir dir = ScratchDir.create("sm4j-win-"))
