@@ -30,8 +30,13 @@ final class Matcher implements FragmentHandler
     /** The probe tag while no probe runs: no message has it (users' tags are >= 0, the collectives' above this). */
     private static final int NO_PROBE = Integer.MIN_VALUE;
     private static final byte[] NO_BYTES = new byte[0];
-    /** A RGET into a shared buffer at least this long is copied by both ranks (the PUSH's round trip is paid back). */
-    private static final int SPLIT_MIN = 256 * 1024;
+    /**
+     * A RGET into a shared buffer at least this long is copied by both ranks. Below it the split's rare
+     * stalls cost more than it saves: from 256 KiB to 1 MiB the median halved but 1 % of round trips took
+     * 1.2-2 ms (the receiver spun for the sender's half while the sender was queued on its core), and the
+     * means were no better or worse (docs/windows.md).
+     */
+    private static final int SPLIT_MIN = 2 << 20;
     /** The split point is a multiple of this: each rank copies whole lines. */
     private static final int SPLIT_ALIGNMENT = 64;
 

@@ -30,6 +30,8 @@ class SharedBufferTest
 {
     private static final int TAG = 3;
     private static final int LARGE = 1 << 20;
+    /** The size from which a message into a shared buffer is copied by both ranks (Matcher.SPLIT_MIN). */
+    private static final int SPLIT = 2 << 20;
 
     @Test
     void aLargeMessageFromASharedBufferShouldArriveWholeAndMapItsBufferOnce() throws Exception
@@ -236,7 +238,7 @@ class SharedBufferTest
     @Test
     void aLargeMessageIntoASharedBufferShouldBeCopiedByBothRanksWhenEachHasACore() throws Exception
     {
-        final int messages = 50;
+        final int messages = 20;
         final boolean split = !io.sm4j.transport.TransportOptions.fromEnvironment(System.getenv()).startsContended(2);
         final boolean[] whole = new boolean[1];
         final AtomicReference<WindowStats> senderStats = new AtomicReference<>();
@@ -244,14 +246,14 @@ class SharedBufferTest
         {
             ThreadJob.run(dir.path, 2, comm ->
             {
-                final SharedBuffer buffer = comm.allocate(LARGE + 64);
+                final SharedBuffer buffer = comm.allocate(SPLIT + 64);
                 if (comm.rank() == 0)
                 {
                     for (int i = 0; i < messages; i++)
                     {
-                        buffer.setMemory(0, LARGE, (byte)i);
-                        buffer.putInt(LARGE - 4, i); // in the second half: the sender's part of a split
-                        comm.send(1, TAG, buffer, 0, LARGE);
+                        buffer.setMemory(0, SPLIT, (byte)i);
+                        buffer.putInt(SPLIT - 4, i); // in the second half: the sender's part of a split
+                        comm.send(1, TAG, buffer, 0, SPLIT);
                     }
                     comm.barrier();
                     senderStats.set(comm.windowStats());
@@ -261,10 +263,10 @@ class SharedBufferTest
                     boolean ok = true;
                     for (int i = 0; i < messages; i++)
                     {
-                        buffer.setMemory(0, LARGE + 64, (byte)-1);
-                        comm.recv(0, TAG, buffer, 64, LARGE); // at an offset into the buffer
-                        ok &= buffer.getByte(64) == (byte)i && buffer.getByte(64 + LARGE / 2) == (byte)i &&
-                            buffer.getInt(64 + LARGE - 4) == i && buffer.getByte(63) == (byte)-1;
+                        buffer.setMemory(0, SPLIT + 64, (byte)-1);
+                        comm.recv(0, TAG, buffer, 64, SPLIT); // at an offset into the buffer
+                        ok &= buffer.getByte(64) == (byte)i && buffer.getByte(64 + SPLIT / 2) == (byte)i &&
+                            buffer.getInt(64 + SPLIT - 4) == i && buffer.getByte(63) == (byte)-1;
                     }
                     whole[0] = ok;
                     comm.barrier();
