@@ -354,7 +354,10 @@ final class Matcher implements FragmentHandler
             request.completeMatched();
             return;
         }
-        sends.sendAck(source, sequence, rendezvous.accept(request) | (fromStart ? FROM_START : 0));
+        if (!requestPush(request, source, sequence, request.received))
+        {
+            sends.sendAck(source, sequence, rendezvous.accept(request) | (fromStart ? FROM_START : 0));
+        }
     }
 
     /**
@@ -400,25 +403,40 @@ final class Matcher implements FragmentHandler
     private int splitCopy(final RecvRequest request, final int source, final long sequence)
     {
         final int total = request.total;
-        final long at = total >= SPLIT_MIN && endpoint.ownCores() && request.buffer instanceof SharedBuffer ?
-            ((SharedBuffer)request.buffer).sharedPosition(ownWindows, request.offset, total) : -1;
-        if (at < 0)
-        {
-            return total;
-        }
         final int half = (total / 2) & ~(SPLIT_ALIGNMENT - 1);
-        final long id = rendezvous.accept(request);
-        if (!sends.trySendPush(source, sequence, id, ((SharedBuffer)request.buffer).chunkId(), at + half, half))
-        {
-            rendezvous.cancel(id);
-            return total;
-        }
-        return half;
+        return total >= SPLIT_MIN && endpoint.ownCores() && requestPush(request, source, sequence, half) ? half : total;
     }
 
     /**
-     * The sender's part of a split copy: the bytes a PUSH names, from its shared buffer into the receiver's,
-     * then PUSHED (its COPIED, which follows the PUSH, completes the send).
+     * Asks the sender of a large message to copy its bytes from {@code from} on straight into the receive
+     * buffer, if that is this rank's own shared buffer (PUSH): for a RNDV, one copy instead of the pipeline's
+     * two; for a RGET, the sender's half of a split copy. The receive then waits in {@link Rendezvous} for
+     * the sender's PUSHED.
+     *
+     * @return false if the receive buffer is not shared, or the PUSH found no room now (the caller goes on
+     *         without it).
+     */
+    private boolean requestPush(final RecvRequest request, final int source, final long sequence, final int from)
+    {
+        final long at = request.buffer instanceof SharedBuffer ?
+            ((SharedBuffer)request.buffer).sharedPosition(ownWindows, request.offset, request.total) : -1;
+        if (at < 0)
+        {
+            return false;
+        }
+        final long id = rendezvous.accept(request);
+        if (!sends.trySendPush(source, sequence, id, ((SharedBuffer)request.buffer).chunkId(), at + from, from))
+        {
+            rendezvous.cancel(id);
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * The sender's part of a PUSH: the bytes it names, from the send's buffer (any kind) straight into the
+     * receiver's shared buffer, then PUSHED. A RNDV send is then complete; a RGET's waits for its COPIED, which
+     * follows the PUSH.
      */
     private void push(final ArrivedMessage f)
     {
@@ -426,7 +444,7 @@ final class Matcher implements FragmentHandler
         final long chunkId = f.buffer().getLong(f.offset());
         final long position = f.buffer().getLong(f.offset() + Long.BYTES);
         final long from = f.buffer().getLong(f.offset() + 2 * Long.BYTES);
-        if (f.length() != PUSH_PAYLOAD || from <= 0 || from >= send.length)
+        if (f.length() != PUSH_PAYLOAD || from < 0 || from >= send.length)
         {
             throw f.protocolError("PUSH of bytes " + from + ".. of a " + send.length + "-byte message");
         }
@@ -434,6 +452,10 @@ final class Matcher implements FragmentHandler
         // NOTE: the copy's stores precede PUSHED's commit (a release), which the receiver acquires before it
         // completes the receive
         sends.sendAck(f.source(), f.aux(), PUSHED);
+        if (!send.shared)
+        {
+            rendezvous.pushedAll(send);
+        }
     }
 
     /**

@@ -12,14 +12,16 @@ package io.sm4j.message;
  *  BARRIER  0          barrier epoch          0                                      -
  *  RGET     user tag   message seq (per pair) total length                           the sender's shared buffer:
  *                                                                                    chunk id (8), position (8)
- *  PUSH     0          message seq of RGET    receiver request id                    the receiver's shared buffer:
+ *  PUSH     0          message seq of RNDV    receiver request id                    the receiver's shared buffer:
  *                                                                                    chunk id, position, from (8 each)
  * </pre>
  * RGET is a large message sent from a shared buffer: the receiver that matches it copies every byte straight
  * out of the sender's buffer, then ACKs it with {@link #COPIED} (or {@link #DISCARD}), and the send completes.
- * A large one into a shared buffer of the receiver, while both ranks can run at once, is copied by both: the
- * receiver sends PUSH (copy bytes {@code from..total} into my buffer, there), copies the first part itself
- * and ACKs COPIED; the sender copies the rest and ACKs the receive with {@link #PUSHED}; the receive completes
+ * A large message into a shared buffer of the receiver's own is pushed: the receiver answers a RNDV with PUSH
+ * (copy bytes {@code from..total} into my buffer, there) instead of an ACK, the sender copies them straight
+ * from its buffer, whatever its kind, and ACKs the receive with {@link #PUSHED}: one copy instead of the
+ * pipeline's two. A RGET of 2 MiB and up, while both ranks can run at once, is copied by both: the
+ * receiver sends PUSH for the second half, copies the first itself and ACKs COPIED; the receive completes
  * when both parts are in.
  */
 final class MessageType

@@ -107,16 +107,26 @@ final class Rendezvous
     }
 
     /**
-     * @return the RGET send a PUSH names, still waiting for its COPIED.
+     * @return the large send a PUSH names, still waiting for its ACK.
      */
     SendRequest pushed(final ArrivedMessage f)
     {
         final SendRequest request = awaitingAck.get(ackKey(f.source(), f.sequence()));
-        if (request == null || !request.shared)
+        if (request == null)
         {
-            throw f.protocolError("PUSH for no RGET send (sequence " + f.sequence() + ")");
+            throw f.protocolError("PUSH for no large send (sequence " + f.sequence() + ")");
         }
         return request;
+    }
+
+    /**
+     * A RNDV send whose receiver had it pushed into its shared buffer: every byte is there, no ACK follows.
+     */
+    void pushedAll(final SendRequest request)
+    {
+        awaitingAck.remove(ackKey(request.dest, request.sequence));
+        request.awaitingAck = false;
+        request.complete();
     }
 
     /**

@@ -279,6 +279,47 @@ class SharedBufferTest
     }
 
     @Test
+    void aLargeHeapSendIntoASharedBufferShouldBePushedStraightIntoIt() throws Exception
+    {
+        final byte[] expected = pattern(LARGE);
+        final boolean[] whole = new boolean[2];
+        final AtomicReference<WindowStats> senderStats = new AtomicReference<>();
+        try (ScratchDir dir = ScratchDir.create("sm4j-win-"))
+        {
+            ThreadJob.run(dir.path, 2, comm ->
+            {
+                if (comm.rank() == 0)
+                {
+                    final Request early = comm.isend(1, TAG, expected); // unexpected: its first chunk is kept
+                    comm.barrier();
+                    early.await();
+                    comm.send(1, TAG, expected); // to a posted receive
+                    comm.barrier();
+                    senderStats.set(comm.windowStats());
+                }
+                else
+                {
+                    final SharedBuffer into = comm.allocate(LARGE + 32);
+                    comm.barrier();
+                    for (int i = 0; i < 2; i++)
+                    {
+                        into.setMemory(0, LARGE + 32, (byte)0);
+                        comm.recv(0, TAG, into, 32, LARGE);
+                        final byte[] got = new byte[LARGE];
+                        into.getBytes(32, got);
+                        whole[i] = java.util.Arrays.equals(expected, got) && into.getByte(31) == 0;
+                    }
+                    comm.barrier();
+                }
+            });
+            assertTrue(dir.isEmpty());
+        }
+        assertTrue(whole[0], "an unexpected message, pushed after its first chunk");
+        assertTrue(whole[1], "a message to a posted receive");
+        assertEquals(new WindowStats(1, 1, 0, 1), senderStats.get(), "the sender mapped the receiver's buffer once");
+    }
+
+    @Test
     void badAllocationsAndDoubleFreesShouldBeRefusedInOneLine() throws Exception
     {
         try (ScratchDir dir = ScratchDir.create("sm4j-win-"))
