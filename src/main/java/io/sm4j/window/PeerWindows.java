@@ -11,7 +11,7 @@ import java.nio.file.Path;
 import static io.sm4j.layout.WindowChunkDescriptor.PAYLOAD_OFFSET;
 
 /**
- * The peers' shared buffers this rank has copied from, mapped read-only the first time and kept mapped
+ * The peers' shared buffers this rank has copied from or into, mapped the first time and kept mapped
  * ("leave pinned", the seeds' registration cache). Open MPI's cache was keyed by virtual address, which
  * malloc reuses, so it needed malloc hooks, ptmalloc2 or mmu notifiers to learn that an entry went stale;
  * here a buffer is named by (owner rank, chunk id) and chunk ids are never reused, so a kept mapping can
