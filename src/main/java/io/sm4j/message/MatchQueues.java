@@ -10,6 +10,8 @@ final class MatchQueues
 {
     private final PostedReceives posted = new PostedReceives();
     private final UnexpectedQueue unexpected = new UnexpectedQueue();
+    /** Messages in {@link #unexpected}: a receive finds an empty queue without entering it (the common case). */
+    private int queued;
 
     /**
      * @return payload bytes the queued unexpected messages keep on the heap.
@@ -51,6 +53,7 @@ final class MatchQueues
     void queue(final Unexpected message)
     {
         unexpected.add(message);
+        queued++;
     }
 
     /**
@@ -58,7 +61,13 @@ final class MatchQueues
      */
     Unexpected takeUnexpected(final RecvRequest request)
     {
-        return unexpected.take(request.source, request.tag);
+        if (queued == 0)
+        {
+            return null;
+        }
+        final Unexpected message = unexpected.take(request.source, request.tag);
+        queued -= message == null ? 0 : 1;
+        return message;
     }
 
     /**

@@ -8,6 +8,7 @@ import io.sm4j.layout.LayoutParams;
 import io.sm4j.layout.SegmentLayout;
 import io.sm4j.layout.ThreadMode;
 import io.sm4j.segment.JobAbortedException;
+import io.sm4j.segment.RankRegistry;
 import io.sm4j.segment.Segment;
 import io.sm4j.segment.Sm4jException;
 import io.sm4j.segment.SegmentFiles;
@@ -53,6 +54,10 @@ public final class Endpoint implements AutoCloseable
     private final Segment segment;
     /** {@link #ownCores()}. */
     private final boolean ownCores;
+    /** The segment's registry, read on every claim (is the receiver attached?). */
+    private final RankRegistry ranks;
+    /** MULTIPLE thread mode: a poll wakes a sleeping thread of this rank. */
+    private final boolean multiple;
     private final boolean ownsSegment;
     private final SegmentLayout layout;
     private final int rank;
@@ -89,7 +94,8 @@ public final class Endpoint implements AutoCloseable
         this.size = params.peers();
         this.maxPayload = params.eagerLimit() - FragmentDescriptor.HEADER_LENGTH;
         this.maxFragmentPayload = params.maxFragSize() - FragmentDescriptor.HEADER_LENGTH;
-        final boolean multiple = params.threadMode() == ThreadMode.MULTIPLE;
+        this.multiple = params.threadMode() == ThreadMode.MULTIPLE;
+        this.ranks = segment.ranks();
         for (int peer = 0; peer < size; peer++)
         {
             if (peer != rank)
@@ -222,7 +228,7 @@ public final class Endpoint implements AutoCloseable
         try
         {
             enter();
-            return segment.ranks().isAttached(peer);
+            return ranks.isAttached(peer);
         }
         catch (final InternalError error)
         {
@@ -345,7 +351,7 @@ public final class Endpoint implements AutoCloseable
         {
             enter();
             checkSend(dest, length, max ? maxFragmentPayload : maxPayload);
-            if (segment.ranks().isAttached(dest))
+            if (ranks.isAttached(dest))
             {
                 // a successful claim holds dest's lock, and in SINGLE mode stays inside the gate (the caller writes
                 // into the mapping), until its commit or abort: a close waits for it, from any thread
@@ -406,7 +412,10 @@ public final class Endpoint implements AutoCloseable
             if (delivered > 0)
             {
                 policy().reset(); // the caller's wait, if any, got something: its next one starts spinning
-                bell.wakeSleeper(); // MULTIPLE: another thread may sleep waiting for what was delivered
+                if (multiple)
+                {
+                    bell.wakeSleeper(); // another thread may sleep waiting for what was delivered
+                }
             }
             return delivered;
         }
