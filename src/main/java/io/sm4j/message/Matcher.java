@@ -354,7 +354,7 @@ final class Matcher implements FragmentHandler
             request.completeMatched();
             return;
         }
-        if (!requestPush(request, source, sequence, request.received))
+        if (requestPush(request, source, sequence, request.received) < 0)
         {
             sends.sendAck(source, sequence, rendezvous.accept(request) | (fromStart ? FROM_START : 0));
         }
@@ -370,13 +370,22 @@ final class Matcher implements FragmentHandler
     {
         final long chunkId = buffer.getLong(offset);
         final long position = buffer.getLong(offset + Long.BYTES);
-        final int mine = splitCopy(request, source, sequence);
+        // split with the sender when the receive buffer is this rank's shared buffer, the message large and both
+        // ranks can run at once: it copies the second half while this rank copies the first (two cores copy
+        // 4 MiB in about 0.6 of one core's time); the receive then waits in Rendezvous for its PUSHED
+        final int half = (request.total / 2) & ~(SPLIT_ALIGNMENT - 1);
+        final long split = request.total >= SPLIT_MIN && endpoint.ownCores() ? requestPush(request, source, sequence, half) : -1;
+        final int mine = split < 0 ? request.total : half;
         try
         {
             windows.copy(source, chunkId, position, request.buffer, request.offset, mine);
         }
         catch (final BufferGoneException ex)
         {
+            if (split >= 0)
+            {
+                rendezvous.abandon(split); // its PUSHED, which the sender still sends, must not reach a later receive
+            }
             sends.sendAck(source, sequence, DISCARD);
             request.fail(ex);
             return;
@@ -392,45 +401,28 @@ final class Matcher implements FragmentHandler
     }
 
     /**
-     * Splits a RGET's copy with its sender when the receive buffer is this rank's shared buffer, the message
-     * is large and both ranks can run at once: a PUSH asks the sender to copy the second half into it, while
-     * this rank copies the first (two cores copy a 4 MiB message in about 0.6 of one core's time). The
-     * receive then waits in {@link Rendezvous} for the sender's PUSHED.
-     *
-     * @return the bytes this rank copies: the first part, or the whole message (no split, or no room for
-     *         the PUSH now).
-     */
-    private int splitCopy(final RecvRequest request, final int source, final long sequence)
-    {
-        final int total = request.total;
-        final int half = (total / 2) & ~(SPLIT_ALIGNMENT - 1);
-        return total >= SPLIT_MIN && endpoint.ownCores() && requestPush(request, source, sequence, half) ? half : total;
-    }
-
-    /**
      * Asks the sender of a large message to copy its bytes from {@code from} on straight into the receive
      * buffer, if that is this rank's own shared buffer (PUSH): for a RNDV, one copy instead of the pipeline's
      * two; for a RGET, the sender's half of a split copy. The receive then waits in {@link Rendezvous} for
      * the sender's PUSHED.
      *
-     * @return false if the receive buffer is not shared, or the PUSH found no room now (the caller goes on
-     *         without it).
+     * @return the receive's id in {@link Rendezvous}, or -1 if the receive buffer is not shared or the PUSH
+     *         found no room now (the caller goes on without it).
      */
-    private boolean requestPush(final RecvRequest request, final int source, final long sequence, final int from)
+    private long requestPush(final RecvRequest request, final int source, final long sequence, final int from)
     {
-        final long at = request.buffer instanceof SharedBuffer ?
-            ((SharedBuffer)request.buffer).sharedPosition(ownWindows, request.offset, request.total) : -1;
+        final long at = request.buffer instanceof SharedBuffer shared ? shared.sharedPosition(ownWindows, request.offset, request.total) : -1;
         if (at < 0)
         {
-            return false;
+            return -1;
         }
         final long id = rendezvous.accept(request);
         if (!sends.trySendPush(source, sequence, id, ((SharedBuffer)request.buffer).chunkId(), at + from, from))
         {
             rendezvous.cancel(id);
-            return false;
+            return -1;
         }
-        return true;
+        return id;
     }
 
     /**
@@ -448,7 +440,12 @@ final class Matcher implements FragmentHandler
         {
             throw f.protocolError("PUSH of bytes " + from + ".. of a " + send.length + "-byte message");
         }
-        windows.copyInto(f.source(), chunkId, position, send.buffer, send.offset + (int)from, send.length - (int)from);
+        if (!(send.buffer instanceof SharedBuffer shared) || shared.isLive())
+        {
+            windows.copyInto(f.source(), chunkId, position, send.buffer, send.offset + (int)from, send.length - (int)from);
+        }
+        // else freed with its send pending: the receiver found it gone too and abandoned the receive; PUSHED
+        // still ends that on its side
         // NOTE: the copy's stores precede PUSHED's commit (a release), which the receiver acquires before it
         // completes the receive
         sends.sendAck(f.source(), f.aux(), PUSHED);

@@ -3,6 +3,7 @@ package io.sm4j.message;
 import io.sm4j.segment.JobAbortedException;
 import io.sm4j.segment.Sm4jException;
 import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.collections.LongHashSet;
 
 import java.util.ArrayDeque;
 import java.util.List;
@@ -25,6 +26,8 @@ final class Rendezvous
     private final Long2ObjectHashMap<SendRequest> awaitingAck = new Long2ObjectHashMap<>();
     private final ArrayDeque<SendRequest> streaming = new ArrayDeque<>();
     private final Long2ObjectHashMap<RecvRequest> activeReceives = new Long2ObjectHashMap<>();
+    /** Receives abandoned with a PUSHED still to come ({@link #abandon}). */
+    private final LongHashSet abandoned = new LongHashSet();
     private long nextReceiveId = 1;
 
     Rendezvous(final MessageSender sender, final int size)
@@ -54,11 +57,21 @@ final class Rendezvous
     }
 
     /**
-     * Forgets a receive accepted for a split copy that did not happen.
+     * Forgets a receive accepted for a push whose PUSH could not be sent.
      */
     void cancel(final long id)
     {
         activeReceives.remove(id);
+    }
+
+    /**
+     * Forgets a receive whose PUSH was sent but which failed itself (the sender's buffer was gone): the
+     * sender's PUSHED still comes, and is then dropped.
+     */
+    void abandon(final long id)
+    {
+        activeReceives.remove(id);
+        abandoned.add(id);
     }
 
     boolean hasSends()
@@ -74,6 +87,10 @@ final class Rendezvous
         if (f.aux() == PUSHED)
         {
             final RecvRequest receive = activeReceives.remove(f.sequence());
+            if (receive == null && abandoned.remove(f.sequence()))
+            {
+                return null;
+            }
             if (receive == null || receive.matchedSource != f.source())
             {
                 throw f.protocolError("PUSHED for no split receive (id " + f.sequence() + ")");
