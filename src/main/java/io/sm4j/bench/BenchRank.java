@@ -163,18 +163,14 @@ public final class BenchRank
         {
             if (spec.jitWarmup() > 0)
             {
-                final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ROUNDS_LIMIT_MILLIS);
                 loop.run(false, spec.sizes().get(0), 0, spec.jitWarmup(), spec.window());
-                boolean compiled = true;
-                while (compiled)
+                untilQuiet(quiet -> everyRank(comm, quiet), () ->
                 {
-                    final long before = compilationMillis();
                     for (final int size : spec.sizes())
                     {
-                        loop.run(false, size, 0, size > BenchTest.LARGE_MESSAGE ? 2 : 100, spec.window());
+                        formatted(loop.run(true, size, 0, size > BenchTest.LARGE_MESSAGE ? 2 : 100, spec.window()));
                     }
-                    compiled = !everyRank(comm, compilationMillis() == before || System.nanoTime() - deadline > 0);
-                }
+                });
             }
             awaitQuietCompiler();
             for (final int size : spec.sizes())
@@ -209,21 +205,13 @@ public final class BenchRank
             }
             loop.run(false, Math.min(4096, spec.maxSize()), 0, Math.max(1, spec.jitWarmup() / 10));
             loop.run(false, Math.min(65536, spec.maxSize()), 0, Math.max(1, spec.jitWarmup() / 100));
-            final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ROUNDS_LIMIT_MILLIS);
-            boolean compiled = true;
-            while (compiled)
+            untilQuiet(quiet -> everyRank(comm, quiet), () ->
             {
-                final long before = compilationMillis();
                 for (final int size : spec.sizes())
                 {
-                    final ResultLine line = loop.run(true, size, 0, size > BenchTest.LARGE_MESSAGE ? 2 : 100);
-                    if (line != null)
-                    {
-                        line.format(); // the report's path, discarded
-                    }
+                    formatted(loop.run(true, size, 0, size > BenchTest.LARGE_MESSAGE ? 2 : 100));
                 }
-                compiled = !everyRank(comm, compilationMillis() == before || System.nanoTime() - deadline > 0);
-            }
+            });
         }
         awaitQuietCompiler();
         for (final int size : spec.sizes())
@@ -268,13 +256,33 @@ public final class BenchRank
             return;
         }
         warmUpRound(spec, transport, timer, between, WARM_UP_CALLS);
+        untilQuiet(everyRank, () -> warmUpRound(spec, transport, timer, between, WARM_UP_CALLS / 10));
+    }
+
+    /**
+     * Repeats {@code round} until one compiled nothing on any rank, at most {@value #ROUNDS_LIMIT_MILLIS} ms.
+     */
+    private static void untilQuiet(final Vote everyRank, final Runnable round)
+    {
         final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ROUNDS_LIMIT_MILLIS);
         boolean compiled = true;
         while (compiled)
         {
             final long before = compilationMillis();
-            warmUpRound(spec, transport, timer, between, WARM_UP_CALLS / 10);
+            round.run();
             compiled = !everyRank.all(compilationMillis() == before || System.nanoTime() - deadline > 0);
+        }
+    }
+
+    /**
+     * Formats a warm-up round's result line, if this rank has one, and discards it: the report's path gets
+     * compiled too.
+     */
+    private static void formatted(final ResultLine line)
+    {
+        if (line != null)
+        {
+            line.format();
         }
     }
 

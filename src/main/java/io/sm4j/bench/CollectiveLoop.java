@@ -86,11 +86,6 @@ final class CollectiveLoop
             histogram.recordValue(nanos);
             total += nanos;
         }
-        return new ResultLine("sm4j", size, new double[]{
-            total / 1e3 / ((long)iterations * comm.size()),
-            histogram.getValueAtPercentile(50) / 1e3,
-            histogram.getValueAtPercentile(99) / 1e3,
-            histogram.getValueAtPercentile(99.9) / 1e3,
-            histogram.getMaxValue() / 1e3 });
+        return OsuLoops.timeLine("sm4j", size, total, (long)iterations * comm.size(), histogram, 1);
     }
 }

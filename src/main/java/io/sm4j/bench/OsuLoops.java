@@ -64,12 +64,25 @@ final class OsuLoops
     static ResultLine latencyLine(
         final String transport, final int size, final long elapsedNanos, final int iterations, final Histogram roundTrips)
     {
+        return timeLine(transport, size, elapsedNanos, iterations, roundTrips, 2);
+    }
+
+    /**
+     * @param samples nanoseconds of each sample (a round trip, a call, a batch's share).
+     * @param per     operations one sample stands for (2: a round trip is two one-way trips).
+     * @return a time line: the mean over {@code elapsedNanos} and the samples' percentiles, µs per operation.
+     */
+    static ResultLine timeLine(
+        final String transport, final int size, final long elapsedNanos, final long samplesTaken, final Histogram samples,
+        final int per)
+    {
+        final double divisor = 1e3 * per;
         return new ResultLine(transport, size, new double[]{
-            elapsedNanos / 1e3 / (2.0 * iterations),
-            roundTrips.getValueAtPercentile(50) / 2e3,
-            roundTrips.getValueAtPercentile(99) / 2e3,
-            roundTrips.getValueAtPercentile(99.9) / 2e3,
-            roundTrips.getMaxValue() / 2e3 });
+            elapsedNanos / divisor / samplesTaken,
+            samples.getValueAtPercentile(50) / divisor,
+            samples.getValueAtPercentile(99) / divisor,
+            samples.getValueAtPercentile(99.9) / divisor,
+            samples.getMaxValue() / divisor });
     }
 
     /**
@@ -114,9 +127,21 @@ final class OsuLoops
             windows.recordValue(end - previous);
             previous = end;
         }
-        final ResultLine rate = rateLine(transport.name(), size, 1, window, iterations, previous - start);
+        return windowedRateLine(transport.name(), size, window, iterations, previous - start, windows);
+    }
+
+    /**
+     * @param windows nanoseconds each window took.
+     * @return a rate line: MB/s and messages/s over {@code elapsedNanos}, then the rates of the median and the
+     *         99th-percentile window.
+     */
+    static ResultLine windowedRateLine(
+        final String transport, final int size, final int window, final int iterations, final long elapsedNanos,
+        final Histogram windows)
+    {
+        final ResultLine rate = rateLine(transport, size, 1, window, iterations, elapsedNanos);
         final double windowBytes = (double)window * size;
-        return new ResultLine(rate.transport(), size, new double[]{ rate.values()[0], rate.values()[1],
+        return new ResultLine(transport, size, new double[]{ rate.values()[0], rate.values()[1],
             windowBytes / windows.getValueAtPercentile(50) * 1e3, windowBytes / windows.getValueAtPercentile(99) * 1e3 });
     }
 

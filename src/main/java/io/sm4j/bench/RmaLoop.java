@@ -85,26 +85,12 @@ final class RmaLoop implements AutoCloseable
             window.unlock(1);
             if (report)
             {
-                line = bandwidth ? rate(size, per, timed, elapsed, batches) : time(size, timed, elapsed, batches);
+                line = bandwidth ? OsuLoops.windowedRateLine("sm4j", size, per, timed, elapsed, batches) :
+                    OsuLoops.timeLine("sm4j", size, elapsed, timed, batches, 1);
             }
         }
         comm.barrier();
         return line;
-    }
-
-    private static ResultLine time(final int size, final int operations, final long elapsed, final Histogram batches)
-    {
-        return new ResultLine("sm4j", size, new double[]{ elapsed / 1e3 / operations,
-            batches.getValueAtPercentile(50) / 1e3, batches.getValueAtPercentile(99) / 1e3,
-            batches.getValueAtPercentile(99.9) / 1e3, batches.getMaxValue() / 1e3 });
-    }
-
-    private static ResultLine rate(final int size, final int window, final int windows, final long elapsed, final Histogram perWindow)
-    {
-        final double messages = (double)window * windows;
-        final double windowBytes = (double)window * size;
-        return new ResultLine("sm4j", size, new double[]{ messages * size / (elapsed / 1e9) / 1e6, messages / (elapsed / 1e9),
-            windowBytes / perWindow.getValueAtPercentile(50) * 1e3, windowBytes / perWindow.getValueAtPercentile(99) * 1e3 });
     }
 
     @Override

@@ -574,11 +574,14 @@ public final class Collectives
         {
             throw new IllegalArgumentException("sendLength=" + sendLength + " but counts[" + rank + "]=" + counts[rank]);
         }
-        final int largest = shared == null ? 0 : largest(counts);
-        if (shared != null && shared.gathers(largest))
+        if (shared != null)
         {
-            shared.allGatherv(send, sendOffset, recv, recvOffset, counts, displacements, largest, ALL_GATHERV_TAG);
-            return;
+            final int largest = largest(counts);
+            if (shared.gathers(largest))
+            {
+                shared.allGatherv(send, sendOffset, recv, recvOffset, counts, displacements, largest, ALL_GATHERV_TAG);
+                return;
+            }
         }
         recv.putBytes(recvOffset + displacements[rank], send, sendOffset, sendLength);
         ring(recv, recvOffset, counts, displacements, 0, ALL_GATHERV_TAG);
@@ -1065,7 +1068,7 @@ public final class Collectives
     }
 
     /**
-     * @return the error of a collective whose ranks name different roots.
+     * @return the error of a "v" collective whose ranks pass different counts.
      */
     static Sm4jException countsDiffer(final int source, final int tag)
     {
@@ -1073,6 +1076,9 @@ public final class Collectives
             "every rank must pass the same counts");
     }
 
+    /**
+     * @return the error of a collective whose ranks name different roots.
+     */
     static Sm4jException rootsDiffer(final int source, final int tag, final int theirRoot, final int root)
     {
         return new Sm4jException("rank " + source + " called this " + name(tag) + " with root " + theirRoot +

@@ -403,21 +403,7 @@ public final class Communicator implements AutoCloseable
             @Override
             public void wakeAll()
             {
-                endpoint.enterMapping(); // the doorbells are in the segment: a close from another thread waits
-                try
-                {
-                    for (int r = 0; r < size; r++)
-                    {
-                        if (r != rank)
-                        {
-                            endpoint.wake(toWorld(r));
-                        }
-                    }
-                }
-                finally
-                {
-                    endpoint.exitMapping();
-                }
+                endpoint.wakeAll();
             }
         }, ownWindows, endpoint.segmentPath(), bytes);
     }

@@ -10,8 +10,6 @@ final class MatchQueues
 {
     private final PostedReceives posted = new PostedReceives();
     private final UnexpectedQueue unexpected = new UnexpectedQueue();
-    /** Messages in {@link #unexpected}: a receive finds an empty queue without entering it (the common case). */
-    private int queued;
 
     /**
      * @return payload bytes the queued unexpected messages keep on the heap.
@@ -53,7 +51,6 @@ final class MatchQueues
     void queue(final Unexpected message)
     {
         unexpected.add(message);
-        queued++;
     }
 
     /**
@@ -61,13 +58,7 @@ final class MatchQueues
      */
     Unexpected takeUnexpected(final RecvRequest request)
     {
-        if (queued == 0)
-        {
-            return null;
-        }
-        final Unexpected message = unexpected.take(request.source, request.tag);
-        queued -= message == null ? 0 : 1;
-        return message;
+        return unexpected.take(request.source, request.tag);
     }
 
     /**

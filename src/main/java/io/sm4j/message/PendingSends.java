@@ -118,8 +118,7 @@ final class PendingSends
             return true;
         }
         final long sequence = nextRendezvous[request.dest];
-        final long shared = request.buffer instanceof SharedBuffer ?
-            ((SharedBuffer)request.buffer).sharedPosition(ownWindows, request.offset, request.length) : -1;
+        final long shared = request.buffer instanceof SharedBuffer own ? own.sharedPosition(ownWindows, request.offset, request.length) : -1;
         // NOTE: the caller's stores to the buffer precede the RGET's commit (a release): the receiver that
         // acquires the RGET copies them
         if (shared >= 0 ? !sender.trySendShared(request.dest, request.tag, sequence, request.length,

@@ -259,14 +259,7 @@ final class ProgressEngine implements Progress
      */
     boolean departedAll(final int[] members)
     {
-        for (final int member : members)
-        {
-            if (member != rank && !sourceGone(member))
-            {
-                return false;
-            }
-        }
-        if (members.length < 2)
+        if (!othersGone(members))
         {
             return false;
         }
@@ -279,18 +272,25 @@ final class ProgressEngine implements Progress
      */
     private boolean sourceGone(final int source)
     {
-        if (source != Communicator.ANY_SOURCE)
+        return source != Communicator.ANY_SOURCE ? source != rank && !endpoint.isAttached(source) : othersGone(null);
+    }
+
+    /**
+     * @param members world ranks, or null for every rank.
+     * @return true if every one of them but this rank has detached, and there was another.
+     */
+    private boolean othersGone(final int[] members)
+    {
+        final int count = members == null ? size : members.length;
+        for (int i = 0; i < count; i++)
         {
-            return source != rank && !endpoint.isAttached(source);
-        }
-        for (int peer = 0; peer < size; peer++)
-        {
+            final int peer = members == null ? i : members[i];
             if (peer != rank && endpoint.isAttached(peer))
             {
                 return false;
             }
         }
-        return size > 1;
+        return count > 1;
     }
 
     /**

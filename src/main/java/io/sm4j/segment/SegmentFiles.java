@@ -223,8 +223,9 @@ public final class SegmentFiles
             channel.close();
             Files.deleteIfExists(path);
             final boolean full = String.valueOf(ex.getMessage()).contains("No space left");
-            throw new Sm4jException(String.format(Locale.ROOT, "cannot allocate %,d bytes for %s: %s%s", length, path,
-                ex.getMessage(), full ? ". " + SPACE_HINT : ""), ex);
+            final String message = String.format(Locale.ROOT, "cannot allocate %,d bytes for %s: %s%s", length, path,
+                ex.getMessage(), full ? ". " + SPACE_HINT : "");
+            throw full ? new NoSpaceException(message, ex) : new Sm4jException(message, ex);
         }
     }
 
@@ -236,8 +237,8 @@ public final class SegmentFiles
         final long usable = Files.getFileStore(dir).getUsableSpace();
         if (usable < length)
         {
-            throw new Sm4jException(String.format(Locale.ROOT, "not enough space in %s: %s needs %,d bytes, " +
-                "%,d are free. %s", dir, what, length, usable, SPACE_HINT));
+            throw new NoSpaceException(String.format(Locale.ROOT, "not enough space in %s: %s needs %,d bytes, " +
+                "%,d are free. %s", dir, what, length, usable, SPACE_HINT), null);
         }
     }
 

@@ -295,12 +295,12 @@ final class Doorbell implements AutoCloseable
     }
 
     /**
-     * MULTIPLE: a poll on another thread delivered something; the sleeper may wait for it, so it wakes and
-     * looks again.
+     * MULTIPLE only (the caller checks): a poll on another thread delivered something; the sleeper may wait
+     * for it, so it wakes and looks again.
      */
     void wakeSleeper()
     {
-        if (multiple && selecting && sleeper.get() != Thread.currentThread())
+        if (selecting && sleeper.get() != Thread.currentThread())
         {
             interrupt();
         }

@@ -291,6 +291,25 @@ public final class Endpoint implements AutoCloseable
         peerBells.afterPublish(peer);
     }
 
+    /**
+     * Rings every sleeping peer, inside the endpoint's gate: this rank has just changed something in shared
+     * memory outside the segment that any of them may wait for (a window lock it released).
+     *
+     * @throws IllegalStateException if the endpoint is closed.
+     */
+    public void wakeAll()
+    {
+        enterMapping();
+        try
+        {
+            peerBells.ringAll();
+        }
+        finally
+        {
+            exitMapping();
+        }
+    }
+
     /** {@link #tryClaim}: the room is claimed; write the payload, then commit or abort the claim. */
     public static final int CLAIMED = 0;
     /** {@link #tryClaim}: every eager fragment to the destination is in flight: it returns them as it polls. */

@@ -31,7 +31,7 @@ final class Futex
     private static final int FUTEX_WAIT = 0;
     private static final int FUTEX_WAKE = 1;
     /** Of a 64-bit word in native order, the byte offset of its low 32 bits: the half a futex compares. */
-    static final int LOW_HALF = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN ? 0 : Integer.BYTES;
+    private static final int LOW_HALF = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN ? 0 : Integer.BYTES;
 
     private final MethodHandle syscall;
     private final long futexNumber;
@@ -59,7 +59,7 @@ final class Futex
             return null;
         }
         final String reason = unavailableReason(true);
-        final Futex futex = reason == null ? link() : null;
+        final Futex futex = reason == null && Linked.SYSCALL != null ? new Futex(Linked.SYSCALL, syscallNumber()) : null;
         if (futex == null && bell == TransportOptions.Bell.FUTEX)
         {
             throw refused("this JVM", reason == null ? "linking it failed (logged)" : reason);
@@ -165,12 +165,26 @@ final class Futex
     }
 
     /**
+     * The downcall, linked once per JVM at its first use (every rank of a ThreadJob shares it; each has its own
+     * {@link Futex} for its timeout).
+     */
+    private static final class Linked
+    {
+        /** Null if linking failed (logged). */
+        static final MethodHandle SYSCALL = link();
+
+        private Linked()
+        {
+        }
+    }
+
+    /**
      * Builds {@code Linker.nativeLinker().downcallHandle(syscall, FunctionDescriptor.of(JAVA_LONG, JAVA_LONG,
      * JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT), Linker.Option.firstVariadicArg(1))}.
      *
      * @return null if any step fails (logged).
      */
-    private static Futex link()
+    private static MethodHandle link()
     {
         try
         {
@@ -201,10 +215,9 @@ final class Futex
                 .invoke(null, javaLong, arguments);
             final Object options = Array.newInstance(optionType, 1);
             Array.set(options, 0, optionType.getMethod("firstVariadicArg", int.class).invoke(null, 1));
-            final MethodHandle handle = (MethodHandle)linkerType
+            return (MethodHandle)linkerType
                 .getMethod("downcallHandle", segmentType, descriptorType, options.getClass())
                 .invoke(linker, symbol.get(), descriptor, options);
-            return new Futex(handle, syscallNumber());
         }
         catch (final ReflectiveOperationException | RuntimeException | LinkageError ex)
         {

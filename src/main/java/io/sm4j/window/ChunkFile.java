@@ -34,15 +34,14 @@ record ChunkFile(MappedByteBuffer file, UnsafeBuffer view, long payload)
     /**
      * Maps {@code rank}'s buffer {@code chunkId} of the job whose segment is {@code segment}.
      *
-     * @param writable read-write (a window's part, written by put), else read-only (a message's source).
      * @throws Sm4jException if the file is gone or not that buffer, each in one line.
      */
-    static ChunkFile map(final Path segment, final int rank, final long chunkId, final boolean writable)
+    static ChunkFile map(final Path segment, final int rank, final long chunkId)
     {
         final Path path = SegmentFiles.windowPath(segment, rank, chunkId);
         final MappedByteBuffer file;
-        try (FileChannel channel = writable ? FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE) :
-            FileChannel.open(path, StandardOpenOption.READ))
+        // read-write: puts write into a window's part, PUSH into a receiver's buffer
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE))
         {
             final long size = channel.size();
             if (size < PAYLOAD_OFFSET || size > Integer.MAX_VALUE)
@@ -50,7 +49,7 @@ record ChunkFile(MappedByteBuffer file, UnsafeBuffer view, long payload)
                 throw new Sm4jException("rank " + rank + "'s shared buffer " + path + " has " + size +
                     " bytes, not a shared buffer's length");
             }
-            file = channel.map(writable ? FileChannel.MapMode.READ_WRITE : FileChannel.MapMode.READ_ONLY, 0, size);
+            file = channel.map(FileChannel.MapMode.READ_WRITE, 0, size);
         }
         catch (final NoSuchFileException ex)
         {

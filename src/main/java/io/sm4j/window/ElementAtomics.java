@@ -47,6 +47,6 @@ public final class ElementAtomics
             combined = Double.doubleToRawLongBits(op == Op.SUM ? current + value :
                 op == Op.MIN ? Math.min(current, value) : Math.max(current, value));
         }
-        while (!part.compareAndSetLong(at, seen, combined));
+        while (combined != seen && !part.compareAndSetLong(at, seen, combined)); // unchanged: no write to the line
     }
 }

@@ -1,6 +1,7 @@
 package io.sm4j.window;
 
 import io.sm4j.layout.WindowChunkDescriptor;
+import io.sm4j.segment.NoSpaceException;
 import io.sm4j.segment.SegmentFiles;
 import io.sm4j.segment.Sm4jException;
 
@@ -136,12 +137,8 @@ public final class LocalWindows implements AutoCloseable
         {
             return SegmentFiles.createAllocated(path, length, what);
         }
-        catch (final Sm4jException full)
+        catch (final NoSpaceException full)
         {
-            if (!full.getMessage().startsWith("not enough space"))
-            {
-                throw full;
-            }
             System.gc();
             final java.nio.file.FileStore store = java.nio.file.Files.getFileStore(path.toAbsolutePath().getParent());
             for (int attempt = 0; attempt < GC_ATTEMPTS && store.getUsableSpace() < length; attempt++)

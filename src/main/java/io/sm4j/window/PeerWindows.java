@@ -48,20 +48,14 @@ public final class PeerWindows implements AutoCloseable
         final int rank, final long chunkId, final long position, final MutableDirectBuffer into, final int offset,
         final int length)
     {
-        final ChunkFile mapping = mapping(rank, chunkId);
-        if (position < 0 || length < 0 || position > mapping.payload() - length)
-        {
-            throw new Sm4jException("rank " + rank + " named bytes " + position + ".." + (position + length) +
-                " of its shared buffer " + chunkId + ", which has " + mapping.payload());
-        }
+        final ChunkFile mapping = checked(rank, chunkId, position, length);
         try
         {
             into.putBytes(offset, mapping.view(), PAYLOAD_OFFSET + (int)position, length);
         }
         catch (final InternalError fault)
         {
-            throw new Sm4jException("rank " + rank + "'s shared buffer " + path(rank, chunkId) +
-                " faulted while it was read (the file was truncated): " + fault.getMessage(), fault);
+            throw faulted(rank, chunkId, fault);
         }
     }
 
@@ -75,13 +69,15 @@ public final class PeerWindows implements AutoCloseable
     public synchronized void copyInto(
         final int rank, final long chunkId, final long position, final DirectBuffer from, final int offset, final int length)
     {
-        final ChunkFile mapping = mapping(rank, chunkId);
-        if (position < 0 || length < 0 || position > mapping.payload() - length)
+        final ChunkFile mapping = checked(rank, chunkId, position, length);
+        try
         {
-            throw new Sm4jException("rank " + rank + " named bytes " + position + ".." + (position + length) +
-                " of its shared buffer " + chunkId + ", which has " + mapping.payload());
+            mapping.view().putBytes(PAYLOAD_OFFSET + (int)position, from, offset, length);
         }
-        mapping.view().putBytes(PAYLOAD_OFFSET + (int)position, from, offset, length);
+        catch (final InternalError fault)
+        {
+            throw faulted(rank, chunkId, fault);
+        }
     }
 
     public synchronized WindowStats stats()
@@ -106,6 +102,27 @@ public final class PeerWindows implements AutoCloseable
         mapped = 0;
     }
 
+    /**
+     * @return {@code rank}'s buffer {@code chunkId}, mapped, once bytes {@code position..+length} are known
+     *         to lie in it.
+     */
+    private ChunkFile checked(final int rank, final long chunkId, final long position, final int length)
+    {
+        final ChunkFile mapping = mapping(rank, chunkId);
+        if (position < 0 || length < 0 || position > mapping.payload() - length)
+        {
+            throw new Sm4jException("rank " + rank + " named bytes " + position + ".." + (position + length) +
+                " of its shared buffer " + chunkId + ", which has " + mapping.payload());
+        }
+        return mapping;
+    }
+
+    private Sm4jException faulted(final int rank, final long chunkId, final InternalError fault)
+    {
+        return new Sm4jException("rank " + rank + "'s shared buffer " + path(rank, chunkId) +
+            " faulted (the file was truncated): " + fault.getMessage(), fault);
+    }
+
     private ChunkFile mapping(final int rank, final long chunkId)
     {
         Long2ObjectHashMap<ChunkFile> chunks = byRank[rank];
@@ -127,7 +144,7 @@ public final class PeerWindows implements AutoCloseable
         }
         misses++;
         chunks.values().removeIf(this::droppedIfFreed); // the rank freed some: let their pages go
-        final ChunkFile fresh = ChunkFile.map(segment, rank, chunkId, true); // writable: a split copy writes into it
+        final ChunkFile fresh = ChunkFile.map(segment, rank, chunkId);
         chunks.put(chunkId, fresh);
         mapped++;
         return fresh;

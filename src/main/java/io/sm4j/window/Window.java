@@ -151,7 +151,7 @@ public final class Window implements AutoCloseable
         }
         else
         {
-            mapped[r] = ChunkFile.map(segment, (int)all[3 * r], chunkId, true);
+            mapped[r] = ChunkFile.map(segment, (int)all[3 * r], chunkId);
             headers[r] = new UnsafeBuffer(mapped[r].view(), 0, WindowChunkDescriptor.PAYLOAD_OFFSET);
             parts[r] = new UnsafeBuffer(mapped[r].view(), WindowChunkDescriptor.PAYLOAD_OFFSET, (int)mapped[r].payload());
         }

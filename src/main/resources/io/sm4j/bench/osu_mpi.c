@@ -65,13 +65,12 @@ int main(int argc, char **argv)
     for (long size = first; size <= max; size = size == 0 ? 1 : size * 2) {
         int n = iters > 0 ? iters : latency ? (size > LARGE ? 1000 : 10000) : (size > LARGE ? 20 : 100);
         int sk = skip >= 0 ? skip : latency ? (size > LARGE ? 100 : 1000) : (size > LARGE ? 2 : 10);
+        if (rma && !put_bw) n = (n + RMA_BATCH - 1) / RMA_BATCH * RMA_BATCH;   /* whole batches */
         double *rt = latency ? malloc(sizeof(double) * n) : NULL, t0 = 0;
         MPI_Barrier(MPI_COMM_WORLD);
         if (rma) {
             if (me == 0) {
                 int batch = put_bw ? 1 : RMA_BATCH, per = put_bw ? window : 1;
-                n = (n + batch - 1) / batch * batch;
-                if (latency) { free(rt); rt = malloc(sizeof(double) * n); }
                 MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win);
                 double s = 0;
                 for (int i = 0; i < sk + n; i++) {
