@@ -30,6 +30,14 @@ package io.sm4j.layout;
  *  +---------------------------------------------------------------+ 144
  *  |   Lock read: tickets admitted, shared locks wait for it       |
  *  +---------------------------------------------------------------+ 152
+ *  |                 Padding to the next line                     ...
+ *  +---------------------------------------------------------------+ 192
+ *   a copy shared with a peer, of bytes of this buffer (SplitCopy): the owner opens it, both claim chunks
+ *  +---------------------------------------------------------------+ 192
+ *  |   Claim: copy sequence (32 bits) | chunks claimed (32 bits)   |
+ *  +---------------------------------------------------------------+ 200
+ *  |   Helped: copy sequence (32 bits) | chunks the helper copied  |
+ *  +---------------------------------------------------------------+ 208
  *  |                 Padding to PAYLOAD_OFFSET                    ...
  *  +---------------------------------------------------------------+ 256
  *  |                 Payload (the user's bytes)                   ...
@@ -39,7 +47,8 @@ package io.sm4j.layout;
  * Scott): a locker takes a ticket from the counter; an exclusive one enters when write reaches its ticket,
  * a shared one when read does, and then admits the next ticket (read + 1); an exclusive unlock advances both,
  * a shared unlock advances write. Each 128-byte line pair has one kind of writer: the owner's header, the
- * lockers' words, the payload.
+ * peers' words (lockers' and a helper's: a buffer whose copies peers help with is an origin's buffer,
+ * which is rarely also a locked part), the payload.
  */
 public final class WindowChunkDescriptor
 {
@@ -56,6 +65,8 @@ public final class WindowChunkDescriptor
     public static final int LOCK_COUNTER_OFFSET = 128;
     public static final int LOCK_WRITE_OFFSET = LOCK_COUNTER_OFFSET + Long.BYTES;
     public static final int LOCK_READ_OFFSET = LOCK_WRITE_OFFSET + Long.BYTES;
+    public static final int HELP_CLAIM_OFFSET = 192;
+    public static final int HELP_DONE_OFFSET = HELP_CLAIM_OFFSET + Long.BYTES;
     /** The payload starts on a line pair of its own: neither the header's nor the lock's lines are the user's. */
     public static final int PAYLOAD_OFFSET = 256;
     /** The page the file's length is rounded up to. */

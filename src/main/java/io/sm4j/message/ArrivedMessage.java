@@ -41,7 +41,7 @@ final class ArrivedMessage
         final int start = f.offset();
         final int total = f.length();
         type = total < MATCH_HEADER_LENGTH ? 0 : buffer.getInt(start + TYPE_OFFSET);
-        if (type < MessageType.EAGER || type > MessageType.PUSH)
+        if (type < MessageType.EAGER || type > MessageType.HELP)
         {
             throw protocolError("a " + total + "-byte message of unknown type");
         }

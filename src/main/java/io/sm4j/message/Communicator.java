@@ -6,6 +6,7 @@ import io.sm4j.collective.Collectives;
 import io.sm4j.collective.ElementType;
 import io.sm4j.collective.Op;
 import io.sm4j.layout.LayoutParams;
+import io.sm4j.layout.ThreadMode;
 import io.sm4j.segment.Segment;
 import io.sm4j.segment.SegmentFiles;
 import io.sm4j.segment.Sm4jException;
@@ -398,6 +399,19 @@ public final class Communicator implements AutoCloseable
             public void abortJob(final String reason)
             {
                 engine.abortJob("rank " + rank + ": " + reason);
+            }
+
+            @Override
+            public boolean askHelp(
+                final int target, final long sequence, final boolean get, final int length, final long chunkId,
+                final long position, final long targetChunkId, final long targetOffset)
+            {
+                // both can run at once, and no other thread of this rank uses the buffer's claim word (SINGLE);
+                // a target that sleeps is rung: the copy lasts longer than its wake-up
+                final int dest = toWorld(target);
+                return endpoint.ownCores() && endpoint.layout().params().threadMode() == ThreadMode.SINGLE &&
+                    endpoint.isAttached(dest) &&
+                    sends.trySendHelp(dest, sequence, get, length, chunkId, position, targetChunkId, targetOffset);
             }
 
             @Override

@@ -9,6 +9,7 @@ import io.sm4j.window.BufferGoneException;
 import io.sm4j.window.LocalWindows;
 import io.sm4j.window.PeerWindows;
 import io.sm4j.window.SharedBuffer;
+import io.sm4j.window.SplitCopy;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -242,6 +243,7 @@ final class Matcher implements FragmentHandler
             }
             case ACK -> complete(rendezvous.onAck(f));
             case PUSH -> push(f);
+            case HELP -> help(f);
             case FRAG -> complete(rendezvous.onFrag(f));
             default -> barrier.onMessage(f.source()); // BARRIER: ArrivedMessage knows no other type
         }
@@ -453,6 +455,44 @@ final class Matcher implements FragmentHandler
         {
             rendezvous.pushedAll(send);
         }
+    }
+
+    /**
+     * The target's part of a window's put or get that the origin split with it ({@link SplitCopy}): whatever
+     * chunks are left when the request arrives. A request for a part that is gone (the window closed) or from a
+     * buffer that is gone is late: its origin has copied everything itself.
+     */
+    private void help(final ArrivedMessage f)
+    {
+        final DirectBuffer payload = f.buffer();
+        final int at = f.offset();
+        final long ownChunk = payload.getLong(at + 2 * Long.BYTES);
+        final long ownOffset = payload.getLong(at + 3 * Long.BYTES);
+        final long length = f.aux() >>> 1;
+        if (f.length() != HELP_PAYLOAD || length < SplitCopy.MIN || length > Integer.MAX_VALUE)
+        {
+            throw f.protocolError("a split copy of " + length + " bytes with a " + f.length() + "-byte reference");
+        }
+        final SharedBuffer own = ownWindows.live(ownChunk);
+        if (own == null)
+        {
+            return;
+        }
+        if (ownOffset < 0 || ownOffset > own.capacity() - length)
+        {
+            throw f.protocolError("a split copy of bytes " + ownOffset + ".." + (ownOffset + length) + " of a " +
+                own.capacity() + "-byte part");
+        }
+        try
+        {
+            windows.helpCopy(f.source(), payload.getLong(at), payload.getLong(at + Long.BYTES), f.sequence(), own,
+                (int)ownOffset, (int)length, (f.aux() & 1) != 0);
+        }
+        catch (final BufferGoneException ex)
+        {
+            return; // late: nothing was claimed
+        }
+        endpoint.wake(f.source()); // the origin may have fallen asleep waiting for the last chunk (rings only then)
     }
 
     /**

@@ -23,8 +23,8 @@ final class MessageSender
     private final Endpoint endpoint;
     private final RankCounters counters;
     private final SendClaim claim = new SendClaim();
-    /** A RGET's or PUSH's payload, written before each one is sent. */
-    private final UnsafeBuffer reference = new UnsafeBuffer(new byte[PUSH_PAYLOAD]);
+    /** A RGET's, PUSH's or HELP's payload, written before each one is sent. */
+    private final UnsafeBuffer reference = new UnsafeBuffer(new byte[HELP_PAYLOAD]);
 
     MessageSender(final Endpoint endpoint)
     {
@@ -97,6 +97,22 @@ final class MessageSender
         reference.putLong(Long.BYTES, position);
         reference.putLong(2 * Long.BYTES, from);
         return trySend(dest, false, PUSH, 0, sequence, receiveId, reference, 0, PUSH_PAYLOAD);
+    }
+
+    /**
+     * Asks {@code dest} to take chunks of a window's put ({@code get} false) or get of {@code length} bytes
+     * between this rank's shared buffer {@code chunkId} at {@code position} and {@code dest}'s part
+     * {@code targetChunkId} at {@code targetOffset} ({@link MessageType#HELP}).
+     */
+    boolean trySendHelp(
+        final int dest, final long sequence, final boolean get, final int length, final long chunkId,
+        final long position, final long targetChunkId, final long targetOffset)
+    {
+        reference.putLong(0, chunkId);
+        reference.putLong(Long.BYTES, position);
+        reference.putLong(2 * Long.BYTES, targetChunkId);
+        reference.putLong(3 * Long.BYTES, targetOffset);
+        return trySend(dest, false, HELP, 0, sequence, (long)length << 1 | (get ? 1 : 0), reference, 0, HELP_PAYLOAD);
     }
 
     boolean trySendAck(final int dest, final long sequence, final long receiveId)

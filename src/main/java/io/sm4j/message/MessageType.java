@@ -14,6 +14,9 @@ package io.sm4j.message;
  *                                                                                    chunk id (8), position (8)
  *  PUSH     0          message seq of RNDV    receiver request id                    the receiver's shared buffer:
  *                                                                                    chunk id, position, from (8 each)
+ *  HELP     0          split copy's sequence  length << 1 | 1 for a get              the origin's shared buffer: chunk
+ *                                                                                    id, position; the target's part:
+ *                                                                                    chunk id, offset (8 each)
  * </pre>
  * RGET is a large message sent from a shared buffer: the receiver that matches it copies every byte straight
  * out of the sender's buffer, then ACKs it with {@link #COPIED} (or {@link #DISCARD}), and the send completes.
@@ -23,6 +26,10 @@ package io.sm4j.message;
  * pipeline's two. A RGET of 2 MiB and up, while both ranks can run at once, is copied by both: the
  * receiver sends PUSH for the second half, copies the first itself and ACKs COPIED; the receive completes
  * when both parts are in.
+ * <p>
+ * HELP asks the target of a window's large put or get to take chunks of the copy while the origin takes the
+ * others ({@link io.sm4j.window.SplitCopy}); it needs no answer: the origin learns what the target copied
+ * from the origin's buffer's header, and copies whatever the target did not take.
  */
 final class MessageType
 {
@@ -33,10 +40,13 @@ final class MessageType
     static final int BARRIER = 5;
     static final int RGET = 6;
     static final int PUSH = 7;
+    static final int HELP = 8;
     /** RGET's payload: the chunk id and the position in it of the message's first byte. */
     static final int RGET_PAYLOAD = 2 * Long.BYTES;
     /** PUSH's payload: the receiver's chunk id, the position of byte {@code from} in it, and {@code from}. */
     static final int PUSH_PAYLOAD = 3 * Long.BYTES;
+    /** HELP's payload: the origin's chunk id and position, the target's chunk id and offset. */
+    static final int HELP_PAYLOAD = 4 * Long.BYTES;
     /** ACK aux telling the sender the receiver discarded the message (truncation). */
     static final long DISCARD = -1;
     /**

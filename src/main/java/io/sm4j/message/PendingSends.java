@@ -85,6 +85,16 @@ final class PendingSends
     }
 
     /**
+     * A HELP now, if {@code dest} has room (the origin copies everything itself otherwise).
+     */
+    boolean trySendHelp(
+        final int dest, final long sequence, final boolean get, final int length, final long chunkId,
+        final long position, final long targetChunkId, final long targetOffset)
+    {
+        return sender.trySendHelp(dest, sequence, get, length, chunkId, position, targetChunkId, targetOffset);
+    }
+
+    /**
      * Sends an ACK now, or defers it to {@link #flush} if its receiver has no room (a handler never waits).
      *
      * @return true if it was sent now.

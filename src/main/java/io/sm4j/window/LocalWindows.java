@@ -88,6 +88,14 @@ public final class LocalWindows implements AutoCloseable
         return buffer;
     }
 
+    /**
+     * @return this rank's buffer {@code chunkId}, or null if it is not allocated (freed, or never was).
+     */
+    public synchronized SharedBuffer live(final long chunkId)
+    {
+        return live.get(chunkId);
+    }
+
     synchronized void free(final SharedBuffer buffer)
     {
         if (live.remove(buffer.chunkId()) != buffer)

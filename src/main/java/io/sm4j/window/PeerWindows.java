@@ -5,6 +5,7 @@ import io.sm4j.segment.Sm4jException;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.file.Path;
 
@@ -25,6 +26,7 @@ public final class PeerWindows implements AutoCloseable
     private final Path segment;
     private final Long2ObjectHashMap<ChunkFile>[] byRank;
     private long hits;
+    private long helped;
     private long misses;
     private long invalidations;
     private int mapped;
@@ -80,9 +82,36 @@ public final class PeerWindows implements AutoCloseable
         }
     }
 
+    /**
+     * The target's part of a window's {@code put} or {@code get} that its origin split with it
+     * ({@link SplitCopy}): chunks of the {@code length} bytes between {@code origin}'s buffer {@code chunkId}
+     * at {@code position} and {@code own} at {@code ownOffset}, into {@code own} for a put, out of it for a get.
+     *
+     * @throws BufferGoneException if the origin's buffer is gone (a late request: nothing is left to take).
+     * @throws Sm4jException       if the bytes named are outside it (a protocol error, named).
+     */
+    public synchronized void helpCopy(
+        final int origin, final long chunkId, final long position, final long sequence, final MutableDirectBuffer own,
+        final int ownOffset, final int length, final boolean get)
+    {
+        final ChunkFile mapping = checked(origin, chunkId, position, length);
+        final UnsafeBuffer file = mapping.view();
+        final int at = PAYLOAD_OFFSET + (int)position;
+        try
+        {
+            final int chunkBytes = SplitCopy.chunkBytes(length);
+            helped += get ? SplitCopy.help(file, sequence, file, at, own, ownOffset, length, chunkBytes) :
+                SplitCopy.help(file, sequence, own, ownOffset, file, at, length, chunkBytes);
+        }
+        catch (final InternalError fault)
+        {
+            throw faulted(origin, chunkId, fault);
+        }
+    }
+
     public synchronized WindowStats stats()
     {
-        return new WindowStats(hits, misses, invalidations, mapped);
+        return new WindowStats(hits, misses, invalidations, mapped, helped);
     }
 
     /**

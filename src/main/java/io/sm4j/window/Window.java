@@ -31,6 +31,8 @@ import java.util.Locale;
 public final class Window implements AutoCloseable
 {
     private static final byte[] NO_BYTES = new byte[0];
+    /** How long a split copy yields for the target's last chunk before it waits in the engine. */
+    private static final long YIELD_NANOS = 1_000_000;
 
     private final WindowChannel channel;
     private final SharedBuffer own;
@@ -38,6 +40,10 @@ public final class Window implements AutoCloseable
     private final UnsafeBuffer[] headers;
     private final UnsafeBuffer[] parts;
     private final ChunkFile[] mapped;
+    /** Each rank's part's chunk id (0: it has none), which a split copy's request names. */
+    private final long[] chunkIds;
+    /** This rank's buffers: a put from (or get into) one of them can be split with the target. */
+    private final LocalWindows windows;
     /** Per target: 0 unlocked, else the lock this rank holds on it. */
     private final byte[] held;
     private boolean closed;
@@ -46,9 +52,11 @@ public final class Window implements AutoCloseable
     private static final byte EXCLUSIVE = 2;
 
     private Window(final WindowChannel channel, final SharedBuffer own, final UnsafeBuffer[] headers, final UnsafeBuffer[] parts,
-        final ChunkFile[] mapped)
+        final ChunkFile[] mapped, final long[] chunkIds, final LocalWindows windows)
     {
         this.channel = channel;
+        this.chunkIds = chunkIds;
+        this.windows = windows;
         this.own = own;
         this.headers = headers;
         this.parts = parts;
@@ -116,7 +124,12 @@ public final class Window implements AutoCloseable
             }
             throw failure;
         }
-        return new Window(channel, own, headers, parts, mapped);
+        final long[] chunkIds = new long[size];
+        for (int r = 0; r < size; r++)
+        {
+            chunkIds[r] = all[3 * r + 1];
+        }
+        return new Window(channel, own, headers, parts, mapped, chunkIds, windows);
     }
 
     /**
@@ -184,19 +197,75 @@ public final class Window implements AutoCloseable
 
     /**
      * Copies {@code length} bytes of {@code from} into {@code target}'s part at {@code targetOffset}: complete
-     * when it returns, visible to others after this rank's unlock or the next fence.
+     * when it returns, visible to others after this rank's unlock or the next fence. From a shared buffer of
+     * this rank's own ({@code Communicator.allocate}), {@value SplitCopy#MIN} bytes and more, the target helps
+     * with the copy if it can run meanwhile and polls ({@link SplitCopy}).
      */
     public void put(final int target, final int targetOffset, final DirectBuffer from, final int offset, final int length)
     {
-        part(target, targetOffset, length).putBytes(targetOffset, from, offset, length);
+        final UnsafeBuffer part = part(target, targetOffset, length);
+        if (!split(target, targetOffset, from, offset, length, false, part))
+        {
+            part.putBytes(targetOffset, from, offset, length);
+        }
     }
 
     /**
-     * Copies {@code length} bytes of {@code target}'s part at {@code targetOffset} into {@code into}.
+     * Copies {@code length} bytes of {@code target}'s part at {@code targetOffset} into {@code into}: into a
+     * shared buffer of this rank's own, the target helps as with {@link #put}.
      */
     public void get(final int target, final int targetOffset, final MutableDirectBuffer into, final int offset, final int length)
     {
-        part(target, targetOffset, length).getBytes(targetOffset, into, offset, length);
+        final UnsafeBuffer part = part(target, targetOffset, length);
+        if (!split(target, targetOffset, into, offset, length, true, part))
+        {
+            part.getBytes(targetOffset, into, offset, length);
+        }
+    }
+
+    /**
+     * A put or get of many bytes between this rank's own shared buffer {@code mine} and another rank's part,
+     * copied by both ranks at once if the target is asked and polls ({@link SplitCopy}); the target may take
+     * none of it, and never makes this rank wait for a chunk it is not copying.
+     *
+     * @return false if it was not split: the caller copies it.
+     */
+    private boolean split(
+        final int target, final int targetOffset, final DirectBuffer mine, final int offset, final int length,
+        final boolean get, final UnsafeBuffer part)
+    {
+        if (length < SplitCopy.MIN || target == channel.rank() || !(mine instanceof SharedBuffer shared))
+        {
+            return false;
+        }
+        final long position = shared.sharedPosition(windows, offset, length);
+        if (position < 0)
+        {
+            return false;
+        }
+        final UnsafeBuffer header = shared.header();
+        final long sequence = SplitCopy.open(header);
+        if (!channel.askHelp(target, sequence, get, length, shared.chunkId(), position, chunkIds[target], targetOffset))
+        {
+            return false; // opened, but no request names it: nobody else claims a chunk of it
+        }
+        final int chunkBytes = SplitCopy.chunkBytes(length);
+        final int chunks = SplitCopy.chunks(length, chunkBytes);
+        final int own = get ? SplitCopy.copyOwn(header, sequence, shared, offset, part, targetOffset, length, chunkBytes) :
+            SplitCopy.copyOwn(header, sequence, part, targetOffset, shared, offset, length, chunkBytes);
+        // the target's last chunk is a few us of copying away, unless the target is queued behind this rank on
+        // its core: yield (not spin) so that it runs, then wait as every other wait does (a dead target fails it)
+        final long yieldUntil = System.nanoTime() + YIELD_NANOS;
+        while (!SplitCopy.helped(header, sequence, chunks, own))
+        {
+            if (System.nanoTime() - yieldUntil > 0)
+            {
+                channel.await(() -> SplitCopy.helped(header, sequence, chunks, own));
+                break;
+            }
+            Thread.yield();
+        }
+        return true;
     }
 
     /**

@@ -45,6 +45,18 @@ public interface WindowChannel
     void abortJob(String reason);
 
     /**
+     * Asks {@code target} to take chunks of a put ({@code get} false) or get of {@code length} bytes between
+     * this rank's shared buffer {@code chunkId} at {@code position} and {@code target}'s part
+     * {@code targetChunkId} at {@code targetOffset} ({@link SplitCopy}), if it would help: both ranks can
+     * run at once (a target that sleeps is rung) and no other thread of this rank uses the buffer.
+     *
+     * @return false if it was not asked: the caller copies everything.
+     */
+    boolean askHelp(
+        int target, long sequence, boolean get, int length, long chunkId, long position, long targetChunkId,
+        long targetOffset);
+
+    /**
      * Wakes every other rank that sleeps: this rank has just changed something in shared memory that one of
      * them may wait for (a lock it released).
      */

@@ -2,7 +2,11 @@ package io.sm4j.it;
 
 import io.sm4j.collective.Op;
 import io.sm4j.message.Communicator;
+import io.sm4j.window.SharedBuffer;
+import io.sm4j.window.SplitCopy;
 import io.sm4j.window.Window;
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.util.Random;
@@ -12,7 +16,10 @@ import java.util.Random;
  * random targets (an exclusive read-modify-write of a counter pair through get and put, a shared read that
  * checks the pair is whole, an accumulate), then every rank checks, after a fence, that the counters and
  * sums are exactly what all ranks did: "rank R: locks ok". {@code dead-holder}: rank 1 dies holding an
- * exclusive lock of rank 0's part; rank 2, waiting for that lock, prints how its wait ended.
+ * exclusive lock of rank 0's part; rank 2, waiting for that lock, prints how its wait ended. {@code split N}
+ * (2 ranks): N rounds in which rank 0 puts a round's pattern of {@code SplitCopy.MIN} bytes and more from a
+ * shared buffer into rank 1's part, and gets rank 1's pattern back, while rank 1 waits in a receive (where it
+ * helps copy); rank 1 checks every byte it was put: "rank R: split ok, WindowStats[...]".
  */
 public final class WindowRmaApp
 {
@@ -27,6 +34,10 @@ public final class WindowRmaApp
             if (args[0].equals("locks"))
             {
                 locks(comm, Integer.parseInt(args[1]), Long.parseLong(args[2]));
+            }
+            else if (args[0].equals("split"))
+            {
+                split(comm, Integer.parseInt(args[1]));
             }
             else
             {
@@ -121,5 +132,57 @@ public final class WindowRmaApp
             return;
         }
         comm.recv(1, 0, new byte[1]); // rank 0 waits for the dead rank too
+    }
+
+    private static void split(final Communicator comm, final int rounds)
+    {
+        final int length = SplitCopy.MIN + 4099;
+        final SharedBuffer mine = comm.allocate(length + 5);
+        try (Window window = comm.allocateWindow(length + 11))
+        {
+            for (int round = 0; round < rounds; round++)
+            {
+                if (comm.rank() == 0)
+                {
+                    fill(mine, 5, length, round);
+                    window.put(1, 11, mine, 5, length);
+                    comm.send(1, round, new byte[1]); // the put is complete when it returns
+                    comm.recv(1, round, new byte[1]); // rank 1 has checked it and written its own pattern
+                    window.get(1, 11, mine, 5, length);
+                    check(mine, 5, length, -round - 1, "rank 0's get");
+                    comm.send(1, round, new byte[1]);
+                }
+                else
+                {
+                    comm.recv(0, round, new byte[1]);
+                    check(window.local(), 11, length, round, "rank 1's part");
+                    fill(window.local(), 11, length, -round - 1);
+                    comm.send(0, round, new byte[1]);
+                    comm.recv(0, round, new byte[1]); // helps with rank 0's get meanwhile
+                }
+            }
+            window.fence();
+        }
+        System.out.println("rank " + comm.rank() + ": split ok, " + comm.windowStats());
+        mine.free();
+    }
+
+    private static void fill(final MutableDirectBuffer buffer, final int at, final int length, final int seed)
+    {
+        for (int i = 0; i < length; i++)
+        {
+            buffer.putByte(at + i, (byte)(i * 7 + (i >>> 13) + seed * 31));
+        }
+    }
+
+    private static void check(final DirectBuffer buffer, final int at, final int length, final int seed, final String what)
+    {
+        for (int i = 0; i < length; i++)
+        {
+            if (buffer.getByte(at + i) != (byte)(i * 7 + (i >>> 13) + seed * 31))
+            {
+                throw new IllegalStateException(what + ": byte " + i + " is not round " + seed + "'s");
+            }
+        }
     }
 }

@@ -209,4 +209,96 @@ class WindowTest
             assertTrue(dir.isEmpty());
         }
     }
+    /**
+     * Large puts and gets between shared buffers and parts, copied by both ranks (SplitCopy): at odd offsets
+     * and lengths, in both directions at once, and with the target waiting in a receive (where it helps).
+     */
+    @Test
+    void largePutsAndGetsFromSharedBuffersShouldCopyEveryByteWhoeverCopiesWhichChunk() throws Exception
+    {
+        final int length = SplitCopy.MIN + 12_345;
+        final int rounds = 12;
+        final AtomicReference<String> wrong = new AtomicReference<>();
+        final AtomicLong helped = new AtomicLong();
+        final AtomicLong opened = new AtomicLong();
+        try (ScratchDir dir = ScratchDir.create("sm4j-rma-"))
+        {
+            ThreadJob.run(dir.path, 2, comm ->
+            {
+                final int peer = 1 - comm.rank();
+                final SharedBuffer mine = comm.allocate(length + 7);
+                try (Window window = comm.allocateWindow(length + 100))
+                {
+                    for (int round = 0; round < rounds; round++)
+                    {
+                        fill(mine, 7, length, round * 2 + comm.rank());
+                        if (round % 2 == 0 || comm.rank() == 0)
+                        {
+                            window.put(peer, 100, mine, 7, length); // both at once, or rank 0 while rank 1 receives
+                        }
+                        if (round % 2 == 1)
+                        {
+                            if (comm.rank() == 0)
+                            {
+                                comm.send(1, round, new byte[1]);
+                            }
+                            else
+                            {
+                                comm.recv(0, round, new byte[1]);
+                            }
+                        }
+                        window.fence();
+                        final int from = round % 2 == 0 || comm.rank() == 1 ? round * 2 + peer : -1;
+                        if (from >= 0)
+                        {
+                            check(window.local(), 100, length, from, "rank " + comm.rank() + "'s part, round " + round, wrong);
+                        }
+                        window.get(peer, 100, mine, 3, length);
+                        // the peer's part holds this rank's put of this round, or (rank 1, odd rounds) of the last
+                        final int put = round % 2 == 1 && comm.rank() == 1 ? round * 2 + 1 - 2 : round * 2 + comm.rank();
+                        check(mine, 3, length, put, "rank " + comm.rank() + "'s get, round " + round, wrong);
+                        window.fence();
+                    }
+                    opened.addAndGet(mine.header().getLong(io.sm4j.layout.WindowChunkDescriptor.HELP_CLAIM_OFFSET) >>> 32);
+                }
+                helped.addAndGet(comm.windowStats().helped());
+                mine.free();
+            });
+            assertTrue(dir.isEmpty());
+        }
+        assertEquals(null, wrong.get());
+        assertEquals(rounds * 2 + rounds / 2 + rounds, opened.get(), "every put and get took the split path");
+        System.out.println("split copies: " + opened.get() + " opened, " + helped.get() + " chunks copied by targets");
+    }
+
+    private static void fill(final MutableDirectBuffer buffer, final int at, final int length, final int seed)
+    {
+        for (int i = 0; i < length; i++)
+        {
+            buffer.putByte(at + i, patternByte(seed, i));
+        }
+    }
+
+    /**
+     * Records in {@code wrong} the first byte of {@code buffer} at {@code at..+length} that is not round
+     * {@code seed}'s pattern.
+     */
+    private static void check(
+        final MutableDirectBuffer buffer, final int at, final int length, final int seed, final String what,
+        final AtomicReference<String> wrong)
+    {
+        for (int i = 0; i < length; i++)
+        {
+            if (buffer.getByte(at + i) != patternByte(seed, i))
+            {
+                wrong.compareAndSet(null, what + ": byte " + i + " is not round " + seed + "'s");
+                return;
+            }
+        }
+    }
+
+    private static byte patternByte(final int seed, final int i)
+    {
+        return (byte)(i * 7 + (i >>> 13) + seed * 31);
+    }
 }
