@@ -31,8 +31,12 @@ public enum BenchTest
     WAKE("Wake-up Latency", true, 1_000, 10, 1_000, 10),
     /** osu_allreduce: every rank calls allReduce of size / 4 floats (SUM); time per call on rank 0. */
     ALLREDUCE("Allreduce Latency", false, 10_000, 1_000, 1_000, 100),
+    /** osu_reduce: every rank calls reduce of size / 4 floats (SUM) to rank 0. */
+    REDUCE("Reduce Latency", false, 10_000, 1_000, 1_000, 100),
     /** osu_bcast: every rank calls bcast of size bytes from rank 0; time per call on rank 0. */
     BCAST("Broadcast Latency", false, 10_000, 1_000, 1_000, 100),
+    /** osu_gather: every rank calls gather of size bytes each to rank 0. */
+    GATHER("Gather Latency", false, 10_000, 1_000, 1_000, 100),
     /** osu_allgather: every rank calls allGather of size bytes each. */
     ALLGATHER("Allgather Latency", false, 10_000, 1_000, 1_000, 100),
     /** osu_alltoall: every rank calls allToAll of size bytes per pair. */
@@ -112,11 +116,13 @@ public enum BenchTest
     }
 
     /**
-     * @return true for the collectives (allreduce, bcast, barrier): every rank calls, on any number of ranks.
+     * @return true for the collectives (allreduce, reduce, bcast, gather, allgather, alltoall, barrier): every
+     *         rank calls, on any number of ranks.
      */
     public boolean collective()
     {
-        return this == ALLREDUCE || this == BCAST || this == ALLGATHER || this == ALLTOALL || this == BARRIER;
+        return this == ALLREDUCE || this == REDUCE || this == BCAST || this == GATHER || this == ALLGATHER ||
+            this == ALLTOALL || this == BARRIER;
     }
 
     /**
@@ -148,6 +154,6 @@ public enum BenchTest
             }
         }
         throw new IllegalArgumentException("unknown test '" + id + "' (expected: latency, bw, bibw, mbw_mr, multi_lat, wake, " +
-            "allreduce, bcast, allgather, alltoall, barrier, put_latency, get_latency or put_bw)");
+            "allreduce, reduce, bcast, gather, allgather, alltoall, barrier, put_latency, get_latency or put_bw)");
     }
 }

@@ -6,7 +6,8 @@ import org.HdrHistogram.Histogram;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
- * The OSU collective loops over sm4j (osu_allreduce, osu_bcast, osu_allgather, osu_alltoall, osu_barrier): every rank calls the
+ * The OSU collective loops over sm4j (osu_allreduce, osu_reduce, osu_bcast, osu_gather, osu_allgather,
+ * osu_alltoall, osu_barrier): every rank calls the
  * collective {@code skip + iterations} times and times each call; rank 0 reports the time per call over
  * every rank's calls, as OSU reports it (not halved: a collective is not a round trip).
  */
@@ -15,7 +16,7 @@ final class CollectiveLoop
     private final Communicator comm;
     private final BenchTest test;
     private final byte[] bytes;
-    /** allgather's and alltoall's n blocks. */
+    /** gather's, allgather's and alltoall's n blocks. */
     private final byte[] blocksIn;
     private final byte[] blocksOut;
     private final float[] floats;
@@ -29,7 +30,7 @@ final class CollectiveLoop
         this.comm = comm;
         this.test = test;
         this.bytes = new byte[largest];
-        final boolean blocks = test == BenchTest.ALLGATHER || test == BenchTest.ALLTOALL;
+        final boolean blocks = test == BenchTest.GATHER || test == BenchTest.ALLGATHER || test == BenchTest.ALLTOALL;
         this.blocksIn = new byte[blocks ? largest * comm.size() : 0];
         this.blocksOut = new byte[blocks ? largest * comm.size() : 0];
         this.floats = new float[largest / Float.BYTES];
@@ -45,8 +46,9 @@ final class CollectiveLoop
      */
     ResultLine run(final boolean report, final int size, final int skip, final int iterations)
     {
-        final float[] in = test == BenchTest.ALLREDUCE ? java.util.Arrays.copyOf(floats, size / Float.BYTES) : null;
-        final float[] out = test == BenchTest.ALLREDUCE ? java.util.Arrays.copyOf(sums, size / Float.BYTES) : null;
+        final boolean reduces = test == BenchTest.ALLREDUCE || test == BenchTest.REDUCE;
+        final float[] in = reduces ? java.util.Arrays.copyOf(floats, size / Float.BYTES) : null;
+        final float[] out = reduces ? java.util.Arrays.copyOf(sums, size / Float.BYTES) : null;
         final UnsafeBuffer calls = new UnsafeBuffer(new byte[iterations * Long.BYTES]);
         for (int i = 0; i < skip + iterations; i++)
         {
@@ -54,7 +56,9 @@ final class CollectiveLoop
             switch (test)
             {
                 case ALLREDUCE -> comm.allReduce(in, out, Op.SUM);
+                case REDUCE -> comm.reduce(in, out, Op.SUM, 0);
                 case BCAST -> comm.bcast(bytes, 0, size, 0);
+                case GATHER -> comm.gather(bytes, 0, size, blocksIn, 0);
                 case ALLGATHER -> comm.allGather(bytes, 0, size, blocksIn);
                 case ALLTOALL -> comm.allToAll(blocksOut, blocksIn, size);
                 default -> comm.barrier();

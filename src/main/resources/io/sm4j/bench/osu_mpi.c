@@ -8,7 +8,7 @@
  * synchronisation) run on rank 0 against rank 1's part, under one shared lock per size, timed in batches of
  * RMA_BATCH operations (a window for put_bw) so that the timer's cost does not swamp a put of a few bytes.
  *
- * usage: osu_mpi latency|bw|bibw|multi_lat|mbw_mr|allreduce|bcast|allgather|alltoall|barrier|put_latency|get_latency|put_bw MIN MAX ITERATIONS SKIP WINDOW
+ * usage: osu_mpi latency|bw|bibw|multi_lat|mbw_mr|allreduce|reduce|bcast|gather|allgather|alltoall|barrier|put_latency|get_latency|put_bw MIN MAX ITERATIONS SKIP WINDOW
  *        ITERATIONS 0 and SKIP -1 mean OSU's defaults (fewer above 8 KiB), as BenchTest.
  */
 #include <mpi.h>
@@ -39,7 +39,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     if (argc != 7) {
-        if (me == 0) fprintf(stderr, "usage: osu_mpi latency|bw|bibw|multi_lat|mbw_mr|allreduce|bcast|allgather|alltoall|barrier|put_latency|get_latency|put_bw MIN MAX ITERATIONS SKIP WINDOW\n");
+        if (me == 0) fprintf(stderr, "usage: osu_mpi latency|bw|bibw|multi_lat|mbw_mr|allreduce|reduce|bcast|gather|allgather|alltoall|barrier|put_latency|get_latency|put_bw MIN MAX ITERATIONS SKIP WINDOW\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     const char *test = argv[1];
@@ -47,12 +47,13 @@ int main(int argc, char **argv)
     int iters = atoi(argv[4]), skip = atoi(argv[5]), window = atoi(argv[6]);
     int allreduce = strcmp(test, "allreduce") == 0, bcast = strcmp(test, "bcast") == 0, barrier = strcmp(test, "barrier") == 0;
     int allgather = strcmp(test, "allgather") == 0, alltoall = strcmp(test, "alltoall") == 0;
-    int coll = allreduce || bcast || allgather || alltoall || barrier;   /* every rank times each call (not halved), as OSU; rank 0 reports all ranks' calls */
+    int reduce = strcmp(test, "reduce") == 0, gather = strcmp(test, "gather") == 0;
+    int coll = allreduce || reduce || bcast || gather || allgather || alltoall || barrier;   /* every rank times each call (not halved), as OSU; rank 0 reports all ranks' calls */
     int put_lat = strcmp(test, "put_latency") == 0, get_lat = strcmp(test, "get_latency") == 0, put_bw = strcmp(test, "put_bw") == 0;
     int rma = put_lat || get_lat || put_bw;
     int latency = strcmp(test, "latency") == 0 || strcmp(test, "multi_lat") == 0 || coll || put_lat || get_lat, bibw = strcmp(test, "bibw") == 0;
     if (window < 1 || window > MAX_WINDOW) window = 64;
-    long room = (max > 0 ? max : 1) * ((allgather || alltoall) ? n : 1);   /* n blocks for allgather, alltoall */
+    long room = (max > 0 ? max : 1) * ((gather || allgather || alltoall) ? n : 1);   /* n blocks for gather, allgather, alltoall */
     char *out = malloc(room), *in = malloc(room), ack[4];
     memset(out, 1, room);
     char *base = NULL;
@@ -107,7 +108,9 @@ int main(int argc, char **argv)
             if (coll) {
                 double s = MPI_Wtime();
                 if (allreduce) MPI_Allreduce(out, in, (int)(size / 4), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+                else if (reduce) MPI_Reduce(out, in, (int)(size / 4), MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD);
                 else if (bcast) MPI_Bcast(out, (int)size, MPI_CHAR, 0, MPI_COMM_WORLD);
+                else if (gather) MPI_Gather(out, (int)size, MPI_CHAR, in, (int)size, MPI_CHAR, 0, MPI_COMM_WORLD);
                 else if (allgather) MPI_Allgather(out, (int)size, MPI_CHAR, in, (int)size, MPI_CHAR, MPI_COMM_WORLD);
                 else if (alltoall) MPI_Alltoall(out, (int)size, MPI_CHAR, in, (int)size, MPI_CHAR, MPI_COMM_WORLD);
                 else MPI_Barrier(MPI_COMM_WORLD);
