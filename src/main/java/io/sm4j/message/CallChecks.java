@@ -65,14 +65,15 @@ final class CallChecks
     }
 
     /**
+     * @param name the argument's name, for the error.
      * @return {@code buffer} wrapped for a receive to write into.
-     * @throws IllegalArgumentException if it is read-only.
+     * @throws IllegalArgumentException if it is read-only, naming the argument.
      */
-    static UnsafeBuffer wrapWritable(final ByteBuffer buffer)
+    static UnsafeBuffer wrapWritable(final ByteBuffer buffer, final String name)
     {
         if (buffer != null && buffer.isReadOnly())
         {
-            throw new IllegalArgumentException("buffer is read-only: a receive writes into it");
+            throw new IllegalArgumentException(name + " is read-only: a receive writes into it");
         }
         return wrap(buffer);
     }

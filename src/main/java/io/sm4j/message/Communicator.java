@@ -732,7 +732,7 @@ public final class Communicator implements AutoCloseable
 
     public Request irecv(final int source, final int tag, final ByteBuffer buffer)
     {
-        return irecv(source, tag, CallChecks.wrapWritable(buffer), buffer.position(), buffer.remaining());
+        return irecv(source, tag, CallChecks.wrapWritable(buffer, "buffer"), buffer.position(), buffer.remaining());
     }
 
     /**
@@ -763,7 +763,7 @@ public final class Communicator implements AutoCloseable
      */
     public Request recvInit(final int source, final int tag, final ByteBuffer buffer)
     {
-        return recvInit(source, tag, CallChecks.wrapWritable(buffer), buffer.position(), buffer.remaining());
+        return recvInit(source, tag, CallChecks.wrapWritable(buffer, "buffer"), buffer.position(), buffer.remaining());
     }
 
     public Request recvInit(final int source, final int tag, final byte[] buffer, final int offset, final int length)
@@ -864,6 +864,21 @@ public final class Communicator implements AutoCloseable
         final Status received = exchange(dest, wire(sendTag), sendBuffer, sendOffset, sendLength,
             source, wire(recvTag), recvBuffer, recvOffset, recvLength);
         return new Status(received.source(), received.tag(), received.length());
+    }
+
+    /**
+     * As {@link #sendRecv(int, int, byte[], int, int, byte[])}, with the bytes from each buffer's position to
+     * its limit; neither position moves.
+     *
+     * @throws IllegalArgumentException if {@code recvBuffer} is read-only.
+     */
+    public Status sendRecv(
+        final int dest, final int sendTag, final ByteBuffer sendBuffer, final int source, final int recvTag,
+        final ByteBuffer recvBuffer)
+    {
+        final UnsafeBuffer into = CallChecks.wrapWritable(recvBuffer, "recvBuffer");
+        return sendRecv(dest, sendTag, CallChecks.wrap(sendBuffer), sendBuffer.position(), sendBuffer.remaining(),
+            source, recvTag, into, recvBuffer.position(), recvBuffer.remaining());
     }
 
     /**
@@ -1196,24 +1211,24 @@ public final class Communicator implements AutoCloseable
      */
     public void bcast(final ByteBuffer buffer, final int root)
     {
-        bcast(CallChecks.wrapWritable(buffer), buffer.position(), buffer.remaining(), root);
+        bcast(CallChecks.wrapWritable(buffer, "buffer"), buffer.position(), buffer.remaining(), root);
     }
 
     public void gather(final ByteBuffer send, final ByteBuffer recv, final int root)
     {
-        gather(CallChecks.wrap(send), send.position(), send.remaining(), recv == null ? null : CallChecks.wrapWritable(recv),
+        gather(CallChecks.wrap(send), send.position(), send.remaining(), recv == null ? null : CallChecks.wrapWritable(recv, "recv"),
             recv == null ? 0 : recv.position(), root);
     }
 
     public void scatter(final ByteBuffer send, final ByteBuffer recv, final int root)
     {
-        scatter(send == null ? null : CallChecks.wrap(send), send == null ? 0 : send.position(), CallChecks.wrapWritable(recv),
+        scatter(send == null ? null : CallChecks.wrap(send), send == null ? 0 : send.position(), CallChecks.wrapWritable(recv, "recv"),
             recv.position(), recv.remaining(), root);
     }
 
     public void allGather(final ByteBuffer send, final ByteBuffer recv)
     {
-        allGather(CallChecks.wrap(send), send.position(), send.remaining(), CallChecks.wrapWritable(recv), recv.position());
+        allGather(CallChecks.wrap(send), send.position(), send.remaining(), CallChecks.wrapWritable(recv, "recv"), recv.position());
     }
 
     public void allToAll(final ByteBuffer send, final ByteBuffer recv)
@@ -1222,7 +1237,7 @@ public final class Communicator implements AutoCloseable
         {
             throw new IllegalArgumentException("send has " + send.remaining() + " bytes, not a multiple of " + size + " ranks");
         }
-        allToAll(CallChecks.wrap(send), send.position(), CallChecks.wrapWritable(recv), recv.position(), send.remaining() / size);
+        allToAll(CallChecks.wrap(send), send.position(), CallChecks.wrapWritable(recv, "recv"), recv.position(), send.remaining() / size);
     }
 
     /**

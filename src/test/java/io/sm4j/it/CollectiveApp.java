@@ -8,6 +8,7 @@ import io.sm4j.message.Request;
 import io.sm4j.message.Status;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.Random;
 
@@ -420,7 +421,8 @@ public final class CollectiveApp
     }
 
     /**
-     * sendRecv around a ring, waitAll/waitAny/testAll over isends and irecvs.
+     * sendRecv around a ring (of arrays, and of ByteBuffers at their positions), waitAll/waitAny/testAll over
+     * isends and irecvs, cancel of a posted receive, wtime.
      */
     private static void basics(final Communicator comm)
     {
@@ -433,6 +435,12 @@ public final class CollectiveApp
         Arrays.fill(out, (byte)rank);
         final Status status = comm.sendRecv(right, 3, out, left, 3, in);
         expect(status.source() == left && status.length() == out.length && in[99_999] == (byte)left, "sendRecv", 0);
+        final ByteBuffer outBuffer = ByteBuffer.allocateDirect(64);
+        outBuffer.put(8, (byte)(rank + 1)).position(8).limit(40);
+        final ByteBuffer inBuffer = ByteBuffer.allocate(100).position(10);
+        final Status viaBuffers = comm.sendRecv(right, 8, outBuffer, left, 8, inBuffer);
+        expect(viaBuffers.source() == left && viaBuffers.length() == 32 && inBuffer.get(10) == (byte)(left + 1) &&
+            inBuffer.position() == 10 && outBuffer.position() == 8, "sendRecv of ByteBuffers", 0);
 
         final Request[] requests = new Request[4];
         final byte[] a = new byte[8];
@@ -455,6 +463,15 @@ public final class CollectiveApp
         comm.send(right, 7, new byte[1]);
         expect(Request.waitSome(never).length == 1, "waitSome", 0);
         comm.barrier();
+
+        final Request cancelled = comm.irecv(left, 9, a);
+        expect(cancelled.cancel() && cancelled.isCancelled() && cancelled.isDone(), "cancel of a posted receive", 0);
+        comm.barrier(); // no tag 9 is sent before every rank has cancelled its receive of it
+        comm.send(right, 9, new byte[2]); // not taken by the cancelled receive: the next one gets it
+        expect(comm.recv(left, 9, a).length() == 2, "a receive after a cancelled one", 0);
+        final double start = Communicator.wtime();
+        comm.barrier();
+        expect(Communicator.wtime() >= start && Communicator.wtick() > 0 && Communicator.wtick() <= 1e-6, "wtime", 0);
     }
 
     /**

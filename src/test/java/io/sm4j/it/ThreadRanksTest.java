@@ -391,7 +391,7 @@ class ThreadRanksTest
                 {
                     assertEquals(s * 10 + rank, in.get(s));
                 }
-                assertEquals("buffer is read-only: a receive writes into it", assertThrows(IllegalArgumentException.class,
+                assertEquals("recv is read-only: a receive writes into it", assertThrows(IllegalArgumentException.class,
                     () -> comm.allGather(mine, ByteBuffer.allocate(12).asReadOnlyBuffer())).getMessage());
             });
             assertTrue(dir.isEmpty(), "files left behind");

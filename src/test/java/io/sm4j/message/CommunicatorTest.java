@@ -200,6 +200,10 @@ class CommunicatorTest extends TwoCommunicators
     {
         assertEquals("buffer is read-only: a receive writes into it", assertThrows(IllegalArgumentException.class,
             () -> rank1.irecv(0, 1, ByteBuffer.allocate(4).asReadOnlyBuffer())).getMessage());
+        assertEquals("recvBuffer is read-only: a receive writes into it", assertThrows(IllegalArgumentException.class,
+            () -> rank1.sendRecv(0, 1, ByteBuffer.allocate(4), 0, 1, ByteBuffer.allocate(4).asReadOnlyBuffer())).getMessage());
+        assertEquals("recv is read-only: a receive writes into it", assertThrows(IllegalArgumentException.class,
+            () -> rank1.gather(ByteBuffer.allocate(4), ByteBuffer.allocate(8).asReadOnlyBuffer(), 1)).getMessage());
         rank0.send(1, 1, new byte[]{ 1 });
         assertEquals("a MessageHandler must not call the communicator", assertThrows(IllegalStateException.class,
             () -> rank1.recv(0, 1, (status, buffer, offset) -> rank1.iprobe(0, 2))).getMessage());
