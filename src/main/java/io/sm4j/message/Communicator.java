@@ -1032,6 +1032,25 @@ public final class Communicator implements AutoCloseable
     }
 
     /**
+     * As {@link #reduce(DirectBuffer, int, MutableDirectBuffer, int, int, ByteOperator, int)}, of the whole
+     * of {@code send} ({@code recv} as long; it may be null on the other ranks).
+     */
+    public void reduce(final byte[] send, final byte[] recv, final ByteOperator op, final int root)
+    {
+        reduce(CallChecks.wrap(send), 0, recv == null ? null : CallChecks.wrap(recv), 0, send.length, op, root);
+    }
+
+    /**
+     * As {@link #reduce(byte[], byte[], ByteOperator, int)}, of {@code send}'s bytes from its position to its
+     * limit into {@code recv} from its position; neither position moves.
+     */
+    public void reduce(final ByteBuffer send, final ByteBuffer recv, final ByteOperator op, final int root)
+    {
+        reduce(CallChecks.wrap(send), send.position(), recv == null ? null : CallChecks.wrapWritable(recv, "recv"),
+            recv == null ? 0 : recv.position(), send.remaining(), op, root);
+    }
+
+    /**
      * {@link #reduce(int[], int[], Op, int)} whose result every rank receives (MPI_Allreduce): the same bits
      * on every rank.
      */
@@ -1065,6 +1084,16 @@ public final class Communicator implements AutoCloseable
     {
         checkUsable();
         collectives().allReduce(send, sendOffset, recv, recvOffset, length, op);
+    }
+
+    public void allReduce(final byte[] send, final byte[] recv, final ByteOperator op)
+    {
+        allReduce(CallChecks.wrap(send), 0, CallChecks.wrap(recv), 0, send.length, op);
+    }
+
+    public void allReduce(final ByteBuffer send, final ByteBuffer recv, final ByteOperator op)
+    {
+        allReduce(CallChecks.wrap(send), send.position(), CallChecks.wrapWritable(recv, "recv"), recv.position(), send.remaining(), op);
     }
 
     private ArrayCollectives arrays()
@@ -1326,6 +1355,16 @@ public final class Communicator implements AutoCloseable
         collectives().scan(send, sendOffset, recv, recvOffset, length, op);
     }
 
+    public void scan(final byte[] send, final byte[] recv, final ByteOperator op)
+    {
+        scan(CallChecks.wrap(send), 0, CallChecks.wrap(recv), 0, send.length, op);
+    }
+
+    public void scan(final ByteBuffer send, final ByteBuffer recv, final ByteOperator op)
+    {
+        scan(CallChecks.wrap(send), send.position(), CallChecks.wrapWritable(recv, "recv"), recv.position(), send.remaining(), op);
+    }
+
     public void exScan(
         final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset, final int length,
         final ByteOperator op)
@@ -1334,12 +1373,38 @@ public final class Communicator implements AutoCloseable
         collectives().exScan(send, sendOffset, recv, recvOffset, length, op);
     }
 
+    public void exScan(final byte[] send, final byte[] recv, final ByteOperator op)
+    {
+        exScan(CallChecks.wrap(send), 0, CallChecks.wrap(recv), 0, send.length, op);
+    }
+
+    public void exScan(final ByteBuffer send, final ByteBuffer recv, final ByteOperator op)
+    {
+        exScan(CallChecks.wrap(send), send.position(), CallChecks.wrapWritable(recv, "recv"), recv.position(), send.remaining(), op);
+    }
+
     public void reduceScatter(
         final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset,
         final int blockLength, final ByteOperator op)
     {
         checkUsable();
         collectives().reduceScatter(send, sendOffset, recv, recvOffset, blockLength, op);
+    }
+
+    /**
+     * As the form above, of the whole of {@code send} (n blocks of {@code recv.length} bytes).
+     */
+    public void reduceScatter(final byte[] send, final byte[] recv, final ByteOperator op)
+    {
+        reduceScatter(CallChecks.wrap(send), 0, CallChecks.wrap(recv), 0, recv.length, op);
+    }
+
+    /**
+     * As the form above, of {@code send}'s n blocks of {@code recv.remaining()} bytes from its position.
+     */
+    public void reduceScatter(final ByteBuffer send, final ByteBuffer recv, final ByteOperator op)
+    {
+        reduceScatter(CallChecks.wrap(send), send.position(), CallChecks.wrapWritable(recv, "recv"), recv.position(), recv.remaining(), op);
     }
 
     /**
@@ -1361,6 +1426,16 @@ public final class Communicator implements AutoCloseable
         collectives().gatherv(send, sendOffset, sendLength, recv, recvOffset, counts, displacements, root);
     }
 
+    /**
+     * {@code send}'s bytes from its position to its limit; the displacements count from {@code recv}'s
+     * position (null on the other ranks); neither position moves. The other v forms of ByteBuffers likewise.
+     */
+    public void gatherv(final ByteBuffer send, final ByteBuffer recv, final int[] counts, final int[] displacements, final int root)
+    {
+        gatherv(CallChecks.wrap(send), send.position(), send.remaining(), recv == null ? null : CallChecks.wrapWritable(recv, "recv"),
+            recv == null ? 0 : recv.position(), counts, displacements, root);
+    }
+
     public void scatterv(
         final byte[] send, final int[] counts, final int[] displacements, final byte[] recv, final int offset,
         final int length, final int root)
@@ -1374,6 +1449,12 @@ public final class Communicator implements AutoCloseable
     {
         checkUsable();
         collectives().scatterv(send, sendOffset, counts, displacements, recv, recvOffset, recvLength, root);
+    }
+
+    public void scatterv(final ByteBuffer send, final int[] counts, final int[] displacements, final ByteBuffer recv, final int root)
+    {
+        scatterv(send == null ? null : CallChecks.wrap(send), send == null ? 0 : send.position(), counts, displacements,
+            CallChecks.wrapWritable(recv, "recv"), recv.position(), recv.remaining(), root);
     }
 
     public void allGatherv(
@@ -1390,6 +1471,12 @@ public final class Communicator implements AutoCloseable
         collectives().allGatherv(send, sendOffset, sendLength, recv, recvOffset, counts, displacements);
     }
 
+    public void allGatherv(final ByteBuffer send, final ByteBuffer recv, final int[] counts, final int[] displacements)
+    {
+        allGatherv(CallChecks.wrap(send), send.position(), send.remaining(), CallChecks.wrapWritable(recv, "recv"), recv.position(),
+            counts, displacements);
+    }
+
     public void allToAllv(
         final byte[] send, final int[] sendCounts, final int[] sendDisplacements, final byte[] recv, final int[] recvCounts,
         final int[] recvDisplacements)
@@ -1403,6 +1490,14 @@ public final class Communicator implements AutoCloseable
     {
         checkUsable();
         collectives().allToAllv(send, sendOffset, sendCounts, sendDisplacements, recv, recvOffset, recvCounts, recvDisplacements);
+    }
+
+    public void allToAllv(
+        final ByteBuffer send, final int[] sendCounts, final int[] sendDisplacements, final ByteBuffer recv, final int[] recvCounts,
+        final int[] recvDisplacements)
+    {
+        allToAllv(CallChecks.wrap(send), send.position(), sendCounts, sendDisplacements, CallChecks.wrapWritable(recv, "recv"),
+            recv.position(), recvCounts, recvDisplacements);
     }
 
     /**

@@ -16,14 +16,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The collectives and the MPI basics over real JVMs and a real segment, against sequential references
- * ({@link CollectiveApp}): 1 to 5 ranks (up to 2.5 per core here), random lengths from empty to rendezvous,
+ * ({@link CollectiveApp}): 1 to 8 ranks (up to 4 per core here), random lengths from empty to rendezvous,
  * random roots, every operator and type.
  */
 @Timeout(300)
 class CollectiveTest
 {
     @ParameterizedTest
-    @ValueSource(ints = { 1, 2, 3, 5 })
+    @ValueSource(ints = { 1, 2, 3, 4, 5, 8 })
     void everyCollectiveShouldMatchItsSequentialReference(final int ranks) throws IOException
     {
         final JobRunner job = JobRunner.run(LayoutParams.defaults(ranks), Map.of(), CollectiveApp.class.getName(),

@@ -3,6 +3,7 @@ package io.sm4j.it;
 import io.sm4j.cli.Sm4jCli;
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.layout.SegmentLayout;
+import io.sm4j.collective.ByteOperator;
 import io.sm4j.collective.Op;
 import io.sm4j.message.Communicator;
 import io.sm4j.message.ThreadJob;
@@ -494,6 +495,116 @@ class ThreadRanksTest
         finally
         {
             threads.shutdownNow();
+        }
+    }
+    /**
+     * The byte[] and ByteBuffer forms of the reductions with a user's operator and of the v collectives: a
+     * non-commutative operator (the first non-zero byte in rank order), buffers at positions other than 0.
+     */
+    @Test
+    @Timeout(60)
+    void byteArrayAndByteBufferFormsShouldReduceInRankOrderAndPlaceEveryBlock() throws Exception
+    {
+        final ByteOperator firstNonZero = (left, leftOffset, right, rightOffset, length) ->
+        {
+            for (int i = 0; i < length; i++)
+            {
+                if (left.getByte(leftOffset + i) == 0)
+                {
+                    left.putByte(leftOffset + i, right.getByte(rightOffset + i));
+                }
+            }
+        };
+        try (ScratchDir dir = ScratchDir.create("sm4j-forms-"))
+        {
+            ThreadJob.run(dir.path, 3, comm ->
+            {
+                final int rank = comm.rank();
+                final byte[] send = new byte[6];
+                for (int i = 0; i < 6; i++)
+                {
+                    send[i] = (byte)(i % 3 == rank ? rank + 1 : 0); // byte i's first non-zero is rank i % 3's
+                }
+                final ByteBuffer sendBuffer = ByteBuffer.allocateDirect(7).position(1);
+                sendBuffer.put(send).position(1);
+
+                final byte[] reduced = new byte[6];
+                comm.reduce(send, rank == 1 ? reduced : null, firstNonZero, 1);
+                final ByteBuffer reducedBuffer = ByteBuffer.allocate(8).position(2);
+                comm.allReduce(sendBuffer, reducedBuffer, firstNonZero);
+                final byte[] scanned = new byte[6];
+                comm.scan(send, scanned, firstNonZero);
+                final ByteBuffer exScanned = ByteBuffer.allocate(6);
+                comm.exScan(sendBuffer, exScanned, firstNonZero);
+                for (int i = 0; i < 6; i++)
+                {
+                    if (rank == 1)
+                    {
+                        assertEquals(i % 3 + 1, reduced[i], "reduce, byte " + i);
+                    }
+                    assertEquals(i % 3 + 1, reducedBuffer.get(2 + i), "allReduce, byte " + i);
+                    assertEquals(i % 3 <= rank ? i % 3 + 1 : 0, scanned[i], "scan, byte " + i);
+                    if (rank > 0)
+                    {
+                        assertEquals(i % 3 < rank ? i % 3 + 1 : 0, exScanned.get(i), "exScan, byte " + i);
+                    }
+                }
+                assertEquals(1, sendBuffer.position(), "no position moves");
+                final byte[] block = new byte[2];
+                comm.reduceScatter(send, block, firstNonZero);
+                final ByteBuffer blockBuffer = ByteBuffer.allocate(3).position(1);
+                comm.reduceScatter(sendBuffer, blockBuffer, firstNonZero);
+                for (int j = 0; j < 2; j++)
+                {
+                    assertEquals((2 * rank + j) % 3 + 1, block[j], "reduceScatter of arrays, byte " + j);
+                    assertEquals((2 * rank + j) % 3 + 1, blockBuffer.get(1 + j), "reduceScatter of buffers, byte " + j);
+                }
+
+                // v forms: rank r has r + 1 bytes of value 10 + r, placed at displacements 0, 1, 3 after position 1
+                final int[] counts = { 1, 2, 3 };
+                final int[] displacements = { 0, 1, 3 };
+                final ByteBuffer mine = ByteBuffer.allocate(rank + 2).position(1);
+                for (int j = 0; j < rank + 1; j++)
+                {
+                    mine.put(1 + j, (byte)(10 + rank));
+                }
+                final ByteBuffer gathered = rank == 0 ? ByteBuffer.allocate(7).position(1) : null;
+                comm.gatherv(mine, gathered, counts, displacements, 0);
+                final ByteBuffer everyones = ByteBuffer.allocateDirect(7).position(1);
+                comm.allGatherv(mine, everyones, counts, displacements);
+                final ByteBuffer scattered = ByteBuffer.allocate(rank + 1);
+                comm.scatterv(rank == 0 ? everyones : null, counts, displacements, scattered, 0);
+                final ByteBuffer exchanged = ByteBuffer.allocate(6);
+                final int[] sendCounts = new int[3];
+                final int[] sendDisplacements = new int[3];
+                final int[] recvCounts = new int[3];
+                final int[] recvDisplacements = new int[3];
+                for (int r = 0; r < 3; r++)
+                {
+                    sendCounts[r] = rank + 1; // every rank gets this rank's bytes, and sends the same ones to all
+                    sendDisplacements[r] = 0;
+                    recvCounts[r] = r + 1;
+                    recvDisplacements[r] = displacements[r];
+                }
+                comm.allToAllv(mine, sendCounts, sendDisplacements, exchanged, recvCounts, recvDisplacements);
+                for (int r = 0; r < 3; r++)
+                {
+                    for (int j = 0; j < r + 1; j++)
+                    {
+                        if (rank == 0)
+                        {
+                            assertEquals(10 + r, gathered.get(1 + displacements[r] + j), "gatherv");
+                        }
+                        assertEquals(10 + r, everyones.get(1 + displacements[r] + j), "allGatherv");
+                        assertEquals(10 + r, exchanged.get(displacements[r] + j), "allToAllv");
+                    }
+                }
+                for (int j = 0; j < rank + 1; j++)
+                {
+                    assertEquals(10 + rank, scattered.get(j), "scatterv");
+                }
+            });
+            assertTrue(dir.isEmpty(), "files left behind");
         }
     }
 }
