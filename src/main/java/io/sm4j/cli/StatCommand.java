@@ -43,7 +43,7 @@ import static io.sm4j.layout.CountersDescriptor.UNEXPECTED_LIMIT;
         "For each segment file (one job, running or dead): the job's state and, per rank, its process, whether " +
             "it is alive, what it is doing and its counters.",
         "",
-        "ACTIVITY is running (in its own code), waiting (spinning or yielding inside sm4j), sleeping (on its " +
+        "ACTIVITY is running (in its own code), spinning or yielding (waiting inside sm4j), sleeping (on its " +
             "doorbell, using no CPU) or - (not attached); BEAT is how long ago the rank last checked the job's " +
             "health inside sm4j. Counters: messages and bytes sent and received (arrived, matched or not), fragments " +
             "sent inline in a fast box (BOX) or by FIFO word or box reference (FIFO), time sends waited for " +

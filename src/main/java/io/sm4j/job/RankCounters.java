@@ -37,8 +37,8 @@ public final class RankCounters
     private final long address;
     private long roomWaitNanos;
     private long unexpectedBytes;
-    /** The waiting mark is set ({@link #waiting}). */
-    private boolean waiting;
+    /** The waiting mark as last stored ({@link #waiting}): 0, SPINNING or YIELDING. */
+    private long waiting;
 
     /**
      * @param unexpectedLimit the unexpected-message budget, published at once (it never changes).
@@ -94,16 +94,18 @@ public final class RankCounters
     }
 
     /**
-     * Marks this rank's thread waiting inside sm4j (SINGLE mode; once per wait, on every idle pass), for a
-     * launcher that watches for frozen ranks ({@link CountersDescriptor#WAITING}): a waiting rank beats at
-     * least every health interval.
+     * Marks this rank's thread waiting inside sm4j (SINGLE mode; called on every idle pass, stored when it
+     * changes), for a launcher that watches for frozen ranks and for {@code sm4j stat}
+     * ({@link CountersDescriptor#WAITING}): a waiting rank beats at least every health interval.
+     *
+     * @param how {@link CountersDescriptor#SPINNING} or {@link CountersDescriptor#YIELDING}.
      */
-    public void waiting()
+    public void waiting(final long how)
     {
-        if (!waiting)
+        if (waiting != how)
         {
-            waiting = true;
-            UnsafeApi.putLongRelease(null, address + CountersDescriptor.offset(WAITING), 1);
+            waiting = how;
+            UnsafeApi.putLongRelease(null, address + CountersDescriptor.offset(WAITING), how);
         }
     }
 
@@ -112,9 +114,9 @@ public final class RankCounters
      */
     public void doneWaiting()
     {
-        if (waiting)
+        if (waiting != 0)
         {
-            waiting = false;
+            waiting = 0;
             UnsafeApi.putLongRelease(null, address + CountersDescriptor.offset(WAITING), 0);
         }
     }

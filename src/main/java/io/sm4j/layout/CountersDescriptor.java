@@ -52,11 +52,16 @@ public final class CountersDescriptor
     public static final int UNEXPECTED_BYTES = 7;
     public static final int UNEXPECTED_LIMIT = 8;
     /**
-     * 1 from a SINGLE-mode rank's first idle pass of a wait to the wait's end, else 0: a waiting rank beats at
-     * least every health interval, so a launcher that finds it waiting with an old heartbeat knows it is
-     * frozen (a Java debugger, a long GC pause).
+     * Not 0 from a SINGLE-mode rank's first idle pass of a wait to the wait's end: {@link #SPINNING} or
+     * {@link #YIELDING}, as the wait's last idle pass did (a sleep shows in the doorbell's state instead); 0
+     * outside a wait. A waiting rank beats at least every health interval, so a launcher that finds it waiting
+     * with an old heartbeat knows it is frozen (a Java debugger, a long GC pause).
      */
     public static final int WAITING = 9;
+    /** {@link #WAITING}'s value while the wait spins between passes. */
+    public static final long SPINNING = 1;
+    /** {@link #WAITING}'s value while the wait yields the processor between passes (sched_yield). */
+    public static final long YIELDING = 2;
     /** Counters per rank. */
     public static final int COUNT = 10;
     public static final int LENGTH = COUNT * Long.BYTES;

@@ -29,7 +29,7 @@ public final class JobStats
      * @param pid         its process, 0 if it never registered.
      * @param state       absent, attached or detached.
      * @param alive       its process is alive (pid and start time; a zombie is dead).
-     * @param activity    running (in its own code), waiting (spinning or yielding in sm4j), sleeping (on its
+     * @param activity    running (in its own code), spinning or yielding (waiting in sm4j), sleeping (on its
      *                    doorbell), or - if not attached.
      * @param heartbeatMs milliseconds since it last checked the job's health in sm4j, -1 if never.
      * @param counters    its counters, by {@link CountersDescriptor} index.
@@ -112,8 +112,10 @@ public final class JobStats
         {
             counters[c] = counterBytes.getLong(CountersDescriptor.offset(c));
         }
-        final String activity = !state.equals("attached") ? "-" : counters[CountersDescriptor.WAITING] == 0 ? "running" :
-            bell != null && bell.getLong(DoorbellDescriptor.STATE_OFFSET) != DoorbellDescriptor.AWAKE ? "sleeping" : "waiting";
+        final long waiting = counters[CountersDescriptor.WAITING];
+        final String activity = !state.equals("attached") ? "-" : waiting == 0 ? "running" :
+            bell != null && bell.getLong(DoorbellDescriptor.STATE_OFFSET) != DoorbellDescriptor.AWAKE ? "sleeping" :
+            waiting == CountersDescriptor.YIELDING ? "yielding" : "spinning";
         return new Rank(r, pid, state, registry.isProcessAlive(r), activity, beat == 0 ? -1 : Math.max(0, now - beat) / 1_000_000,
             counters);
     }

@@ -3,6 +3,7 @@ package io.sm4j.transport;
 import io.sm4j.job.RankCounters;
 import io.sm4j.job.HealthMonitor;
 import io.sm4j.layout.CbWrapperDescriptor;
+import io.sm4j.layout.CountersDescriptor;
 import io.sm4j.layout.FragmentDescriptor;
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.layout.SegmentLayout;
@@ -501,7 +502,8 @@ public final class Endpoint implements AutoCloseable
             outbound.flushAll(); // a caller that only sends waits for FIFO room here, not in a poll
             if (wait != null)
             {
-                counters.waiting(); // SINGLE mode: one thread, one mark (MULTIPLE: threads wait and work side by side)
+                // SINGLE mode: one thread, one mark (MULTIPLE: threads wait and work side by side)
+                counters.waiting(wait.yields() ? CountersDescriptor.YIELDING : CountersDescriptor.SPINNING);
             }
             if (policy().idle(Math.max(0, Math.min(timeoutNanos, HealthMonitor.INTERVAL_NANOS)), lockstep))
             {

@@ -172,6 +172,15 @@ final class WaitPolicy
     }
 
     /**
+     * @return true if this wait now yields the processor between passes; false if it spins (or sleeps, which
+     *         the doorbell shows).
+     */
+    boolean yields()
+    {
+        return mode == TransportOptions.Idle.YIELD || mode != TransportOptions.Idle.SPIN && waitStart != 0 && !spinning;
+    }
+
+    /**
      * Ends the wait: a pass did work, or the caller's condition holds. A thread that armed and then found
      * work disarms.
      */

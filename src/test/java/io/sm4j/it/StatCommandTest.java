@@ -4,6 +4,8 @@ import io.sm4j.cli.Sm4jCli;
 import io.sm4j.launch.JobLauncher;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -59,7 +61,7 @@ class StatCommandTest
                     "\"state\":\"READY\",\"abort\":null,\"ranks\":\\[.*]}]\n"), json);
                 final String zero = rank(json, 0);
                 final String one = rank(json, 1);
-                assertTrue(zero.matches("\\{\"rank\":0,\"pid\":\\d+,\"state\":\"attached\",\"alive\":true,\"activity\":\"(running|waiting|sleeping)\",.*"), zero);
+                assertTrue(zero.matches("\\{\"rank\":0,\"pid\":\\d+,\"state\":\"attached\",\"alive\":true,\"activity\":\"(running|spinning|yielding|sleeping)\",.*"), zero);
                 assertTrue(one.matches("\\{\"rank\":1,\"pid\":\\d+,\"state\":\"attached\",\"alive\":true,\"activity\":\"sleeping\",.*"), one);
                 assertEquals(List.of((long)COUNT, (long)COUNT * SIZE, 0L, 0L, (long)COUNT), List.of(field(zero, "messages_sent"),
                     field(zero, "bytes_sent"), field(zero, "messages_received"), field(zero, "bytes_received"),
@@ -94,6 +96,46 @@ class StatCommandTest
                 assertEquals(1, Sm4jCli.execute(new String[]{ "stat", segment.toString() }, new PrintWriter(new StringWriter(), true),
                     new PrintWriter(err, true)));
                 assertEquals("sm4j stat: " + segment + ": no such file (the job has ended, or the name is wrong)\n", err.toString());
+            }
+            finally
+            {
+                launcher.destroyForcibly();
+                Files.deleteIfExists(log);
+            }
+        }
+    }
+
+    /**
+     * A rank waiting in a receive that never sleeps shows how it waits: {@code --idle spin} spins, {@code --idle
+     * yield} yields (the counters' waiting mark).
+     */
+    @ParameterizedTest
+    @CsvSource({ "spin, spinning", "yield, yielding" })
+    void aRankThatWaitsWithoutSleepingShouldShowWhetherItSpinsOrYields(final String idle, final String activity) throws Exception
+    {
+        try (ScratchDir dir = ScratchDir.create("sm4j-stat-"))
+        {
+            final Path log = Files.createTempFile("sm4j-stat-", ".log");
+            final Path go = dir.path.resolve("go");
+            final List<String> command = new ArrayList<>(List.of(Sm4jCli.class.getName(), "run", "-n", "2", "--idle", idle,
+                "--dir", dir.path.toString(), "--", StatApp.class.getName(), "1", "1", go.toString()));
+            final Process launcher = new ProcessBuilder(
+                JobLauncher.javaCommand(System.getProperty("java.class.path"), List.of("-Xmx256m"), command))
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            try
+            {
+                awaitLog(log, launcher, "[0] rank 0 sent 1", "[1] rank 1 received 1");
+                String json = stat("--dir", dir.path.toString(), "--format", "json");
+                final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (!rank(json, 1).contains("\"activity\":\"" + activity + "\""))
+                {
+                    assertTrue(System.nanoTime() < deadline, "rank 1 never shown " + activity + ": " + json);
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10)); // a poll of what stat shows
+                    json = stat("--dir", dir.path.toString(), "--format", "json");
+                }
+                Files.createFile(go);
+                assertTrue(launcher.waitFor(60, TimeUnit.SECONDS), "the job ended");
+                assertEquals(0, launcher.exitValue(), Files.readString(log));
             }
             finally
             {
