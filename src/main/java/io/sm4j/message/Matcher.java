@@ -464,15 +464,15 @@ final class Matcher implements FragmentHandler
      */
     private void help(final ArrivedMessage f)
     {
-        final DirectBuffer payload = f.buffer();
-        final int at = f.offset();
-        final long ownChunk = payload.getLong(at + 2 * Long.BYTES);
-        final long ownOffset = payload.getLong(at + 3 * Long.BYTES);
         final long length = f.aux() >>> 1;
         if (f.length() != HELP_PAYLOAD || length < SplitCopy.MIN || length > Integer.MAX_VALUE)
         {
             throw f.protocolError("a split copy of " + length + " bytes with a " + f.length() + "-byte reference");
         }
+        final DirectBuffer payload = f.buffer();
+        final int at = f.offset();
+        final long ownChunk = payload.getLong(at + 2 * Long.BYTES);
+        final long ownOffset = payload.getLong(at + 3 * Long.BYTES);
         final SharedBuffer own = ownWindows.live(ownChunk);
         if (own == null)
         {
@@ -483,16 +483,27 @@ final class Matcher implements FragmentHandler
             throw f.protocolError("a split copy of bytes " + ownOffset + ".." + (ownOffset + length) + " of a " +
                 own.capacity() + "-byte part");
         }
+        final int copied;
         try
         {
-            windows.helpCopy(f.source(), payload.getLong(at), payload.getLong(at + Long.BYTES), f.sequence(), own,
+            copied = windows.helpCopy(f.source(), payload.getLong(at), payload.getLong(at + Long.BYTES), f.sequence(), own,
                 (int)ownOffset, (int)length, (f.aux() & 1) != 0);
         }
         catch (final BufferGoneException ex)
         {
             return; // late: nothing was claimed
         }
-        endpoint.wake(f.source()); // the origin may have fallen asleep waiting for the last chunk (rings only then)
+        catch (final Sm4jException ex)
+        {
+            // a chunk claimed and never counted would leave the origin waiting for good: end the job instead
+            endpoint.abortJob("rank " + endpoint.rank() + " failed copying its part of rank " + f.source() +
+                "'s split copy: " + ex.getMessage());
+            throw ex;
+        }
+        if (copied > 0)
+        {
+            endpoint.wake(f.source()); // the origin may have fallen asleep waiting for the last chunk (rings only then)
+        }
     }
 
     /**

@@ -87,10 +87,11 @@ public final class PeerWindows implements AutoCloseable
      * ({@link SplitCopy}): chunks of the {@code length} bytes between {@code origin}'s buffer {@code chunkId}
      * at {@code position} and {@code own} at {@code ownOffset}, into {@code own} for a put, out of it for a get.
      *
+     * @return the chunks this rank copied (0: the request came late).
      * @throws BufferGoneException if the origin's buffer is gone (a late request: nothing is left to take).
-     * @throws Sm4jException       if the bytes named are outside it (a protocol error, named).
+     * @throws Sm4jException       if the bytes named are outside it (a protocol error, named), or the file faulted.
      */
-    public synchronized void helpCopy(
+    public synchronized int helpCopy(
         final int origin, final long chunkId, final long position, final long sequence, final MutableDirectBuffer own,
         final int ownOffset, final int length, final boolean get)
     {
@@ -100,8 +101,10 @@ public final class PeerWindows implements AutoCloseable
         try
         {
             final int chunkBytes = SplitCopy.chunkBytes(length);
-            helped += get ? SplitCopy.help(file, sequence, file, at, own, ownOffset, length, chunkBytes) :
+            final int copied = get ? SplitCopy.help(file, sequence, file, at, own, ownOffset, length, chunkBytes) :
                 SplitCopy.help(file, sequence, own, ownOffset, file, at, length, chunkBytes);
+            helped += copied;
+            return copied;
         }
         catch (final InternalError fault)
         {

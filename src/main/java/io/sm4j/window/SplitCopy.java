@@ -25,6 +25,10 @@ import static io.sm4j.layout.WindowChunkDescriptor.HELP_DONE_OFFSET;
  * sequence, and the origin waits for the exact value (its sequence, the helper's count); a previous copy's
  * value carries another sequence. jcstress {@code SplitCopyStress} checks that every chunk is copied exactly
  * once and that the origin sees the helper's bytes once it returns.
+ * <p>
+ * A helper that fails after claiming a chunk aborts the job (the origin would wait for good); an origin whose
+ * wait fails (the job aborted, a close from another thread) returns while the helper may still be copying
+ * its chunks, so the buffer's bytes are not to be trusted after such a failure.
  */
 public final class SplitCopy
 {
@@ -50,7 +54,7 @@ public final class SplitCopy
     static int chunkBytes(final int length)
     {
         final int share = (int)(((long)length + MAX_CHUNKS - 1) / MAX_CHUNKS);
-        return Math.max(CHUNK_MIN, (share + PAGE - 1) & -PAGE); // whole pages: no chunk shares a page with another
+        return Math.max(CHUNK_MIN, (share + PAGE - 1) & -PAGE); // whole pages long (not page-aligned: offsets are the user's)
     }
 
     static int chunks(final int length, final int chunkBytes)

@@ -238,6 +238,7 @@ public final class Window implements AutoCloseable
         {
             return false;
         }
+        shared.boundsCheck(offset, length); // before any request: a helper must never copy outside this view
         final long position = shared.sharedPosition(windows, offset, length);
         if (position < 0)
         {

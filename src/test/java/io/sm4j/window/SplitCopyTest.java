@@ -1,5 +1,6 @@
 package io.sm4j.window;
 
+import io.sm4j.it.ScratchDir;
 import io.sm4j.layout.WindowChunkDescriptor;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -96,6 +97,36 @@ class SplitCopyTest
             assertCopied(from, to, 0, length); // before the join: what helped() published is enough
             helper.join();
             assertEquals(chunks, own + helperCopied.get(), "round " + round + ": each chunk once");
+        }
+    }
+
+    /**
+     * The target's side through real buffer files, for a put and for a get at odd positions: a helper that
+     * comes first takes every chunk, and each byte lands where the origin's request says.
+     */
+    @Test
+    void aTargetShouldCopyEveryChunkOfAPutOrAGetBetweenTheFilesAtTheirPositions() throws Exception
+    {
+        final int length = SplitCopy.MIN + 5000;
+        try (ScratchDir dir = ScratchDir.create("sm4j-split-");
+            LocalWindows origin = new LocalWindows(dir.path.resolve("sm4j-split.seg"), 1);
+            LocalWindows target = new LocalWindows(dir.path.resolve("sm4j-split.seg"), 0);
+            PeerWindows originsBuffers = new PeerWindows(dir.path.resolve("sm4j-split.seg"), 2))
+        {
+            final SharedBuffer mine = origin.allocate(length + 7);
+            final SharedBuffer part = target.allocate(length + 13);
+            for (final boolean get : new boolean[]{ false, true })
+            {
+                final UnsafeBuffer from = pattern(length, get ? 2 : 1);
+                (get ? part : mine).putBytes(get ? 13 : 7, from, 0, length);
+                final long sequence = SplitCopy.open(mine.header());
+                final int chunks = SplitCopy.chunks(length, SplitCopy.chunkBytes(length));
+                assertEquals(chunks, originsBuffers.helpCopy(1, mine.chunkId(), 7, sequence, part, 13, length, get));
+                assertTrue(SplitCopy.helped(mine.header(), sequence, chunks, 0), "the origin sees every chunk copied");
+                assertEquals(0, SplitCopy.copyOwn(mine.header(), sequence, mine, 7, part, 13, length, SplitCopy.chunkBytes(length)));
+                assertCopied(from, new UnsafeBuffer(get ? mine : part, get ? 7 : 13, length), 0, length);
+            }
+            assertEquals(2L * SplitCopy.chunks(length, SplitCopy.chunkBytes(length)), originsBuffers.stats().helped());
         }
     }
 
