@@ -40,8 +40,6 @@ public final class Window implements AutoCloseable
     private final UnsafeBuffer[] headers;
     private final UnsafeBuffer[] parts;
     private final ChunkFile[] mapped;
-    /** Each rank's part's chunk id (0: it has none), which a split copy's request names. */
-    private final long[] chunkIds;
     /** This rank's buffers: a put from (or get into) one of them can be split with the target. */
     private final LocalWindows windows;
     /** Per target: 0 unlocked, else the lock this rank holds on it. */
@@ -52,10 +50,9 @@ public final class Window implements AutoCloseable
     private static final byte EXCLUSIVE = 2;
 
     private Window(final WindowChannel channel, final SharedBuffer own, final UnsafeBuffer[] headers, final UnsafeBuffer[] parts,
-        final ChunkFile[] mapped, final long[] chunkIds, final LocalWindows windows)
+        final ChunkFile[] mapped, final LocalWindows windows)
     {
         this.channel = channel;
-        this.chunkIds = chunkIds;
         this.windows = windows;
         this.own = own;
         this.headers = headers;
@@ -124,12 +121,7 @@ public final class Window implements AutoCloseable
             }
             throw failure;
         }
-        final long[] chunkIds = new long[size];
-        for (int r = 0; r < size; r++)
-        {
-            chunkIds[r] = all[3 * r + 1];
-        }
-        return new Window(channel, own, headers, parts, mapped, chunkIds, windows);
+        return new Window(channel, own, headers, parts, mapped, windows);
     }
 
     /**
@@ -246,7 +238,8 @@ public final class Window implements AutoCloseable
         }
         final UnsafeBuffer header = shared.header();
         final long sequence = SplitCopy.open(header);
-        if (!channel.askHelp(target, sequence, get, length, shared.chunkId(), position, chunkIds[target], targetOffset))
+        final long targetChunk = headers[target].getLong(WindowChunkDescriptor.CHUNK_ID_OFFSET); // a part of bytes: mapped
+        if (!channel.askHelp(target, sequence, get, length, shared.chunkId(), position, targetChunk, targetOffset))
         {
             return false; // opened, but no request names it: nobody else claims a chunk of it
         }

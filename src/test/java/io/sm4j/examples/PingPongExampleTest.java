@@ -8,7 +8,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 
@@ -26,9 +25,7 @@ class PingPongExampleTest
     @Test
     void docsApiShouldShowTheExampleExactlyAsItIs() throws IOException
     {
-        final String doc = Files.readString(Path.of("docs/api.md"));
-        final String source = Files.readString(SOURCE);
-        assertTrue(doc.contains("```java\n" + source + "```\n"), "docs/api.md's example differs from " + SOURCE);
+        DocsCopy.assertShownInApiDocs(SOURCE, "example");
     }
 
     @Test

@@ -8,7 +8,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.StringJoiner;
@@ -28,8 +27,7 @@ class RingExampleTest
     @Test
     void docsApiShouldShowTheExampleExactlyAsItIs() throws IOException
     {
-        final String doc = Files.readString(Path.of("docs/api.md"));
-        assertTrue(doc.contains("```java\n" + Files.readString(SOURCE) + "```\n"), "docs/api.md's example differs from " + SOURCE);
+        DocsCopy.assertShownInApiDocs(SOURCE, "example");
     }
 
     @ParameterizedTest(name = "{0} ranks")

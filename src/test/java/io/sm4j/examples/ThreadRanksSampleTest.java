@@ -3,10 +3,8 @@ package io.sm4j.examples;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The consumer sample of docs/api.md: the copy in the document is the source that {@code mvn verify} builds
@@ -19,7 +17,6 @@ class ThreadRanksSampleTest
     @Test
     void docsApiShouldShowTheSampleExactlyAsItIs() throws IOException
     {
-        final String doc = Files.readString(Path.of("docs/api.md"));
-        assertTrue(doc.contains("```java\n" + Files.readString(SOURCE) + "```\n"), "docs/api.md's sample differs from " + SOURCE);
+        DocsCopy.assertShownInApiDocs(SOURCE, "sample");
     }
 }

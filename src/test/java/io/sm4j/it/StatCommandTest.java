@@ -40,11 +40,7 @@ class StatCommandTest
         {
             final Path log = Files.createTempFile("sm4j-stat-", ".log");
             final Path go = dir.path.resolve("go");
-            final List<String> command = new ArrayList<>(List.of(Sm4jCli.class.getName(), "run", "-n", "2", "--dir",
-                dir.path.toString(), "--", StatApp.class.getName(), Integer.toString(COUNT), Integer.toString(SIZE), go.toString()));
-            final Process launcher = new ProcessBuilder(
-                JobLauncher.javaCommand(System.getProperty("java.class.path"), List.of("-Xmx256m"), command))
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            final Process launcher = startStatApp(dir.path, log, go, COUNT, SIZE);
             try
             {
                 awaitLog(log, launcher, "[0] rank 0 sent " + COUNT, "[1] rank 1 received " + COUNT);
@@ -117,11 +113,7 @@ class StatCommandTest
         {
             final Path log = Files.createTempFile("sm4j-stat-", ".log");
             final Path go = dir.path.resolve("go");
-            final List<String> command = new ArrayList<>(List.of(Sm4jCli.class.getName(), "run", "-n", "2", "--idle", idle,
-                "--dir", dir.path.toString(), "--", StatApp.class.getName(), "1", "1", go.toString()));
-            final Process launcher = new ProcessBuilder(
-                JobLauncher.javaCommand(System.getProperty("java.class.path"), List.of("-Xmx256m"), command))
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            final Process launcher = startStatApp(dir.path, log, go, 1, 1, "--idle", idle);
             try
             {
                 awaitLog(log, launcher, "[0] rank 0 sent 1", "[1] rank 1 received 1");
@@ -188,6 +180,20 @@ class StatCommandTest
             assertRejected(2, "sm4j stat: give a SEGMENT or --dir, not both", "stat", garbage.toString(), "--dir", dir.path.toString());
             assertRejected(2, "sm4j stat: --dir " + garbage + " is not a directory", "stat", "--dir", garbage.toString());
         }
+    }
+
+    /**
+     * Starts {@code sm4j run -n 2 [runOptions] -- StatApp count size go} in {@code dir}, its output to {@code log}.
+     */
+    private static Process startStatApp(
+        final Path dir, final Path log, final Path go, final int count, final int size, final String... runOptions) throws Exception
+    {
+        final List<String> command = new ArrayList<>(List.of(Sm4jCli.class.getName(), "run", "-n", "2"));
+        command.addAll(List.of(runOptions));
+        command.addAll(List.of("--dir", dir.toString(), "--", StatApp.class.getName(), Integer.toString(count),
+            Integer.toString(size), go.toString()));
+        return new ProcessBuilder(JobLauncher.javaCommand(System.getProperty("java.class.path"), List.of("-Xmx256m"), command))
+            .redirectErrorStream(true).redirectOutput(log.toFile()).start();
     }
 
     private static void assertRejected(final int code, final String line, final String... args)
