@@ -18,7 +18,8 @@ import java.util.concurrent.TimeUnit;
  * pair tests synchronise through a control socket, so a waiting rank sleeps in the kernel instead of
  * spinning. Ranks above 1 in a segment sized for more ranks never exist as processes (the bench registers
  * them idle). Multi-pair tests (mbw_mr, multi_lat) run on every rank: rank {@code r < n/2} with rank {@code r + n/2},
- * synchronised by sm4j's barrier. Lines: {@code P transport size} progress, {@link ResultLine results}.
+ * synchronised by sm4j's barrier. Lines: {@code P transport size} progress ({@code P transport warm-up} before
+ * a transport's warm-up), {@link ResultLine results}.
  */
 public final class BenchRank
 {
@@ -26,6 +27,10 @@ public final class BenchRank
     public static final int MAX_WINDOW = 1024;
     private static final long QUIET_MILLIS = 300;
     private static final int WARM_UP_CALLS = 1000;
+    /** The size field of a progress line that announces a warm-up. */
+    public static final String WARM_UP = "warm-up";
+    /** Starts a warm-up's result line, which the launcher parses and discards. */
+    public static final String WARM_UP_RESULT = "W ";
     /** Round trips of the cold-start line (the issue's measure: a short job never leaves this regime). */
     private static final int COLD_ROUND_TRIPS = 20_000;
     private static final long SETTLE_MILLIS = 20;
@@ -101,6 +106,7 @@ public final class BenchRank
             for (final PairTransport transport : transports)
             {
                 sockets.sync();
+                warmingUp(timer, transport.name());
                 warmUp(spec, transport, timer, () -> { }, sockets::both);
             }
             if (threads != null)
@@ -141,6 +147,7 @@ public final class BenchRank
         final boolean sender = comm.rank() < half;
         final Sm4jPair pair = new Sm4jPair(comm, sender ? comm.rank() + half : comm.rank() - half, spec.persistent(), spec.shared());
         comm.barrier();
+        warmingUp(comm.rank() == 0, pair.name());
         warmUp(spec, pair, sender, comm::barrier, quiet -> everyRank(comm, quiet));
         awaitQuietCompiler();
         for (final int size : spec.sizes())
@@ -163,6 +170,7 @@ public final class BenchRank
         {
             if (spec.jitWarmup() > 0)
             {
+                warmingUp(timer, "sm4j");
                 loop.run(false, spec.sizes().get(0), 0, spec.jitWarmup(), spec.window());
                 untilQuiet(quiet -> everyRank(comm, quiet), () ->
                 {
@@ -198,6 +206,7 @@ public final class BenchRank
             // as the pair tests (warmUp): the whole loop in short calls, so that C2 compiles the collective's
             // path before it is measured (1,000 calls in one loop left it to compile during the first sizes:
             // ranks stalled 1-2 ms at a time while a compiler thread took one of two cores)
+            warmingUp(timer, "sm4j");
             final int perCall = Math.max(2, spec.jitWarmup() / WARM_UP_CALLS);
             for (int call = 0; call < WARM_UP_CALLS; call++)
             {
@@ -224,8 +233,9 @@ public final class BenchRank
     }
 
     /**
-     * Runs the test's own loop at 8 bytes, 4 KiB and 64 KiB before anything is measured: the JIT compiles
-     * the eager and the rendezvous paths and the loop itself (C2 compiles a method after about 10,000
+     * Runs the test's own loop at 8 bytes, 4 KiB, 64 KiB and every measured size before anything is measured:
+     * the JIT compiles every path the measured sizes take (inline fast box records, a full box, references,
+     * the rendezvous pipeline) and the loop itself (C2 compiles a method after about 10,000
      * invocations or loop back-edges). At 8 bytes the loop runs in {@value #WARM_UP_CALLS} short calls (the
      * first round of each skipped): C2 then compiles the loop method itself (it wants 600 calls), with both
      * of its branches profiled, and every measured call enters compiled code. Warmed up in one long call instead,
@@ -275,20 +285,25 @@ public final class BenchRank
     }
 
     /**
-     * Formats a warm-up round's result line, if this rank has one, and discards it: the report's path gets
-     * compiled too.
+     * Prints a warm-up round's result line, if this rank has one, marked {@link #WARM_UP_RESULT} so that the
+     * launcher reads and discards it: the report's path gets compiled in the rank, and the launcher loads
+     * and runs its parser now. The launcher's first parse of a result otherwise came during the second
+     * measured size and took a core from a spinning rank for tens of milliseconds: that size's mean rate fell
+     * to a tenth of its median window's (docs/benchmarks.md, "A size's first windows").
      */
     private static void formatted(final ResultLine line)
     {
         if (line != null)
         {
-            line.format();
+            System.out.println(WARM_UP_RESULT + line.format());
         }
     }
 
     /**
      * One round of the warm-up: {@code calls} short calls of the test's loop at 8 bytes (every other one at
-     * the smallest size measured, if smaller), then a tenth as many messages at 4 KiB and at 64 KiB.
+     * the smallest size measured, if smaller), a tenth as many messages at 4 KiB and at 64 KiB (as far as the
+     * sizes measured go), then the loop at every measured size, with a tenth of its measured iterations in the
+     * first round and a hundredth in the later ones (at least 2).
      */
     private static void warmUpRound(
         final BenchSpec spec, final PairTransport transport, final boolean timer, final Runnable between, final int calls)
@@ -304,12 +319,17 @@ public final class BenchRank
             between.run();
         }
         measure(spec, transport, timer, Math.min(4096, spec.maxSize()), 0, Math.max(1, share / 10 / divisor));
-        final ResultLine line = measure(spec, transport, timer, Math.min(65536, spec.maxSize()), 0, Math.max(1, share / 10 / divisor));
-        if (line != null)
+        measure(spec, transport, timer, Math.min(65536, spec.maxSize()), 0, Math.max(1, share / 10 / divisor));
+        for (final int size : spec.sizes())
         {
-            // the report's path once, discarded: its first run (class loading, string concatenation's
-            // bootstraps) queued compilations that ran on a compiler thread through the next measured size
-            line.format();
+            // and every measured size: the first size that fills a fast box with inline records (256 B
+            // windows after an 8 B warm-up) took a branch C2 had never seen, which threw away the compiled send
+            // path; its recompilation, a compiler thread on one of two cores, cost 3 ms a window for the whole
+            // size (docs/benchmarks.md, "A size's first windows")
+            final int iterations = (int)Math.max(2, (long)spec.iterationsFor(size) * calls / WARM_UP_CALLS / 10);
+            // the report's path too: its first run (class loading, string concatenation's bootstraps) queued
+            // compilations that ran on a compiler thread through the next measured size
+            formatted(measure(spec, transport, timer, size, 0, iterations));
         }
     }
 
@@ -430,6 +450,21 @@ public final class BenchRank
         final Histogram roundTrips = new Histogram(3);
         final long elapsed = threads.run(size, skip, iterations, roundTrips::recordValue);
         return OsuLoops.latencyLine(ThreadPingPong.name(), size, elapsed, iterations, roundTrips);
+    }
+
+    /**
+     * Says that {@code transport}'s warm-up starts, which takes seconds. The launcher's first progress line
+     * costs it tens of milliseconds of one core (class loading, its first {@code String.format}): printed only
+     * before the first measured size, that took a core from a spinning rank and the first size of every run,
+     * whichever it was, had a mean rate 10-20 times below its median window's (docs/benchmarks.md, "A size's
+     * first windows"). Now it happens during the warm-up.
+     */
+    private static void warmingUp(final boolean print, final String transport)
+    {
+        if (print)
+        {
+            System.out.println("P " + transport + " " + WARM_UP);
+        }
     }
 
     /**

@@ -97,6 +97,11 @@ public final class BenchRunner
     {
         final int close = prefixed.indexOf("] ");
         final String line = prefixed.startsWith("[") && close > 0 ? prefixed.substring(close + 2) : prefixed;
+        if (line.startsWith(BenchRank.WARM_UP_RESULT))
+        {
+            ResultLine.parse(line.substring(BenchRank.WARM_UP_RESULT.length())); // the parser runs before measuring
+            return;
+        }
         final ResultLine result = ResultLine.parse(line);
         if (result != null)
         {

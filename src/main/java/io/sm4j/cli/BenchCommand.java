@@ -2,6 +2,7 @@ package io.sm4j.cli;
 
 import io.sm4j.bench.BenchChart;
 import io.sm4j.bench.BenchExport;
+import io.sm4j.bench.BenchRank;
 import io.sm4j.bench.BenchRunner;
 import io.sm4j.bench.BenchSpec;
 import io.sm4j.bench.BenchSummary;
@@ -135,7 +136,7 @@ final class BenchCommand implements Callable<Integer>
     @Option(names = "--compare", description = "Measure the baselines too (agrona, uds, threads, ompi), size by size.")
     boolean compare;
 
-    @Option(names = "--jit-warmup", paramLabel = "N", description = "Round trips run once per transport before measuring (8 B, then a tenth as many at 4 KiB and at 64 KiB; windows for bw, bibw and mbw_mr, a tenth as many at 4 and 64 KiB), then shorter rounds until one compiles nothing, so what is measured is JIT-compiled (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--jit-warmup", paramLabel = "N", description = "Round trips run once per transport before measuring (8 B windows for bw, bibw and mbw_mr; a tenth as many at 4 KiB and at 64 KiB; a tenth of each measured size's iterations), then shorter rounds until one compiles nothing, so what is measured is JIT-compiled (default: ${DEFAULT-VALUE}).")
     int jitWarmup = 20_000;
 
     @Option(names = "--format", paramLabel = "FORMAT", description = "text (OSU's table), csv or json (default: ${DEFAULT-VALUE}).")
@@ -415,9 +416,11 @@ final class BenchCommand implements Callable<Integer>
 
         synchronized void show(final String what)
         {
-            done++;
             final String[] parts = what.split(" ");
-            final String text = String.format(Locale.ROOT, "# measuring %s, %s bytes (%d of %d)", parts[0], parts[1], done, total);
+            final boolean warmUp = parts[1].equals(BenchRank.WARM_UP);
+            done += warmUp ? 0 : 1;
+            final String text = warmUp ? String.format(Locale.ROOT, "# warming up %s (%d of %d measured)", parts[0], done, total) :
+                String.format(Locale.ROOT, "# measuring %s, %s bytes (%d of %d)", parts[0], parts[1], done, total);
             if (terminal)
             {
                 err.print("\r" + text + "\u001b[K");
