@@ -15,7 +15,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  * Algorithms: through the communicator's region of the segment when it has one and the length suits it
  * ({@link SharedCollectives}: barrier always, bcast up to 64 KiB by default, gather, allGather and allGatherv
  * up to 128 KiB per rank, scatter and allToAll up to sixteen pieces per rank, reduce, allReduce, scan and
- * exScan up to 16 KiB at 2 and 4 ranks),
+ * exScan up to 16 KiB at 2 and 4 ranks, and reduce and allReduce of a predefined {@link Op} at any length,
+ * sliced),
  * else point to point:
  * <ul>
  * <li>{@link #bcast}: binomial tree from the root, ceil(log2 n) rounds;</li>
@@ -158,12 +159,16 @@ public final class Collectives
         final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset,
         final int length, final ByteOperator op, final int root)
     {
-        reduce(send, sendOffset, recv, recvOffset, length, op, root, REDUCE_TAG);
+        reduce(send, sendOffset, recv, recvOffset, length, op, root, REDUCE_TAG, length);
     }
 
+    /**
+     * @param grain bytes the vector may be cut at multiples of: an element for a predefined {@link Op}, the
+     *              whole length for a user's operator, which sees whole vectors only.
+     */
     private void reduce(
         final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset,
-        final int length, final ByteOperator op, final int root, final int tag)
+        final int length, final ByteOperator op, final int root, final int tag, final int grain)
     {
         checkRoot(root);
         checkRange("send", send, sendOffset, length);
@@ -175,9 +180,9 @@ public final class Collectives
         {
             throw new NullPointerException("op is null");
         }
-        if (shared != null && shared.reduces(length))
+        if (shared != null && shared.reduces(length, grain))
         {
-            shared.reduce(send, sendOffset, recv, recvOffset, length, op, root, false, tag);
+            shared.reduce(send, sendOffset, recv, recvOffset, length, op, grain, root, false, tag);
             return;
         }
         final UnsafeBuffer partial = scratch(2L * length);
@@ -222,9 +227,9 @@ public final class Collectives
         {
             throw new NullPointerException("op is null");
         }
-        if (!allReducedInRegion(send, sendOffset, recv, recvOffset, length, op))
+        if (!allReducedInRegion(send, sendOffset, recv, recvOffset, length, op, length))
         {
-            reduce(send, sendOffset, recv, recvOffset, length, op, 0, ALL_REDUCE_TAG);
+            reduce(send, sendOffset, recv, recvOffset, length, op, 0, ALL_REDUCE_TAG, length);
             bcast(recv, recvOffset, length, 0, ALL_REDUCE_TAG);
         }
     }
@@ -232,17 +237,18 @@ public final class Collectives
     /**
      * An allReduce through the region, if the communicator has one and the length suits it.
      *
+     * @param grain as {@link #reduce}'s.
      * @return false if it must go point to point.
      */
     private boolean allReducedInRegion(
         final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset,
-        final int length, final ByteOperator op)
+        final int length, final ByteOperator op, final int grain)
     {
-        if (shared == null || !shared.reduces(length))
+        if (shared == null || !shared.reduces(length, grain))
         {
             return false;
         }
-        shared.reduce(send, sendOffset, recv, recvOffset, length, op, 0, true, ALL_REDUCE_TAG);
+        shared.reduce(send, sendOffset, recv, recvOffset, length, op, grain, 0, true, ALL_REDUCE_TAG);
         return true;
     }
 
@@ -393,7 +399,7 @@ public final class Collectives
             throw new NullPointerException("op is null");
         }
         final int tag = exclusive ? EX_SCAN_TAG : SCAN_TAG;
-        if (shared != null && shared.reduces(length))
+        if (shared != null && shared.reduces(length, length))
         {
             shared.scan(send, sendOffset, recv, recvOffset, length, op, exclusive, tag);
             return;
@@ -468,7 +474,7 @@ public final class Collectives
         {
             whole = new UnsafeBuffer(new byte[length]);
         }
-        reduce(send, sendOffset, rank == 0 ? whole : null, 0, length, op, 0, REDUCE_SCATTER_TAG);
+        reduce(send, sendOffset, rank == 0 ? whole : null, 0, length, op, 0, REDUCE_SCATTER_TAG, length);
         scatterOn(rank == 0 ? whole : null, 0, recv, recvOffset, blockLength, 0, REDUCE_SCATTER_TAG);
     }
 
@@ -883,14 +889,14 @@ public final class Collectives
         {
             case ALL_REDUCE ->
             {
-                if (!allReducedInRegion(packed, 0, result, 0, length, operator))
+                if (!allReducedInRegion(packed, 0, result, 0, length, operator, type.bytes))
                 {
                     allReduceDoubling(packed, 0, result, 0, length, operator);
                 }
             }
             case SCAN -> scan(packed, 0, result, 0, length, operator, false);
             case EX_SCAN -> scan(packed, 0, result, 0, length, operator, true);
-            default -> reduce(packed, 0, result, 0, length, operator, resultRank);
+            default -> reduce(packed, 0, result, 0, length, operator, resultRank, REDUCE_TAG, type.bytes);
         }
         if (rank == resultRank && !(kind == Kind.EX_SCAN && rank == 0))
         {

@@ -19,9 +19,10 @@ import java.util.Arrays;
  *     transfer per pair instead of ceil(log2 n) rounds of messages);</li>
  * <li>{@link #bcast}: the root's data in chunks of a half, one step each: the readers copy chunk k while the
  *     root fills chunk k + 1 (two halves, a pipeline of depth two);</li>
- * <li>{@link #reduce} (short vectors, {@link #reduces}): every rank posts its vector, then the root
- *     (every rank) combines the n vectors in the order of the point-to-point binomial tree, so the bits are
- *     those of {@link Collectives#reduce} and the same on every rank;</li>
+ * <li>{@link #reduce} ({@link #reduces}): every rank posts its vector (a long one of a predefined operator in
+ *     parts, one per step), then the root (every rank) combines the n vectors (parts) in the order of the
+ *     point-to-point binomial tree, so the bits are those of {@link Collectives#reduce} and the same on every
+ *     rank;</li>
  * <li>{@link #gather}, {@link #allGather}: every rank posts a chunk of its block per step, the root (every
  *     rank) copies all n;</li>
  * <li>{@link #scatter}, {@link #allToAll} (a half holding {@link #MIN_PIECE} bytes per rank or more): the
@@ -65,6 +66,7 @@ final class SharedCollectives
     private final BarrierSteps barrierSteps = new BarrierSteps();
     private final BcastSteps bcastSteps = new BcastSteps();
     private final ReduceSteps reduceSteps = new ReduceSteps();
+    private final SlicedReduceSteps slicedSteps = new SlicedReduceSteps();
     private final ScanSteps scanSteps = new ScanSteps();
     private final GatherSteps gatherSteps = new GatherSteps();
     private final ScatterSteps scatterSteps = new ScatterSteps();
@@ -127,9 +129,30 @@ final class SharedCollectives
      *         at every length up to 16 KiB (2-3x at 4 ranks on 2 cores); the bound on n vectors keeps a rank's
      *         work near the trees' log2(n) combines as n grows (not measured beyond 4 ranks).
      */
-    boolean reduces(final long length)
+    boolean reduces(final long length, final int grain)
     {
-        return length <= half && length * size <= 4L * half;
+        return length <= reduceStep() || slice(grain) > 0;
+    }
+
+    /**
+     * @return the most bytes of each rank's vector one reduction step carries: a half, and at most four halves
+     *         over all n vectors, which the readers combine while the others wait (one step per vector up to
+     *         this, as measured when reductions first went through the region; longer vectors in steps of
+     *         this, cut at an element's bytes).
+     */
+    private int reduceStep()
+    {
+        return (int)Math.min(half, 4L * half / size);
+    }
+
+    /**
+     * @return the bytes of a long vector's part that one rank combines in a step of a sliced reduction
+     *         ({@link SlicedReduceSteps}): whole {@code grain}s, n of them (the step's part of every vector) and
+     *         one more (the slice combined in the step before) filling a half; 0 if a half is too short.
+     */
+    private int slice(final int grain)
+    {
+        return half / (size + 1) / grain * grain;
     }
 
     void barrier(final int tag)
@@ -143,16 +166,31 @@ final class SharedCollectives
     }
 
     /**
-     * A reduction that {@link #reduces}: every rank posts its vector; the root, or with
-     * {@code everyone} every rank, combines them.
+     * A reduction that {@link #reduces}: every rank posts its vector, in steps of whole {@code grain}s if it
+     * is longer than a step; the root, or with {@code everyone} every rank, combines them step by step.
      */
     void reduce(
         final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset,
-        final int length, final ByteOperator op, final int root, final boolean everyone, final int tag)
+        final int length, final ByteOperator op, final int grain, final int root, final boolean everyone, final int tag)
     {
-        reduceSteps.op = op;
-        reduceSteps.reads = everyone || rank == root;
-        run(reduceSteps.with(send, sendOffset, recv, recvOffset), tag, length, root, Math.max(1, length));
+        if (length <= reduceStep())
+        {
+            reduceSteps.op = op;
+            reduceSteps.reads = everyone || rank == root;
+            run(reduceSteps.with(send, sendOffset, recv, recvOffset), tag, length, root, Math.max(1, length));
+            return;
+        }
+        final int slice = slice(grain);
+        slicedSteps.op = op;
+        slicedSteps.reads = everyone || rank == root;
+        slicedSteps.grain = grain;
+        slicedSteps.parts = slice * size;
+        slicedSteps.previousBytes = 0;
+        if (slicedSteps.combined.capacity() < slice)
+        {
+            slicedSteps.combined = new UnsafeBuffer(new byte[slice]);
+        }
+        run(slicedSteps.with(send, sendOffset, recv, recvOffset), tag, length, root, slicedSteps.parts);
     }
 
     /**
@@ -245,6 +283,13 @@ final class SharedCollectives
                 done += bytes;
             }
             while (done < length);
+            if (steps.trailing())
+            {
+                final int at = begin(tag);
+                steps.write(at, length, 0);
+                post(tag, length, root);
+                steps.read(at, length, 0);
+            }
             unfinished = false;
         }
         catch (final InternalError error)
@@ -287,6 +332,15 @@ final class SharedCollectives
         abstract void write(int at, int done, int bytes);
 
         abstract void read(int at, int done, int bytes);
+
+        /**
+         * @return true if the call takes one more step after the last part, writing and reading nothing of the
+         *         data ({@code done} = length, {@code bytes} = 0).
+         */
+        boolean trailing()
+        {
+            return false;
+        }
     }
 
     /** Nothing written; every rank's post awaited. */
@@ -330,7 +384,7 @@ final class SharedCollectives
         }
     }
 
-    /** Every rank writes its whole vector, in one step, for the readers to combine with {@link #op}. */
+    /** Every rank writes its vector, a step's part at a time, for the readers to combine with {@link #op}. */
     private abstract class VectorSteps extends Steps
     {
         ByteOperator op;
@@ -338,11 +392,11 @@ final class SharedCollectives
         @Override
         void write(final int at, final int done, final int bytes)
         {
-            mine.putBytes(at, send, sendOffset, length);
+            mine.putBytes(at, send, sendOffset + done, bytes);
         }
     }
 
-    /** Every rank writes its vector (one step); the readers combine all n. */
+    /** Every rank writes its vector, a part per step; the readers combine all n parts of each step. */
     private final class ReduceSteps extends VectorSteps
     {
         boolean reads;
@@ -356,8 +410,83 @@ final class SharedCollectives
                 {
                     awaitCall(p, tag, length, root);
                 }
-                combine(recv, recvOffset, length, op, at);
+                combine(recv, recvOffset + done, bytes, op, at);
             }
+        }
+    }
+
+    /**
+     * A long vector of a predefined operator (reduce-scatter, then gather, in the region): in each step every
+     * rank writes the step's part of its vector (n slices), and rank r combines slice r of the n parts in the
+     * binomial tree's order (element by element the same order as {@link ReduceSteps}, so the same bits)
+     * into {@link #combined}; it writes that slice beside its next part, and the readers copy the n combined
+     * slices of the part before into {@code recv}. So each rank combines a 1/n of the data instead of all of
+     * it, and one step more than there are parts carries the last slices.
+     */
+    private final class SlicedReduceSteps extends Steps
+    {
+        ByteOperator op;
+        boolean reads;
+        int grain;
+        /** Bytes of each vector a full step carries: n slices. */
+        int parts;
+        /** This rank's slice of the part before, combined; grown as needed, never shrunk. */
+        UnsafeBuffer combined = new UnsafeBuffer(new byte[64]);
+        int previousDone;
+        int previousBytes;
+
+        @Override
+        void write(final int at, final int done, final int bytes)
+        {
+            mine.putBytes(at, send, sendOffset + done, bytes);
+            if (previousBytes > 0)
+            {
+                final int from = sliceStart(rank, previousBytes);
+                mine.putBytes(at + parts, combined, 0, sliceStart(rank + 1, previousBytes) - from);
+            }
+        }
+
+        @Override
+        void read(final int at, final int done, final int bytes)
+        {
+            for (int p = 0; p < size; p++)
+            {
+                awaitCall(p, tag, length, root);
+            }
+            if (reads && previousBytes > 0)
+            {
+                for (int p = 0; p < size; p++)
+                {
+                    final int from = sliceStart(p, previousBytes);
+                    recv.putBytes(recvOffset + previousDone + from, slots[p], at + parts,
+                        sliceStart(p + 1, previousBytes) - from);
+                }
+            }
+            final int from = sliceStart(rank, bytes);
+            final int to = sliceStart(rank + 1, bytes);
+            if (to > from)
+            {
+                combine(combined, 0, to - from, op, at + from);
+            }
+            previousDone = done;
+            previousBytes = bytes;
+        }
+
+        @Override
+        boolean trailing()
+        {
+            return true;
+        }
+
+        /**
+         * @return where rank {@code p}'s slice of a part of {@code bytes} starts (rank n's: the part's end):
+         *         whole grains, as evenly as they go, the last slices shorter or empty.
+         */
+        private int sliceStart(final int p, final int bytes)
+        {
+            final int grains = bytes / grain;
+            final int each = (grains + size - 1) / size;
+            return Math.min(p * each, grains) * grain;
         }
     }
 

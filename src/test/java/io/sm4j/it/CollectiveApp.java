@@ -211,7 +211,38 @@ public final class CollectiveApp
             expect(Arrays.equals(Arrays.copyOfRange(everyones, r * bits.length, (r + 1) * bits.length), bits),
                 "allReduce double bits of rank " + r, round);
         }
+        final double[] rooted = rank == root ? new double[count] : null;
+        comm.reduce(noisy, rooted, Op.SUM, root);
+        if (rank == root)
+        {
+            expect(Arrays.equals(rooted, binomialSum(salt, count, size)), "reduce double bits in the binomial tree's order", round);
+        }
         matrices(comm, Math.min(count, 64), root, salt, round);
+    }
+
+    /**
+     * Every rank's noisy doubles summed as the documented order says, on one rank: at distance 1, 2, 4, ...,
+     * rank r (a multiple of twice the distance) adds rank r + distance's partial sum to its own as the right
+     * operand; rank 0 ends with the whole sum.
+     */
+    private static double[] binomialSum(final long salt, final int count, final int size)
+    {
+        final double[][] partial = new double[size][];
+        for (int r = 0; r < size; r++)
+        {
+            partial[r] = new Random(salt ^ r).doubles(count).map(v -> v * 1e10 - 5e9).toArray();
+        }
+        for (int distance = 1; distance < size; distance <<= 1)
+        {
+            for (int r = 0; r + distance < size; r += 2 * distance)
+            {
+                for (int i = 0; i < count; i++)
+                {
+                    partial[r][i] += partial[r + distance][i];
+                }
+            }
+        }
+        return partial[0];
     }
 
     /**
