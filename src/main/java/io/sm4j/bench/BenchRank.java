@@ -27,6 +27,8 @@ public final class BenchRank
     public static final int MAX_WINDOW = 1024;
     private static final long QUIET_MILLIS = 300;
     private static final int WARM_UP_CALLS = 1000;
+    /** Starts a progress line: {@code P transport size}. */
+    public static final String PROGRESS = "P ";
     /** The size field of a progress line that announces a warm-up. */
     public static final String WARM_UP = "warm-up";
     /** Starts a warm-up's result line, which the launcher parses and discards. */
@@ -106,7 +108,7 @@ public final class BenchRank
             for (final PairTransport transport : transports)
             {
                 sockets.sync();
-                warmingUp(timer, transport.name());
+                warmingUp(timer && spec.jitWarmup() > 0, transport.name());
                 warmUp(spec, transport, timer, () -> { }, sockets::both);
             }
             if (threads != null)
@@ -147,7 +149,7 @@ public final class BenchRank
         final boolean sender = comm.rank() < half;
         final Sm4jPair pair = new Sm4jPair(comm, sender ? comm.rank() + half : comm.rank() - half, spec.persistent(), spec.shared());
         comm.barrier();
-        warmingUp(comm.rank() == 0, pair.name());
+        warmingUp(comm.rank() == 0 && spec.jitWarmup() > 0, pair.name());
         warmUp(spec, pair, sender, comm::barrier, quiet -> everyRank(comm, quiet));
         awaitQuietCompiler();
         for (final int size : spec.sizes())
@@ -176,7 +178,7 @@ public final class BenchRank
                 {
                     for (final int size : spec.sizes())
                     {
-                        formatted(loop.run(true, size, 0, size > BenchTest.LARGE_MESSAGE ? 2 : 100, spec.window()));
+                        reportWarmUp(loop.run(true, size, 0, size > BenchTest.LARGE_MESSAGE ? 2 : 100, spec.window()));
                     }
                 });
             }
@@ -218,7 +220,7 @@ public final class BenchRank
             {
                 for (final int size : spec.sizes())
                 {
-                    formatted(loop.run(true, size, 0, size > BenchTest.LARGE_MESSAGE ? 2 : 100));
+                    reportWarmUp(loop.run(true, size, 0, size > BenchTest.LARGE_MESSAGE ? 2 : 100));
                 }
             });
         }
@@ -291,7 +293,7 @@ public final class BenchRank
      * measured size and took a core from a spinning rank for tens of milliseconds: that size's mean rate fell
      * to a tenth of its median window's (docs/benchmarks.md, "A size's first windows").
      */
-    private static void formatted(final ResultLine line)
+    private static void reportWarmUp(final ResultLine line)
     {
         if (line != null)
         {
@@ -329,7 +331,7 @@ public final class BenchRank
             final int iterations = (int)Math.max(2, (long)spec.iterationsFor(size) * calls / WARM_UP_CALLS / 10);
             // the report's path too: its first run (class loading, string concatenation's bootstraps) queued
             // compilations that ran on a compiler thread through the next measured size
-            formatted(measure(spec, transport, timer, size, 0, iterations));
+            reportWarmUp(measure(spec, transport, timer, size, 0, iterations));
         }
     }
 
@@ -463,7 +465,7 @@ public final class BenchRank
     {
         if (print)
         {
-            System.out.println("P " + transport + " " + WARM_UP);
+            System.out.println(PROGRESS + transport + " " + WARM_UP);
         }
     }
 
@@ -477,7 +479,7 @@ public final class BenchRank
     {
         if (print)
         {
-            System.out.println("P " + transport + " " + size);
+            System.out.println(PROGRESS + transport + " " + size);
             Thread.sleep(SETTLE_MILLIS);
         }
     }

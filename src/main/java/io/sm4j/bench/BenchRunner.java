@@ -107,9 +107,9 @@ public final class BenchRunner
         {
             results.add(result);
         }
-        else if (line.startsWith("P "))
+        else if (line.startsWith(BenchRank.PROGRESS))
         {
-            progress.accept(line.substring(2));
+            progress.accept(line.substring(BenchRank.PROGRESS.length()));
         }
         else
         {

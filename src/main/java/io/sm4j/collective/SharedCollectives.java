@@ -19,10 +19,11 @@ import java.util.Arrays;
  *     transfer per pair instead of ceil(log2 n) rounds of messages);</li>
  * <li>{@link #bcast}: the root's data in chunks of a half, one step each: the readers copy chunk k while the
  *     root fills chunk k + 1 (two halves, a pipeline of depth two);</li>
- * <li>{@link #reduce} ({@link #reduces}): every rank posts its vector (a long one of a predefined operator in
- *     parts, one per step), then the root (every rank) combines the n vectors (parts) in the order of the
- *     point-to-point binomial tree, so the bits are those of {@link Collectives#reduce} and the same on every
- *     rank;</li>
+ * <li>{@link #reduce} ({@link #reduces}): every rank posts its vector, then the root (every rank)
+ *     combines the n vectors in the order of the point-to-point binomial tree, so the bits are those of
+ *     {@link Collectives#reduce} and the same on every rank; a longer vector of a predefined operator is
+ *     sliced ({@link SlicedReduceSteps}): posted a part per step, rank r combining slice r of every part in
+ *     the same order;</li>
  * <li>{@link #gather}, {@link #allGather}: every rank posts a chunk of its block per step, the root (every
  *     rank) copies all n;</li>
  * <li>{@link #scatter}, {@link #allToAll} (a half holding {@link #MIN_PIECE} bytes per rank or more): the
@@ -123,22 +124,21 @@ final class SharedCollectives
     }
 
     /**
-     * @return true if a reduce or allReduce of {@code length} bytes goes through the region: up to a half, and
-     *         up to four halves of the n vectors that a receiving rank combines (16 KiB at 2 and 4 ranks, 8 KiB
-     *         at 8, by default). At 2 and 4 ranks this path was level with the point-to-point trees or faster
-     *         at every length up to 16 KiB (2-3x at 4 ranks on 2 cores); the bound on n vectors keeps a rank's
-     *         work near the trees' log2(n) combines as n grows (not measured beyond 4 ranks).
+     * @return true if a reduce or allReduce of {@code length} bytes goes through the region: in one step up to
+     *         {@link #reduceStep()} (16 KiB at 2 and 4 ranks, 8 KiB at 8, by default), where this path was level
+     *         with the point-to-point trees or faster (2-3x at 4 ranks on 2 cores); longer, sliced, if the
+     *         vector may be cut at {@code grain} bytes (an element of a predefined operator; a user's operator
+     *         passes the whole length) and a slice holds one: at 2 and 4 ranks level with the trees' medians or
+     *         faster from 32 KiB to 4 MiB, without their millisecond stalls (docs/benchmarks.md, 2026-11-27).
      */
     boolean reduces(final long length, final int grain)
     {
-        return length <= reduceStep() || slice(grain) > 0;
+        return length <= reduceStep() || grain <= slice();
     }
 
     /**
-     * @return the most bytes of each rank's vector one reduction step carries: a half, and at most four halves
-     *         over all n vectors, which the readers combine while the others wait (one step per vector up to
-     *         this, as measured when reductions first went through the region; longer vectors in steps of
-     *         this, cut at an element's bytes).
+     * @return the longest vector a reduction posts in one step: a half, and at most four halves over all n
+     *         vectors, which every receiving rank combines while the others wait.
      */
     private int reduceStep()
     {
@@ -146,13 +146,15 @@ final class SharedCollectives
     }
 
     /**
-     * @return the bytes of a long vector's part that one rank combines in a step of a sliced reduction
-     *         ({@link SlicedReduceSteps}): whole {@code grain}s, n of them (the step's part of every vector) and
-     *         one more (the slice combined in the step before) filling a half; 0 if a half is too short.
+     * @return the bytes of a full part's slice in a sliced reduction ({@link SlicedReduceSteps}): n slices (the
+     *         step's part of a vector) and one more (the slice combined in the step before) fill a half; a
+     *         multiple of the longest element, so that every rank cuts the same parts whatever element type
+     *         it was given (ranks that disagree take as many steps, and fail on their next call rather than
+     *         waiting forever); 0 if a half is too short.
      */
-    private int slice(final int grain)
+    private int slice()
     {
-        return half / (size + 1) / grain * grain;
+        return half / (size + 1) / Long.BYTES * Long.BYTES;
     }
 
     void barrier(final int tag)
@@ -180,17 +182,17 @@ final class SharedCollectives
             run(reduceSteps.with(send, sendOffset, recv, recvOffset), tag, length, root, Math.max(1, length));
             return;
         }
-        final int slice = slice(grain);
+        final int slice = slice();
         slicedSteps.op = op;
         slicedSteps.reads = everyone || rank == root;
         slicedSteps.grain = grain;
-        slicedSteps.parts = slice * size;
+        slicedSteps.partBytes = slice * size;
         slicedSteps.previousBytes = 0;
         if (slicedSteps.combined.capacity() < slice)
         {
             slicedSteps.combined = new UnsafeBuffer(new byte[slice]);
         }
-        run(slicedSteps.with(send, sendOffset, recv, recvOffset), tag, length, root, slicedSteps.parts);
+        run(slicedSteps.with(send, sendOffset, recv, recvOffset), tag, length, root, slicedSteps.partBytes);
     }
 
     /**
@@ -272,8 +274,9 @@ final class SharedCollectives
         start();
         try
         {
+            final long count = Math.max(1, ((long)length + chunk - 1) / chunk) + (steps.trailing() ? 1 : 0);
             int done = 0;
-            do
+            for (long i = 0; i < count; i++)
             {
                 final int bytes = Math.min(chunk, length - done);
                 final int at = begin(tag);
@@ -281,14 +284,6 @@ final class SharedCollectives
                 post(tag, length, root);
                 steps.read(at, done, bytes);
                 done += bytes;
-            }
-            while (done < length);
-            if (steps.trailing())
-            {
-                final int at = begin(tag);
-                steps.write(at, length, 0);
-                post(tag, length, root);
-                steps.read(at, length, 0);
             }
             unfinished = false;
         }
@@ -334,8 +329,8 @@ final class SharedCollectives
         abstract void read(int at, int done, int bytes);
 
         /**
-         * @return true if the call takes one more step after the last part, writing and reading nothing of the
-         *         data ({@code done} = length, {@code bytes} = 0).
+         * @return true if the call takes one more step after its last part, with {@code done} = length and
+         *         {@code bytes} = 0.
          */
         boolean trailing()
         {
@@ -384,7 +379,7 @@ final class SharedCollectives
         }
     }
 
-    /** Every rank writes its vector, a step's part at a time, for the readers to combine with {@link #op}. */
+    /** Every rank writes its vector (or a step's part of it), for the readers to combine with {@link #op}. */
     private abstract class VectorSteps extends Steps
     {
         ByteOperator op;
@@ -396,7 +391,7 @@ final class SharedCollectives
         }
     }
 
-    /** Every rank writes its vector, a part per step; the readers combine all n parts of each step. */
+    /** Every rank writes its vector (one step); the readers combine all n. */
     private final class ReduceSteps extends VectorSteps
     {
         boolean reads;
@@ -410,7 +405,7 @@ final class SharedCollectives
                 {
                     awaitCall(p, tag, length, root);
                 }
-                combine(recv, recvOffset + done, bytes, op, at);
+                combine(recv, recvOffset, length, op, at);
             }
         }
     }
@@ -423,13 +418,12 @@ final class SharedCollectives
      * slices of the part before into {@code recv}. So each rank combines a 1/n of the data instead of all of
      * it, and one step more than there are parts carries the last slices.
      */
-    private final class SlicedReduceSteps extends Steps
+    private final class SlicedReduceSteps extends VectorSteps
     {
-        ByteOperator op;
         boolean reads;
         int grain;
         /** Bytes of each vector a full step carries: n slices. */
-        int parts;
+        int partBytes;
         /** This rank's slice of the part before, combined; grown as needed, never shrunk. */
         UnsafeBuffer combined = new UnsafeBuffer(new byte[64]);
         int previousDone;
@@ -438,11 +432,11 @@ final class SharedCollectives
         @Override
         void write(final int at, final int done, final int bytes)
         {
-            mine.putBytes(at, send, sendOffset + done, bytes);
+            super.write(at, done, bytes);
             if (previousBytes > 0)
             {
                 final int from = sliceStart(rank, previousBytes);
-                mine.putBytes(at + parts, combined, 0, sliceStart(rank + 1, previousBytes) - from);
+                mine.putBytes(at + partBytes, combined, 0, sliceStart(rank + 1, previousBytes) - from);
             }
         }
 
@@ -458,7 +452,7 @@ final class SharedCollectives
                 for (int p = 0; p < size; p++)
                 {
                     final int from = sliceStart(p, previousBytes);
-                    recv.putBytes(recvOffset + previousDone + from, slots[p], at + parts,
+                    recv.putBytes(recvOffset + previousDone + from, slots[p], at + partBytes,
                         sliceStart(p + 1, previousBytes) - from);
                 }
             }

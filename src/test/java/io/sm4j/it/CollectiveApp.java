@@ -198,8 +198,7 @@ public final class CollectiveApp
                 }
             }
         }
-        final Random values = new Random(salt ^ rank);
-        final double[] noisy = values.doubles(count).map(v -> v * 1e10 - 5e9).toArray();
+        final double[] noisy = noisyDoubles(salt, rank, count);
         final double[] sum = new double[count];
         comm.allReduce(noisy, sum, Op.SUM);
         final byte[] bits = new byte[count * Double.BYTES];
@@ -221,6 +220,15 @@ public final class CollectiveApp
     }
 
     /**
+     * @return rank {@code rank}'s doubles for the bit-for-bit checks: random, of both signs, far apart in
+     *         magnitude, so that every combining order rounds differently.
+     */
+    private static double[] noisyDoubles(final long salt, final int rank, final int count)
+    {
+        return new Random(salt ^ rank).doubles(count).map(v -> v * 1e10 - 5e9).toArray();
+    }
+
+    /**
      * Every rank's noisy doubles summed as the documented order says, on one rank: at distance 1, 2, 4, ...,
      * rank r (a multiple of twice the distance) adds rank r + distance's partial sum to its own as the right
      * operand; rank 0 ends with the whole sum.
@@ -230,7 +238,7 @@ public final class CollectiveApp
         final double[][] partial = new double[size][];
         for (int r = 0; r < size; r++)
         {
-            partial[r] = new Random(salt ^ r).doubles(count).map(v -> v * 1e10 - 5e9).toArray();
+            partial[r] = noisyDoubles(salt, r, count);
         }
         for (int distance = 1; distance < size; distance <<= 1)
         {

@@ -40,8 +40,8 @@ class CollectiveTest
      * Regions off (every collective point to point), and a region of 1 KiB per rank (halves of 512 bytes):
      * bcasts of 1,000 and 1,500 bytes in 2 and 3 steps and longer ones point to point, gathers of up to 4 KiB
      * in up to 8 steps, scatter and allToAll in pieces of 170 bytes at 3 ranks and 102 at 5 (1,000 and 1,500
-     * bytes in 6-15 steps) and point to point at 9 (under 64 bytes per rank), reductions up to 512 bytes at 3
-     * ranks and 409 at 5.
+     * bytes in 6-15 steps) and point to point at 9 (under 64 bytes per rank), reductions in one step up to 512
+     * bytes at 3 ranks and 409 at 5, longer typed ones sliced (slices of 128 bytes at 3 ranks, 80 at 5, 48 at 9).
      */
     @ParameterizedTest
     @ValueSource(strings = { "0 2", "0 3", "1024 3", "1024 5", "1024 9" })

@@ -155,10 +155,10 @@ public final class CollectiveSlotStress
         public void rank0()
         {
             out0.putLong(0, 1);
-            rank0.reduce(out0, 0, in0, 0, 8, sum, 0, true, Collectives.ALL_REDUCE_TAG);
+            rank0.reduce(out0, 0, in0, 0, 8, sum, Long.BYTES, 0, true, Collectives.ALL_REDUCE_TAG);
             first0 = in0.getLong(0);
             out0.putLong(0, 10);
-            rank0.reduce(out0, 0, in0, 0, 8, sum, 0, true, Collectives.ALL_REDUCE_TAG);
+            rank0.reduce(out0, 0, in0, 0, 8, sum, Long.BYTES, 0, true, Collectives.ALL_REDUCE_TAG);
             second0 = in0.getLong(0);
         }
 
@@ -166,10 +166,10 @@ public final class CollectiveSlotStress
         public void rank1(final JJ_Result r)
         {
             out1.putLong(0, 2);
-            rank1.reduce(out1, 0, in1, 0, 8, sum, 0, true, Collectives.ALL_REDUCE_TAG);
+            rank1.reduce(out1, 0, in1, 0, 8, sum, Long.BYTES, 0, true, Collectives.ALL_REDUCE_TAG);
             r.r1 = in1.getLong(0);
             out1.putLong(0, 20);
-            rank1.reduce(out1, 0, in1, 0, 8, sum, 0, true, Collectives.ALL_REDUCE_TAG);
+            rank1.reduce(out1, 0, in1, 0, 8, sum, Long.BYTES, 0, true, Collectives.ALL_REDUCE_TAG);
             r.r2 = in1.getLong(0);
         }
 
@@ -179,6 +179,77 @@ public final class CollectiveSlotStress
             if (first0 != r.r1 || second0 != r.r2)
             {
                 r.r1 = -1;
+            }
+        }
+    }
+
+    /**
+     * Two allReduces of 96 longs (768 bytes, longer than a step at halves of 512 bytes): sliced, each in 4
+     * steps (parts of 336 bytes: two slices of 168; the last step carries only the combined slices), so every
+     * half is reused within a call and across the two. The arbiter counts the elements of both ranks'
+     * results that differ from the sums.
+     */
+    @JCStressTest
+    @Outcome(id = "0, 0", expect = ACCEPTABLE, desc = "Every element of both calls is the sum of that call's vectors.")
+    @Outcome(expect = FORBIDDEN, desc = "A slice was read before it was written, or after it was rewritten.")
+    @State
+    public static class SlicedAllReducesCombineTheirOwnParts extends TwoRanks
+    {
+        private static final int COUNT = 96;
+        private final ByteOperator sum = Op.SUM.over(ElementType.LONG);
+        private final UnsafeBuffer[] in = { new UnsafeBuffer(new byte[COUNT * 8]), new UnsafeBuffer(new byte[COUNT * 8]) };
+        private final UnsafeBuffer[][] out = {
+            { new UnsafeBuffer(new byte[COUNT * 8]), new UnsafeBuffer(new byte[COUNT * 8]) },
+            { new UnsafeBuffer(new byte[COUNT * 8]), new UnsafeBuffer(new byte[COUNT * 8]) } };
+
+        @Actor
+        public void rank0()
+        {
+            twoCalls(rank0, 0);
+        }
+
+        @Actor
+        public void rank1()
+        {
+            twoCalls(rank1, 1);
+        }
+
+        private void twoCalls(final SharedCollectives ranks, final int rank)
+        {
+            for (int call = 0; call < 2; call++)
+            {
+                for (int i = 0; i < COUNT; i++)
+                {
+                    in[rank].putLong(i * 8, value(rank, call, i));
+                }
+                ranks.reduce(in[rank], 0, out[rank][call], 0, COUNT * 8, sum, Long.BYTES, 0, true, Collectives.ALL_REDUCE_TAG);
+            }
+        }
+
+        private static long value(final int rank, final int call, final int i)
+        {
+            return (rank + 1) * 1_000_000L + call * 1_000L + i;
+        }
+
+        @Arbiter
+        public void compare(final JJ_Result r)
+        {
+            for (int call = 0; call < 2; call++)
+            {
+                long wrong = 0;
+                for (int i = 0; i < COUNT; i++)
+                {
+                    final long expected = value(0, call, i) + value(1, call, i);
+                    wrong += (out[0][call].getLong(i * 8) != expected ? 1 : 0) + (out[1][call].getLong(i * 8) != expected ? 1 : 0);
+                }
+                if (call == 0)
+                {
+                    r.r1 = wrong;
+                }
+                else
+                {
+                    r.r2 = wrong;
+                }
             }
         }
     }
