@@ -461,15 +461,36 @@ public final class Collectives
 
     /**
      * Reduces every rank's {@code size * blockLength} bytes with {@code op} and hands rank r block r of the
-     * result (MPI_Reduce_scatter_block): a {@link #reduce} to rank 0, then a scatter.
+     * result (MPI_Reduce_scatter_block): a {@link #reduce} to rank 0, then a scatter (a user's operator sees
+     * whole vectors); the typed forms, through a region, in one pass in which each rank combines its block.
      */
     public void reduceScatter(
         final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset,
         final int blockLength, final ByteOperator op)
     {
+        reduceScatter(send, sendOffset, recv, recvOffset, blockLength, op, Math.multiplyExact(blockLength, size));
+    }
+
+    /**
+     * @param grain as {@link #reduce}'s: with a predefined {@link Op}'s element, and a region, every rank
+     *              combines its own block in the region ({@link SharedCollectives#reduceScatter}).
+     */
+    private void reduceScatter(
+        final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset,
+        final int blockLength, final ByteOperator op, final int grain)
+    {
         checkRange("send", send, sendOffset, (long)blockLength * size);
         checkRange("recv", recv, recvOffset, blockLength);
         final int length = Math.multiplyExact(blockLength, size);
+        if (op == null)
+        {
+            throw new NullPointerException("op is null");
+        }
+        if (shared != null && grain < length && shared.reduceScatters(grain))
+        {
+            shared.reduceScatter(send, sendOffset, recv, recvOffset, blockLength, op, REDUCE_SCATTER_TAG);
+            return;
+        }
         if (rank == 0 && whole.capacity() < length)
         {
             whole = new UnsafeBuffer(new byte[length]);
@@ -1017,7 +1038,7 @@ public final class Collectives
         final ByteOperator operator = operator(op, type);
         final int length = Math.multiplyExact(count, type.bytes);
         pack(send, type, count);
-        reduceScatter(packed, 0, result, 0, block * type.bytes, operator);
+        reduceScatter(packed, 0, result, 0, block * type.bytes, operator, type.bytes);
         unpack(recv, type, block);
     }
 

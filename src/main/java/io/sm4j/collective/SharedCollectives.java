@@ -54,6 +54,13 @@ final class SharedCollectives
     private final int cacheline;
     private final int bufferSize;
     private final int half;
+    /**
+     * Bytes of a slice of a long reduction ({@link SlicedReduceSteps}, {@link ReduceScatterSteps}): n slices and
+     * one more fill a half; a multiple of the longest element, so that every rank cuts the same steps whatever
+     * element type it was given (ranks that disagree take as many steps, and fail on their next call rather
+     * than waiting forever); 0 if a half is too short.
+     */
+    private final int slice;
     /** Bytes per rank of a scattered half ({@link #scatters}), or 0 below {@link #MIN_PIECE}. */
     private final int piece;
     /** The last step this rank posted; 0 before the first (the slot's word starts at 0). */
@@ -68,6 +75,7 @@ final class SharedCollectives
     private final BcastSteps bcastSteps = new BcastSteps();
     private final ReduceSteps reduceSteps = new ReduceSteps();
     private final SlicedReduceSteps slicedSteps = new SlicedReduceSteps();
+    private final ReduceScatterSteps reduceScatterSteps = new ReduceScatterSteps();
     private final ScanSteps scanSteps = new ScanSteps();
     private final GatherSteps gatherSteps = new GatherSteps();
     private final ScatterSteps scatterSteps = new ScatterSteps();
@@ -89,6 +97,7 @@ final class SharedCollectives
         this.bufferSize = region.bufferSize();
         this.half = bufferSize / 2;
         this.piece = half / size < MIN_PIECE ? 0 : half / size;
+        this.slice = half / (size + 1) / Long.BYTES * Long.BYTES;
     }
 
     /**
@@ -133,7 +142,7 @@ final class SharedCollectives
      */
     boolean reduces(final long length, final int grain)
     {
-        return length <= reduceStep() || grain <= slice();
+        return length <= reduceStep() || grain <= slice;
     }
 
     /**
@@ -146,15 +155,12 @@ final class SharedCollectives
     }
 
     /**
-     * @return the bytes of a full part's slice in a sliced reduction ({@link SlicedReduceSteps}): n slices (the
-     *         step's part of a vector) and one more (the slice combined in the step before) fill a half; a
-     *         multiple of the longest element, so that every rank cuts the same parts whatever element type
-     *         it was given (ranks that disagree take as many steps, and fail on their next call rather than
-     *         waiting forever); 0 if a half is too short.
+     * @return true if a reduceScatter of a predefined operator ({@code grain}: its element's bytes) goes
+     *         through the region ({@link ReduceScatterSteps}): whenever a slice holds an element.
      */
-    private int slice()
+    boolean reduceScatters(final int grain)
     {
-        return half / (size + 1) / Long.BYTES * Long.BYTES;
+        return grain <= slice;
     }
 
     void barrier(final int tag)
@@ -182,7 +188,6 @@ final class SharedCollectives
             run(reduceSteps.with(send, sendOffset, recv, recvOffset), tag, length, root, Math.max(1, length));
             return;
         }
-        final int slice = slice();
         slicedSteps.op = op;
         slicedSteps.reads = everyone || rank == root;
         slicedSteps.grain = grain;
@@ -193,6 +198,18 @@ final class SharedCollectives
             slicedSteps.combined = new UnsafeBuffer(new byte[slice]);
         }
         run(slicedSteps.with(send, sendOffset, recv, recvOffset), tag, length, root, slicedSteps.partBytes);
+    }
+
+    /**
+     * A reduceScatter that {@link #reduceScatters}: rank r gets block r ({@code blockLength} bytes at
+     * {@code sendOffset + r * blockLength} on every rank) combined over the ranks, in {@code recv}.
+     */
+    void reduceScatter(
+        final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset,
+        final int blockLength, final ByteOperator op, final int tag)
+    {
+        reduceScatterSteps.op = op;
+        run(reduceScatterSteps.with(send, sendOffset, recv, recvOffset), tag, blockLength, 0, slice);
     }
 
     /**
@@ -407,6 +424,34 @@ final class SharedCollectives
                 }
                 combine(recv, recvOffset, length, op, at);
             }
+        }
+    }
+
+    /**
+     * A reduceScatter of a predefined operator: in each step every rank writes the step's piece of each of its
+     * n blocks ({@code length} bytes each; block p's piece at {@code p * slice} in its half), and rank r
+     * combines piece r of every rank, in the binomial tree's order (so the bits are those of a reduce, then
+     * a scatter), straight into {@code recv}. Each rank combines only its own block, in one pass.
+     */
+    private final class ReduceScatterSteps extends VectorSteps
+    {
+        @Override
+        void write(final int at, final int done, final int bytes)
+        {
+            for (int p = 0; p < size; p++)
+            {
+                mine.putBytes(at + p * slice, send, sendOffset + p * length + done, bytes);
+            }
+        }
+
+        @Override
+        void read(final int at, final int done, final int bytes)
+        {
+            for (int p = 0; p < size; p++)
+            {
+                awaitCall(p, tag, length, root);
+            }
+            combine(recv, recvOffset + done, bytes, op, at + rank * slice);
         }
     }
 

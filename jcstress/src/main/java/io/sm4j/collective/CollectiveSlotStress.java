@@ -184,23 +184,100 @@ public final class CollectiveSlotStress
     }
 
     /**
+     * Two calls of a long reduction on each rank, rank r's input element i in call c being
+     * {@code 1,000,000 (r + 1) + 1,000 c + i}; the arbiter counts, per call, the elements of both ranks' results
+     * that differ from what they should be. The tests declare their own {@code @Actor}s and {@code @Arbiter},
+     * which call {@link #twoCalls} and {@link #countWrong}: jcstress takes only a test class's declared methods
+     * (moved here, the build fails with "@JCStressTest defines no @Result to work with").
+     */
+    abstract static class TwoLongReductions extends TwoRanks
+    {
+        final ByteOperator sum = Op.SUM.over(ElementType.LONG);
+        final UnsafeBuffer[] in = new UnsafeBuffer[2];
+        final UnsafeBuffer[][] out = new UnsafeBuffer[2][2];
+        private final int outCount;
+
+        TwoLongReductions(final int inCount, final int outCount)
+        {
+            this.outCount = outCount;
+            for (int rank = 0; rank < 2; rank++)
+            {
+                in[rank] = new UnsafeBuffer(new byte[inCount * 8]);
+                out[rank][0] = new UnsafeBuffer(new byte[outCount * 8]);
+                out[rank][1] = new UnsafeBuffer(new byte[outCount * 8]);
+            }
+        }
+
+        /** Rank {@code rank}'s call {@code call}: from {@code in[rank]} into {@code out[rank][call]}. */
+        abstract void call(SharedCollectives ranks, int rank, int call);
+
+        /** @return element {@code i} of rank {@code rank}'s result of call {@code call}. */
+        abstract long expected(int rank, int call, int i);
+
+        static long value(final int rank, final int call, final int i)
+        {
+            return (rank + 1) * 1_000_000L + call * 1_000L + i;
+        }
+
+        void twoCalls(final SharedCollectives ranks, final int rank)
+        {
+            for (int call = 0; call < 2; call++)
+            {
+                for (int i = 0; i < in[rank].capacity() / 8; i++)
+                {
+                    in[rank].putLong(i * 8, value(rank, call, i));
+                }
+                call(ranks, rank, call);
+            }
+        }
+
+        void countWrong(final JJ_Result r)
+        {
+            final long[] wrong = new long[2];
+            for (int call = 0; call < 2; call++)
+            {
+                for (int rank = 0; rank < 2; rank++)
+                {
+                    for (int i = 0; i < outCount; i++)
+                    {
+                        wrong[call] += out[rank][call].getLong(i * 8) != expected(rank, call, i) ? 1 : 0;
+                    }
+                }
+            }
+            r.r1 = wrong[0];
+            r.r2 = wrong[1];
+        }
+    }
+
+    /**
      * Two allReduces of 96 longs (768 bytes, longer than a step at halves of 512 bytes): sliced, each in 4
      * steps (parts of 336 bytes: two slices of 168; the last step carries only the combined slices), so every
-     * half is reused within a call and across the two. The arbiter counts the elements of both ranks'
-     * results that differ from the sums.
+     * half is reused within a call and across the two.
      */
     @JCStressTest
     @Outcome(id = "0, 0", expect = ACCEPTABLE, desc = "Every element of both calls is the sum of that call's vectors.")
     @Outcome(expect = FORBIDDEN, desc = "A slice was read before it was written, or after it was rewritten.")
     @State
-    public static class SlicedAllReducesCombineTheirOwnParts extends TwoRanks
+    public static class SlicedAllReducesCombineTheirOwnParts extends TwoLongReductions
     {
         private static final int COUNT = 96;
-        private final ByteOperator sum = Op.SUM.over(ElementType.LONG);
-        private final UnsafeBuffer[] in = { new UnsafeBuffer(new byte[COUNT * 8]), new UnsafeBuffer(new byte[COUNT * 8]) };
-        private final UnsafeBuffer[][] out = {
-            { new UnsafeBuffer(new byte[COUNT * 8]), new UnsafeBuffer(new byte[COUNT * 8]) },
-            { new UnsafeBuffer(new byte[COUNT * 8]), new UnsafeBuffer(new byte[COUNT * 8]) } };
+
+        public SlicedAllReducesCombineTheirOwnParts()
+        {
+            super(COUNT, COUNT);
+        }
+
+        @Override
+        void call(final SharedCollectives ranks, final int rank, final int call)
+        {
+            ranks.reduce(in[rank], 0, out[rank][call], 0, COUNT * 8, sum, Long.BYTES, 0, true, Collectives.ALL_REDUCE_TAG);
+        }
+
+        @Override
+        long expected(final int rank, final int call, final int i)
+        {
+            return value(0, call, i) + value(1, call, i);
+        }
 
         @Actor
         public void rank0()
@@ -214,43 +291,58 @@ public final class CollectiveSlotStress
             twoCalls(rank1, 1);
         }
 
-        private void twoCalls(final SharedCollectives ranks, final int rank)
+        @Arbiter
+        public void compare(final JJ_Result r)
         {
-            for (int call = 0; call < 2; call++)
-            {
-                for (int i = 0; i < COUNT; i++)
-                {
-                    in[rank].putLong(i * 8, value(rank, call, i));
-                }
-                ranks.reduce(in[rank], 0, out[rank][call], 0, COUNT * 8, sum, Long.BYTES, 0, true, Collectives.ALL_REDUCE_TAG);
-            }
+            countWrong(r);
+        }
+    }
+
+    /**
+     * Two reduceScatters of 2 blocks of 48 longs (384 bytes a block, slices of 168 bytes at halves of 512: 3
+     * steps each, so halves are reused within a call and across the two).
+     */
+    @JCStressTest
+    @Outcome(id = "0, 0", expect = ACCEPTABLE, desc = "Every element of both calls is the sum of that call's blocks.")
+    @Outcome(expect = FORBIDDEN, desc = "A piece was read before it was written, or after it was rewritten.")
+    @State
+    public static class ReduceScattersCombineTheirOwnPieces extends TwoLongReductions
+    {
+        private static final int BLOCK = 48;
+
+        public ReduceScattersCombineTheirOwnPieces()
+        {
+            super(2 * BLOCK, BLOCK);
         }
 
-        private static long value(final int rank, final int call, final int i)
+        @Override
+        void call(final SharedCollectives ranks, final int rank, final int call)
         {
-            return (rank + 1) * 1_000_000L + call * 1_000L + i;
+            ranks.reduceScatter(in[rank], 0, out[rank][call], 0, BLOCK * 8, sum, Collectives.REDUCE_SCATTER_TAG);
+        }
+
+        @Override
+        long expected(final int rank, final int call, final int i)
+        {
+            return value(0, call, rank * BLOCK + i) + value(1, call, rank * BLOCK + i);
+        }
+
+        @Actor
+        public void rank0()
+        {
+            twoCalls(rank0, 0);
+        }
+
+        @Actor
+        public void rank1()
+        {
+            twoCalls(rank1, 1);
         }
 
         @Arbiter
         public void compare(final JJ_Result r)
         {
-            for (int call = 0; call < 2; call++)
-            {
-                long wrong = 0;
-                for (int i = 0; i < COUNT; i++)
-                {
-                    final long expected = value(0, call, i) + value(1, call, i);
-                    wrong += (out[0][call].getLong(i * 8) != expected ? 1 : 0) + (out[1][call].getLong(i * 8) != expected ? 1 : 0);
-                }
-                if (call == 0)
-                {
-                    r.r1 = wrong;
-                }
-                else
-                {
-                    r.r2 = wrong;
-                }
-            }
+            countWrong(r);
         }
     }
 }
