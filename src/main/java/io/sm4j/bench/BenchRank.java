@@ -441,7 +441,7 @@ public final class BenchRank
             case WAKE -> OsuLoops.wake((Sm4jPair)transport, timer, size, skip, iterations, spec.pauseMicros() * 1_000);
             case BW, MBW_MR -> OsuLoops.bandwidth(transport, timer, size, spec.window(), skip, iterations);
             case BIBW -> OsuLoops.bidirectional((Sm4jPair)transport, timer, size, spec.window(), skip, iterations);
-            case ALLREDUCE, REDUCE, BCAST, GATHER, ALLGATHER, ALLTOALL, BARRIER -> throw new IllegalStateException(spec.test() + " is a collective: runCollective measures it");
+            case ALLREDUCE, REDUCE, REDUCE_SCATTER, BCAST, GATHER, ALLGATHER, ALLTOALL, BARRIER -> throw new IllegalStateException(spec.test() + " is a collective: runCollective measures it");
             case PUT_LATENCY, GET_LATENCY, PUT_BW -> throw new IllegalStateException(spec.test() + " is one-sided: runRma measures it");
         };
     }

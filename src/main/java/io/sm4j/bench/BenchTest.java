@@ -33,6 +33,11 @@ public enum BenchTest
     ALLREDUCE("Allreduce Latency", false, 10_000, 1_000, 1_000, 100),
     /** osu_reduce: every rank calls reduce of size / 4 floats (SUM) to rank 0. */
     REDUCE("Reduce Latency", false, 10_000, 1_000, 1_000, 100),
+    /**
+     * osu_reduce_scatter: every rank calls reduceScatter of size / 4 floats (SUM), each rank receiving its
+     * block of size / 4 / n floats (MPI_Reduce_scatter_block).
+     */
+    REDUCE_SCATTER("Reduce_scatter Latency", false, 10_000, 1_000, 1_000, 100),
     /** osu_bcast: every rank calls bcast of size bytes from rank 0; time per call on rank 0. */
     BCAST("Broadcast Latency", false, 10_000, 1_000, 1_000, 100),
     /** osu_gather: every rank calls gather of size bytes each to rank 0. */
@@ -116,12 +121,13 @@ public enum BenchTest
     }
 
     /**
-     * @return true for the collectives (allreduce, reduce, bcast, gather, allgather, alltoall, barrier): every
+     * @return true for the collectives (allreduce, reduce, reduce_scatter, bcast, gather, allgather, alltoall,
+     *         barrier): every
      *         rank calls, on any number of ranks.
      */
     public boolean collective()
     {
-        return this == ALLREDUCE || this == REDUCE || this == BCAST || this == GATHER || this == ALLGATHER ||
+        return this == ALLREDUCE || this == REDUCE || this == REDUCE_SCATTER || this == BCAST || this == GATHER || this == ALLGATHER ||
             this == ALLTOALL || this == BARRIER;
     }
 
@@ -154,6 +160,6 @@ public enum BenchTest
             }
         }
         throw new IllegalArgumentException("unknown test '" + id + "' (expected: latency, bw, bibw, mbw_mr, multi_lat, wake, " +
-            "allreduce, reduce, bcast, gather, allgather, alltoall, barrier, put_latency, get_latency or put_bw)");
+            "allreduce, reduce, reduce_scatter, bcast, gather, allgather, alltoall, barrier, put_latency, get_latency or put_bw)");
     }
 }

@@ -46,9 +46,11 @@ final class CollectiveLoop
      */
     ResultLine run(final boolean report, final int size, final int skip, final int iterations)
     {
-        final boolean reduces = test == BenchTest.ALLREDUCE || test == BenchTest.REDUCE;
-        final float[] in = reduces ? java.util.Arrays.copyOf(floats, size / Float.BYTES) : null;
-        final float[] out = reduces ? java.util.Arrays.copyOf(sums, size / Float.BYTES) : null;
+        final boolean reduces = test == BenchTest.ALLREDUCE || test == BenchTest.REDUCE || test == BenchTest.REDUCE_SCATTER;
+        // reduceScatter: size / 4 floats in whole blocks of size / 4 / n, one of which each rank receives
+        final int count = test == BenchTest.REDUCE_SCATTER ? size / Float.BYTES / comm.size() * comm.size() : size / Float.BYTES;
+        final float[] in = reduces ? java.util.Arrays.copyOf(floats, count) : null;
+        final float[] out = reduces ? java.util.Arrays.copyOf(sums, test == BenchTest.REDUCE_SCATTER ? count / comm.size() : count) : null;
         final UnsafeBuffer calls = new UnsafeBuffer(new byte[iterations * Long.BYTES]);
         for (int i = 0; i < skip + iterations; i++)
         {
@@ -57,6 +59,7 @@ final class CollectiveLoop
             {
                 case ALLREDUCE -> comm.allReduce(in, out, Op.SUM);
                 case REDUCE -> comm.reduce(in, out, Op.SUM, 0);
+                case REDUCE_SCATTER -> comm.reduceScatter(in, out, Op.SUM);
                 case BCAST -> comm.bcast(bytes, 0, size, 0);
                 case GATHER -> comm.gather(bytes, 0, size, blocksIn, 0);
                 case ALLGATHER -> comm.allGather(bytes, 0, size, blocksIn);

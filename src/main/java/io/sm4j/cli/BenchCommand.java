@@ -46,7 +46,7 @@ import java.util.concurrent.Callable;
             "ack), bibw (windows both ways), mbw_mr (n/2 pairs stream at once: aggregate bandwidth and message rate), " +
             "multi_lat (n/2 pairs ping-pong at once), wake (not OSU's: ping-pong after a pause in which the receiver " +
             "falls asleep, timing send to receipt, and the sleeping rank's CPU), and the collectives on n ranks: allreduce " +
-            "(osu_allreduce: size / 4 floats, SUM), reduce (osu_reduce: the same, to rank 0), bcast (osu_bcast, from rank 0), gather (to rank 0), allgather, alltoall (size bytes per rank) and barrier (osu_barrier), timed per call " +
+            "(osu_allreduce: size / 4 floats, SUM), reduce (osu_reduce: the same, to rank 0), reduce_scatter (osu_reduce_scatter: the same, each rank receiving size / 4 / n floats), bcast (osu_bcast, from rank 0), gather (to rank 0), allgather, alltoall (size bytes per rank) and barrier (osu_barrier), timed per call " +
             "on every rank. Output as OSU prints it (size, then average latency or MB/s, " +
             "10^6 bytes per second), then p50, p99, p99.9 and max (HdrHistogram) or the message rate.",
         "",
@@ -90,7 +90,7 @@ final class BenchCommand implements Callable<Integer>
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "TEST", description = "latency, bw, bibw, mbw_mr, multi_lat, wake, allreduce, reduce, bcast, gather, allgather, alltoall, barrier, or the one-sided put_latency, get_latency and put_bw (a window, rank 0 against rank 1's part).")
+    @Parameters(index = "0", paramLabel = "TEST", description = "latency, bw, bibw, mbw_mr, multi_lat, wake, allreduce, reduce, reduce_scatter, bcast, gather, allgather, alltoall, barrier, or the one-sided put_latency, get_latency and put_bw (a window, rank 0 against rank 1's part).")
     String test;
 
     @Option(names = "-m", paramLabel = "[MIN:]MAX", description = "Message sizes: 0 (if MIN is 0), then powers of two from MIN to MAX bytes (default: 0:4194304; wake: 8:8).")

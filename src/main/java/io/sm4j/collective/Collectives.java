@@ -486,6 +486,10 @@ public final class Collectives
         {
             throw new NullPointerException("op is null");
         }
+        if (blockLength == 0)
+        {
+            return; // nothing to combine on any rank (MPI requires every rank to pass the same count), as Open MPI does
+        }
         if (shared != null && grain < length && shared.reduceScatters(grain))
         {
             shared.reduceScatter(send, sendOffset, recv, recvOffset, blockLength, op, REDUCE_SCATTER_TAG);

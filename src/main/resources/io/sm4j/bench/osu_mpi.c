@@ -8,7 +8,7 @@
  * synchronisation) run on rank 0 against rank 1's part, under one shared lock per size, timed in batches of
  * RMA_BATCH operations (a window for put_bw) so that the timer's cost does not swamp a put of a few bytes.
  *
- * usage: osu_mpi latency|bw|bibw|multi_lat|mbw_mr|allreduce|reduce|bcast|gather|allgather|alltoall|barrier|put_latency|get_latency|put_bw MIN MAX ITERATIONS SKIP WINDOW
+ * usage: osu_mpi latency|bw|bibw|multi_lat|mbw_mr|allreduce|reduce|reduce_scatter|bcast|gather|allgather|alltoall|barrier|put_latency|get_latency|put_bw MIN MAX ITERATIONS SKIP WINDOW
  *        ITERATIONS 0 and SKIP -1 mean OSU's defaults (fewer above 8 KiB), as BenchTest.
  */
 #include <mpi.h>
@@ -39,7 +39,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     if (argc != 7) {
-        if (me == 0) fprintf(stderr, "usage: osu_mpi latency|bw|bibw|multi_lat|mbw_mr|allreduce|reduce|bcast|gather|allgather|alltoall|barrier|put_latency|get_latency|put_bw MIN MAX ITERATIONS SKIP WINDOW\n");
+        if (me == 0) fprintf(stderr, "usage: osu_mpi latency|bw|bibw|multi_lat|mbw_mr|allreduce|reduce|reduce_scatter|bcast|gather|allgather|alltoall|barrier|put_latency|get_latency|put_bw MIN MAX ITERATIONS SKIP WINDOW\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     const char *test = argv[1];
@@ -48,7 +48,8 @@ int main(int argc, char **argv)
     int allreduce = strcmp(test, "allreduce") == 0, bcast = strcmp(test, "bcast") == 0, barrier = strcmp(test, "barrier") == 0;
     int allgather = strcmp(test, "allgather") == 0, alltoall = strcmp(test, "alltoall") == 0;
     int reduce = strcmp(test, "reduce") == 0, gather = strcmp(test, "gather") == 0;
-    int coll = allreduce || reduce || bcast || gather || allgather || alltoall || barrier;   /* every rank times each call (not halved), as OSU; rank 0 reports all ranks' calls */
+    int reduce_scatter = strcmp(test, "reduce_scatter") == 0;
+    int coll = allreduce || reduce || reduce_scatter || bcast || gather || allgather || alltoall || barrier;   /* every rank times each call (not halved), as OSU; rank 0 reports all ranks' calls */
     int put_lat = strcmp(test, "put_latency") == 0, get_lat = strcmp(test, "get_latency") == 0, put_bw = strcmp(test, "put_bw") == 0;
     int rma = put_lat || get_lat || put_bw;
     int latency = strcmp(test, "latency") == 0 || strcmp(test, "multi_lat") == 0 || coll || put_lat || get_lat, bibw = strcmp(test, "bibw") == 0;
@@ -60,7 +61,7 @@ int main(int argc, char **argv)
     MPI_Win win;
     if (rma) MPI_Win_allocate(room, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
     MPI_Request req[2 * MAX_WINDOW];
-    int half = n / 2, sender = me < half, peer = sender ? me + half : me - half;
+    int ranks = n, half = n / 2, sender = me < half, peer = sender ? me + half : me - half;   /* the loop below has its own n */
     long first = min == 0 ? 0 : 1;
     while (first != 0 && first < min) first *= 2;            /* 0, then powers of two >= MIN, as BenchSpec */
     for (long size = first; size <= max; size = size == 0 ? 1 : size * 2) {
@@ -109,6 +110,7 @@ int main(int argc, char **argv)
                 double s = MPI_Wtime();
                 if (allreduce) MPI_Allreduce(out, in, (int)(size / 4), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
                 else if (reduce) MPI_Reduce(out, in, (int)(size / 4), MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD);
+                else if (reduce_scatter) MPI_Reduce_scatter_block(out, in, (int)(size / 4 / ranks), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
                 else if (bcast) MPI_Bcast(out, (int)size, MPI_CHAR, 0, MPI_COMM_WORLD);
                 else if (gather) MPI_Gather(out, (int)size, MPI_CHAR, in, (int)size, MPI_CHAR, 0, MPI_COMM_WORLD);
                 else if (allgather) MPI_Allgather(out, (int)size, MPI_CHAR, in, (int)size, MPI_CHAR, MPI_COMM_WORLD);

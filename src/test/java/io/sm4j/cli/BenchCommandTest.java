@@ -87,7 +87,7 @@ class BenchCommandTest
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource({ "mbw_mr, 4", "multi_lat, 4", "bibw, 2", "allreduce, 3", "reduce, 3", "bcast, 3", "gather, 3", "allgather, 3", "alltoall, 2" })
+    @CsvSource({ "mbw_mr, 4", "multi_lat, 4", "bibw, 2", "allreduce, 3", "reduce, 3", "reduce_scatter, 3", "bcast, 3", "gather, 3", "allgather, 3", "alltoall, 2" })
     void multiPairAndBidirectionalTestsShouldReportEverySize(final String test, final int ranks)
     {
         final CliRun run = CliRun.of(args("bench", test, "-n", Integer.toString(ranks), "-m", "8:1024", "-W", "8", "--format", "json"));
@@ -173,7 +173,7 @@ class BenchCommandTest
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-        "bench foo                       | sm4j bench: unknown test 'foo' (expected: latency, bw, bibw, mbw_mr, multi_lat, wake, allreduce, reduce, bcast, gather, allgather, alltoall, barrier, put_latency, get_latency or put_bw)",
+        "bench foo                       | sm4j bench: unknown test 'foo' (expected: latency, bw, bibw, mbw_mr, multi_lat, wake, allreduce, reduce, reduce_scatter, bcast, gather, allgather, alltoall, barrier, put_latency, get_latency or put_bw)",
         "bench barrier -m 8:8            | sm4j bench: -m 8:8: barrier sends no data, it has no sizes",
         "bench wake -m 4:8               | sm4j bench: -m 4:8: wake sends a clock reading, expected sizes from 8 bytes",
         "bench wake --compare            | sm4j bench: --compare: wake measures sm4j alone (a waiting Open MPI rank never sleeps)",
