@@ -24,13 +24,16 @@ import java.util.Arrays;
  *     {@link Collectives#reduce} and the same on every rank; a longer vector of a predefined operator is
  *     sliced ({@link SlicedReduceSteps}): posted a part per step, rank r combining slice r of every part in
  *     the same order;</li>
+ * <li>{@link #reduceScatter} ({@link #reduceScatters}, a predefined operator): every rank posts a piece of
+ *     each block per step, rank r combines piece r of every rank in the same order into its result;</li>
  * <li>{@link #gather}, {@link #allGather}: every rank posts a chunk of its block per step, the root (every
  *     rank) copies all n;</li>
  * <li>{@link #scatter}, {@link #allToAll} (a half holding {@link #MIN_PIECE} bytes per rank or more): the
  *     writer puts one piece per destination in its half, each rank copies its own.</li>
  * </ul>
  * Which lengths go through the region is decided per collective ({@link #bcasts}, {@link #gathers},
- * {@link #scatters}, {@link #reduces}), from measurements of both paths; the rest goes point to point.
+ * {@link #scatters}, {@link #reduces}, {@link #reduceScatters}), from measurements of both paths; the rest goes
+ * point to point.
  * Every rank must make the same steps: the chunk counts follow from the lengths, which MPI requires to
  * match. Each post carries the call (collective, total length, root) and a reader checks it, so ranks that
  * disagree fail with a line naming the difference at the first step instead of reading wrong data.
