@@ -159,16 +159,12 @@ public final class Collectives
         final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset,
         final int length, final ByteOperator op, final int root)
     {
-        reduce(send, sendOffset, recv, recvOffset, length, op, root, REDUCE_TAG, length);
+        reduce(send, sendOffset, recv, recvOffset, length, op, root, REDUCE_TAG);
     }
 
-    /**
-     * @param grain bytes the vector may be cut at multiples of: an element for a predefined {@link Op}, the
-     *              whole length for a user's operator, which sees whole vectors only.
-     */
     private void reduce(
         final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset,
-        final int length, final ByteOperator op, final int root, final int tag, final int grain)
+        final int length, final ByteOperator op, final int root, final int tag)
     {
         checkRoot(root);
         checkRange("send", send, sendOffset, length);
@@ -180,9 +176,9 @@ public final class Collectives
         {
             throw new NullPointerException("op is null");
         }
-        if (shared != null && shared.reduces(length, grain))
+        if (shared != null && shared.reduces(length, op))
         {
-            shared.reduce(send, sendOffset, recv, recvOffset, length, op, grain, root, false, tag);
+            shared.reduce(send, sendOffset, recv, recvOffset, length, op, root, false, tag);
             return;
         }
         final UnsafeBuffer partial = scratch(2L * length);
@@ -227,9 +223,9 @@ public final class Collectives
         {
             throw new NullPointerException("op is null");
         }
-        if (!allReducedInRegion(send, sendOffset, recv, recvOffset, length, op, length))
+        if (!allReducedInRegion(send, sendOffset, recv, recvOffset, length, op))
         {
-            reduce(send, sendOffset, recv, recvOffset, length, op, 0, ALL_REDUCE_TAG, length);
+            reduce(send, sendOffset, recv, recvOffset, length, op, 0, ALL_REDUCE_TAG);
             bcast(recv, recvOffset, length, 0, ALL_REDUCE_TAG);
         }
     }
@@ -237,18 +233,17 @@ public final class Collectives
     /**
      * An allReduce through the region, if the communicator has one and the length suits it.
      *
-     * @param grain as {@link #reduce}'s.
      * @return false if it must go point to point.
      */
     private boolean allReducedInRegion(
         final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset,
-        final int length, final ByteOperator op, final int grain)
+        final int length, final ByteOperator op)
     {
-        if (shared == null || !shared.reduces(length, grain))
+        if (shared == null || !shared.reduces(length, op))
         {
             return false;
         }
-        shared.reduce(send, sendOffset, recv, recvOffset, length, op, grain, 0, true, ALL_REDUCE_TAG);
+        shared.reduce(send, sendOffset, recv, recvOffset, length, op, 0, true, ALL_REDUCE_TAG);
         return true;
     }
 
@@ -399,7 +394,7 @@ public final class Collectives
             throw new NullPointerException("op is null");
         }
         final int tag = exclusive ? EX_SCAN_TAG : SCAN_TAG;
-        if (shared != null && shared.reduces(length, length))
+        if (shared != null && shared.scans(length))
         {
             shared.scan(send, sendOffset, recv, recvOffset, length, op, exclusive, tag);
             return;
@@ -468,17 +463,6 @@ public final class Collectives
         final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset,
         final int blockLength, final ByteOperator op)
     {
-        reduceScatter(send, sendOffset, recv, recvOffset, blockLength, op, Math.multiplyExact(blockLength, size));
-    }
-
-    /**
-     * @param grain as {@link #reduce}'s: with a predefined {@link Op}'s element, and a region, every rank
-     *              combines its own block in the region ({@link SharedCollectives#reduceScatter}).
-     */
-    private void reduceScatter(
-        final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset,
-        final int blockLength, final ByteOperator op, final int grain)
-    {
         checkRange("send", send, sendOffset, (long)blockLength * size);
         checkRange("recv", recv, recvOffset, blockLength);
         final int length = Math.multiplyExact(blockLength, size);
@@ -490,7 +474,7 @@ public final class Collectives
         {
             return; // nothing to combine on any rank (MPI requires every rank to pass the same count), as Open MPI does
         }
-        if (shared != null && grain < length && shared.reduceScatters(grain))
+        if (shared != null && shared.reduceScatters(op))
         {
             shared.reduceScatter(send, sendOffset, recv, recvOffset, blockLength, op, REDUCE_SCATTER_TAG);
             return;
@@ -499,7 +483,7 @@ public final class Collectives
         {
             whole = new UnsafeBuffer(new byte[length]);
         }
-        reduce(send, sendOffset, rank == 0 ? whole : null, 0, length, op, 0, REDUCE_SCATTER_TAG, length);
+        reduce(send, sendOffset, rank == 0 ? whole : null, 0, length, op, 0, REDUCE_SCATTER_TAG);
         scatterOn(rank == 0 ? whole : null, 0, recv, recvOffset, blockLength, 0, REDUCE_SCATTER_TAG);
     }
 
@@ -914,14 +898,14 @@ public final class Collectives
         {
             case ALL_REDUCE ->
             {
-                if (!allReducedInRegion(packed, 0, result, 0, length, operator, type.bytes))
+                if (!allReducedInRegion(packed, 0, result, 0, length, operator))
                 {
                     allReduceDoubling(packed, 0, result, 0, length, operator);
                 }
             }
             case SCAN -> scan(packed, 0, result, 0, length, operator, false);
             case EX_SCAN -> scan(packed, 0, result, 0, length, operator, true);
-            default -> reduce(packed, 0, result, 0, length, operator, resultRank, REDUCE_TAG, type.bytes);
+            default -> reduce(packed, 0, result, 0, length, operator, resultRank);
         }
         if (rank == resultRank && !(kind == Kind.EX_SCAN && rank == 0))
         {
@@ -1042,7 +1026,7 @@ public final class Collectives
         final ByteOperator operator = operator(op, type);
         final int length = Math.multiplyExact(count, type.bytes);
         pack(send, type, count);
-        reduceScatter(packed, 0, result, 0, block * type.bytes, operator, type.bytes);
+        reduceScatter(packed, 0, result, 0, block * type.bytes, operator);
         unpack(recv, type, block);
     }
 

@@ -59,7 +59,7 @@ final class SharedCollectives
     private final int half;
     /**
      * Bytes of a slice of a long reduction ({@link SlicedReduceSteps}, {@link ReduceScatterSteps}): n slices and
-     * one more fill a half; a multiple of the longest element, so that every rank cuts the same steps whatever
+     * one more fill a half; a multiple of the longest element ({@link ElementType}), so that every rank cuts the same steps whatever
      * element type it was given (ranks that disagree take as many steps, and fail on their next call rather
      * than waiting forever); 0 if a half is too short.
      */
@@ -138,14 +138,23 @@ final class SharedCollectives
     /**
      * @return true if a reduce or allReduce of {@code length} bytes goes through the region: in one step up to
      *         {@link #reduceStep()} (16 KiB at 2 and 4 ranks, 8 KiB at 8, by default), where this path was level
-     *         with the point-to-point trees or faster (2-3x at 4 ranks on 2 cores); longer, sliced, if the
-     *         vector may be cut at {@code grain} bytes (an element of a predefined operator; a user's operator
-     *         passes the whole length) and a slice holds one: at 2 and 4 ranks level with the trees' medians or
-     *         faster from 32 KiB to 4 MiB, without their millisecond stalls (docs/benchmarks.md, 2026-11-27).
+     *         with the point-to-point trees or faster (2-3x at 4 ranks on 2 cores); longer, sliced, if
+     *         {@code op} combines element by element (a predefined {@link Op}: {@link ElementOperator}) and a half
+     *         holds slices: at 2 and 4 ranks level with the trees' medians or faster from 32 KiB to 4 MiB,
+     *         without their millisecond stalls (docs/benchmarks.md, 2026-11-27).
      */
-    boolean reduces(final long length, final int grain)
+    boolean reduces(final long length, final ByteOperator op)
     {
-        return length <= reduceStep() || grain <= slice;
+        return scans(length) || sliceable(op);
+    }
+
+    /**
+     * @return true if a scan or exScan of {@code length} bytes goes through the region: in one step, as a
+     *         reduction's.
+     */
+    boolean scans(final long length)
+    {
+        return length <= reduceStep();
     }
 
     /**
@@ -158,12 +167,20 @@ final class SharedCollectives
     }
 
     /**
-     * @return true if a reduceScatter of a predefined operator ({@code grain}: its element's bytes) goes
-     *         through the region ({@link ReduceScatterSteps}): whenever a slice holds an element.
+     * @return true if a reduceScatter goes through the region ({@link ReduceScatterSteps}): when it can be
+     *         sliced.
      */
-    boolean reduceScatters(final int grain)
+    boolean reduceScatters(final ByteOperator op)
     {
-        return grain <= slice;
+        return sliceable(op);
+    }
+
+    /**
+     * @return true if {@code op}'s vectors may be cut into slices ({@link ElementOperator}) and a half holds them.
+     */
+    private boolean sliceable(final ByteOperator op)
+    {
+        return op instanceof ElementOperator && slice > 0;
     }
 
     void barrier(final int tag)
@@ -177,12 +194,12 @@ final class SharedCollectives
     }
 
     /**
-     * A reduction that {@link #reduces}: every rank posts its vector, in steps of whole {@code grain}s if it
-     * is longer than a step; the root, or with {@code everyone} every rank, combines them step by step.
+     * A reduction that {@link #reduces}: every rank posts its vector, sliced if it is longer than a step; the
+     * root, or with {@code everyone} every rank, combines them.
      */
     void reduce(
         final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset,
-        final int length, final ByteOperator op, final int grain, final int root, final boolean everyone, final int tag)
+        final int length, final ByteOperator op, final int root, final boolean everyone, final int tag)
     {
         if (length <= reduceStep())
         {
@@ -193,7 +210,7 @@ final class SharedCollectives
         }
         slicedSteps.op = op;
         slicedSteps.reads = everyone || rank == root;
-        slicedSteps.grain = grain;
+        slicedSteps.grain = ((ElementOperator)op).elementBytes();
         slicedSteps.partBytes = slice * size;
         slicedSteps.previousBytes = 0;
         if (slicedSteps.combined.capacity() < slice)

@@ -155,10 +155,10 @@ public final class CollectiveSlotStress
         public void rank0()
         {
             out0.putLong(0, 1);
-            rank0.reduce(out0, 0, in0, 0, 8, sum, Long.BYTES, 0, true, Collectives.ALL_REDUCE_TAG);
+            rank0.reduce(out0, 0, in0, 0, 8, sum, 0, true, Collectives.ALL_REDUCE_TAG);
             first0 = in0.getLong(0);
             out0.putLong(0, 10);
-            rank0.reduce(out0, 0, in0, 0, 8, sum, Long.BYTES, 0, true, Collectives.ALL_REDUCE_TAG);
+            rank0.reduce(out0, 0, in0, 0, 8, sum, 0, true, Collectives.ALL_REDUCE_TAG);
             second0 = in0.getLong(0);
         }
 
@@ -166,10 +166,10 @@ public final class CollectiveSlotStress
         public void rank1(final JJ_Result r)
         {
             out1.putLong(0, 2);
-            rank1.reduce(out1, 0, in1, 0, 8, sum, Long.BYTES, 0, true, Collectives.ALL_REDUCE_TAG);
+            rank1.reduce(out1, 0, in1, 0, 8, sum, 0, true, Collectives.ALL_REDUCE_TAG);
             r.r1 = in1.getLong(0);
             out1.putLong(0, 20);
-            rank1.reduce(out1, 0, in1, 0, 8, sum, Long.BYTES, 0, true, Collectives.ALL_REDUCE_TAG);
+            rank1.reduce(out1, 0, in1, 0, 8, sum, 0, true, Collectives.ALL_REDUCE_TAG);
             r.r2 = in1.getLong(0);
         }
 
@@ -270,7 +270,7 @@ public final class CollectiveSlotStress
         @Override
         void call(final SharedCollectives ranks, final int rank, final int call)
         {
-            ranks.reduce(in[rank], 0, out[rank][call], 0, COUNT * 8, sum, Long.BYTES, 0, true, Collectives.ALL_REDUCE_TAG);
+            ranks.reduce(in[rank], 0, out[rank][call], 0, COUNT * 8, sum, 0, true, Collectives.ALL_REDUCE_TAG);
         }
 
         @Override
