@@ -44,7 +44,12 @@ public final class ExchangeApp
                     }
                     while (!CopyingSends.trySend(endpoint, dest, payload, 0, length))
                     {
-                        received += endpoint.poll(f -> check(f, me, maxPayload, expected, failure), 16);
+                        final int work = endpoint.poll(f -> check(f, me, maxPayload, expected, failure), 16);
+                        received += work;
+                        if (work == 0)
+                        {
+                            endpoint.idle(); // refused and nothing came: let the peer that holds our room run
+                        }
                     }
                     if (!flood)
                     {
