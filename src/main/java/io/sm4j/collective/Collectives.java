@@ -517,20 +517,26 @@ public final class Collectives
     {
         checkRoot(root);
         checkRange("send", send, sendOffset, sendLength);
+        if (rank == root)
+        {
+            checkBlocks("recv", recv, recvOffset, counts, displacements);
+            checkOwnCount("sendLength", sendLength, counts);
+        }
+        // the region's first step tells every rank the root's largest count, and so which path the call takes
+        if (shared != null && shared.gatherv(send, sendOffset, sendLength, recv, recvOffset, counts, displacements, root,
+            GATHERV_TAG))
+        {
+            return;
+        }
         if (rank != root)
         {
             channel.send(root, GATHERV_TAG, send, sendOffset, sendLength);
             return;
         }
-        checkBlocks("recv", recv, recvOffset, counts, displacements);
         for (int r = 0; r < size; r++)
         {
             if (r == root)
             {
-                if (sendLength != counts[r])
-                {
-                    throw new IllegalArgumentException("sendLength=" + sendLength + " but counts[" + r + "]=" + counts[r]);
-                }
                 recv.putBytes(recvOffset + displacements[r], send, sendOffset, sendLength);
             }
             else
@@ -551,20 +557,26 @@ public final class Collectives
     {
         checkRoot(root);
         checkRange("recv", recv, recvOffset, recvLength);
+        if (rank == root)
+        {
+            checkBlocks("send", send, sendOffset, counts, displacements);
+            checkOwnCount("recvLength", recvLength, counts);
+        }
+        // the region's first step tells every rank the root's largest count, and so which path the call takes
+        if (shared != null && shared.scattervs() &&
+            shared.scatterv(send, sendOffset, counts, displacements, recv, recvOffset, recvLength, root, SCATTERV_TAG))
+        {
+            return;
+        }
         if (rank != root)
         {
             receive(root, SCATTERV_TAG, recv, recvOffset, recvLength);
             return;
         }
-        checkBlocks("send", send, sendOffset, counts, displacements);
         for (int r = 0; r < size; r++)
         {
             if (r == root)
             {
-                if (recvLength != counts[r])
-                {
-                    throw new IllegalArgumentException("recvLength=" + recvLength + " but counts[" + r + "]=" + counts[r]);
-                }
                 recv.putBytes(recvOffset, send, sendOffset + displacements[r], recvLength);
             }
             else
@@ -585,10 +597,7 @@ public final class Collectives
     {
         checkRange("send", send, sendOffset, sendLength);
         checkBlocks("recv", recv, recvOffset, counts, displacements);
-        if (sendLength != counts[rank])
-        {
-            throw new IllegalArgumentException("sendLength=" + sendLength + " but counts[" + rank + "]=" + counts[rank]);
-        }
+        checkOwnCount("sendLength", sendLength, counts);
         if (shared != null)
         {
             final int largest = largest(counts);
@@ -600,6 +609,17 @@ public final class Collectives
         }
         recv.putBytes(recvOffset + displacements[rank], send, sendOffset, sendLength);
         ring(recv, recvOffset, counts, displacements, 0, ALL_GATHERV_TAG);
+    }
+
+    /**
+     * @throws IllegalArgumentException if this rank's own block, {@code length} bytes, is not {@code counts[rank]}.
+     */
+    private void checkOwnCount(final String name, final int length, final int[] counts)
+    {
+        if (length != counts[rank])
+        {
+            throw new IllegalArgumentException(name + "=" + length + " but counts[" + rank + "]=" + counts[rank]);
+        }
     }
 
     private static int largest(final int[] counts)
@@ -1089,6 +1109,16 @@ public final class Collectives
     {
         return new Sm4jException("rank " + source + " called this " + name(tag) + " with other counts than this rank: " +
             "every rank must pass the same counts");
+    }
+
+    /**
+     * @return the error of a gatherv or scatterv whose rank {@code source} passed {@code theirs} bytes where the
+     *         root's count for it is {@code count}.
+     */
+    static Sm4jException countDiffers(final int source, final int tag, final int theirs, final int count)
+    {
+        return new Sm4jException("rank " + source + " called this " + name(tag) + " with " + theirs + " bytes, where the root's counts[" +
+            source + "] is " + count + ": the ranks called it with different counts");
     }
 
     /**

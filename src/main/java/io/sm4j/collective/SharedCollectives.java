@@ -8,6 +8,7 @@ import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.util.Arrays;
+import java.util.function.LongPredicate;
 
 /**
  * Collectives through a communicator's region of the segment, as Open MPI's coll/sm: one writer per slot,
@@ -82,6 +83,8 @@ final class SharedCollectives
     private final ScanSteps scanSteps = new ScanSteps();
     private final GatherSteps gatherSteps = new GatherSteps();
     private final ScatterSteps scatterSteps = new ScatterSteps();
+    private final RootedSteps gathervSteps = new RootedSteps(gatherSteps, this::gathers);
+    private final RootedSteps scattervSteps = new RootedSteps(scatterSteps, this::scatters);
     /** A reduction's subtrees, one vector per tree level; grown as needed, never shrunk. */
     private UnsafeBuffer levels = new UnsafeBuffer(new byte[64]);
 
@@ -133,6 +136,15 @@ final class SharedCollectives
     boolean scatters(final long length)
     {
         return piece > 0 && length <= 16L * piece;
+    }
+
+    /**
+     * @return true if a scatterv starts in the region (while a half holds {@link #MIN_PIECE} bytes per rank),
+     *         where its ranks learn whether it {@link #scatters} (only the root has the counts).
+     */
+    boolean scattervs()
+    {
+        return piece > 0;
     }
 
     /**
@@ -256,7 +268,30 @@ final class SharedCollectives
         gatherSteps.reads = everyone || rank == root;
         gatherSteps.counts = null;
         gatherSteps.displacements = null;
+        gatherSteps.own = length;
+        gatherSteps.rooted = null;
         run(gatherSteps.with(send, sendOffset, recv, recvOffset), tag, length, root, half);
+    }
+
+    /**
+     * Rank r's {@code counts[r]} bytes into the root's {@code recv} at {@code recvOffset + displacements[r]};
+     * {@code counts} and {@code displacements} are the root's only (null elsewhere), so the other ranks learn
+     * how many steps the call takes from the root's first post ({@link RootedSteps}), and whether it
+     * {@link #gathers} the largest count.
+     *
+     * @return true if the call went through the region, false if it is to be made point to point.
+     */
+    boolean gatherv(
+        final DirectBuffer send, final int sendOffset, final int sendLength, final MutableDirectBuffer recv,
+        final int recvOffset, final int[] counts, final int[] displacements, final int root, final int tag)
+    {
+        final boolean reads = rank == root;
+        gatherSteps.reads = reads;
+        gatherSteps.counts = reads ? counts : null;
+        gatherSteps.displacements = displacements;
+        gatherSteps.own = sendLength;
+        gatherSteps.rooted = gathervSteps.start(reads ? counts : null, sendLength);
+        return run(gatherSteps.with(send, sendOffset, recv, recvOffset), tag, gathervSteps.length(), root, half);
     }
 
     /**
@@ -270,6 +305,8 @@ final class SharedCollectives
         gatherSteps.reads = true;
         gatherSteps.counts = counts;
         gatherSteps.displacements = displacements;
+        gatherSteps.own = counts[rank];
+        gatherSteps.rooted = null;
         // the counts' hash in the call record's root: ranks that passed different counts fail instead of
         // reading short or stale blocks (the steps would still line up)
         run(gatherSteps.with(send, sendOffset, recv, recvOffset), tag, largest, Arrays.hashCode(counts), half);
@@ -284,7 +321,32 @@ final class SharedCollectives
         final int length, final int root, final int tag)
     {
         scatterSteps.everyone = false;
+        scatterSteps.counts = null;
+        scatterSteps.displacements = null;
+        scatterSteps.own = length;
+        scatterSteps.rooted = null;
         run(scatterSteps.with(send, sendOffset, recv, recvOffset), tag, length, root, piece);
+    }
+
+    /**
+     * Rank r receives the root's {@code counts[r]} bytes at {@code sendOffset + displacements[r]}, {@code
+     * recvLength} of them; {@code send}, {@code counts} and {@code displacements} are the root's only (null
+     * elsewhere), so the other ranks learn how many steps the call takes from the root's first post
+     * ({@link RootedSteps}), and whether it {@link #scatters} the largest count. Needs {@link #scattervs} true.
+     *
+     * @return true if the call went through the region, false if it is to be made point to point.
+     */
+    boolean scatterv(
+        final DirectBuffer send, final int sendOffset, final int[] counts, final int[] displacements,
+        final MutableDirectBuffer recv, final int recvOffset, final int recvLength, final int root, final int tag)
+    {
+        final boolean writes = rank == root;
+        scatterSteps.everyone = false;
+        scatterSteps.counts = writes ? counts : null;
+        scatterSteps.displacements = displacements;
+        scatterSteps.own = recvLength;
+        scatterSteps.rooted = scattervSteps.start(writes ? counts : null, recvLength);
+        return run(scatterSteps.with(send, sendOffset, recv, recvOffset), tag, scattervSteps.length(), root, piece);
     }
 
     /**
@@ -296,14 +358,21 @@ final class SharedCollectives
         final int blockLength, final int tag)
     {
         scatterSteps.everyone = true;
+        scatterSteps.counts = null;
+        scatterSteps.displacements = null;
+        scatterSteps.own = blockLength;
+        scatterSteps.rooted = null;
         run(scatterSteps.with(send, sendOffset, recv, recvOffset), tag, blockLength, 0, piece);
     }
 
     /**
      * Runs one collective: its {@code length} bytes (per rank, per block) in steps of {@code chunk} bytes, at
-     * least one; in each step this rank writes its part, posts the step, then reads what it needs.
+     * least one; in each step this rank writes its part, posts the step, then reads what it needs. A call that
+     * does not {@link Steps#fits} the region takes one step only, which tells the ranks so.
+     *
+     * @return true if the call went through the region, false if it is still to be made point to point.
      */
-    private void run(final Steps steps, final int tag, final int length, final int root, final int chunk)
+    private boolean run(final Steps steps, final int tag, final int length, final int root, final int chunk)
     {
         steps.tag = tag;
         steps.length = length;
@@ -311,18 +380,28 @@ final class SharedCollectives
         start();
         try
         {
-            final long count = Math.max(1, ((long)length + chunk - 1) / chunk) + (steps.trailing() ? 1 : 0);
+            long count = steps.fits() ? stepsOf(length, chunk, steps) : 1;
             int done = 0;
             for (long i = 0; i < count; i++)
             {
-                final int bytes = Math.min(chunk, length - done);
+                final int bytes = Math.min(chunk, steps.length - done);
                 final int at = begin(tag);
                 steps.write(at, done, bytes);
-                post(tag, length, root);
-                steps.read(at, done, bytes);
+                post(tag, steps.posted(), root);
+                if (i == 0 && steps.agree())
+                {
+                    // the root's first post told the length
+                    count = steps.fits() ? stepsOf(steps.length, chunk, steps) : 1;
+                }
+                if (steps.fits())
+                {
+                    steps.read(at, done, bytes);
+                }
                 done += bytes;
             }
-            unfinished = false;
+            unfinished = false; // every rank took the same steps: a count the root finds wrong leaves them in line
+            steps.finish();
+            return steps.fits();
         }
         catch (final InternalError error)
         {
@@ -334,6 +413,11 @@ final class SharedCollectives
         }
     }
 
+    private static long stepsOf(final int length, final int chunk, final Steps steps)
+    {
+        return Math.max(1, ((long)length + chunk - 1) / chunk) + (steps.trailing() ? 1 : 0);
+    }
+
     /**
      * What one collective writes into this rank's half and reads from the others' in a step: {@code bytes}
      * bytes from {@code done} of each rank's (each block's) data, at {@code at} in a slot. One per collective,
@@ -341,6 +425,8 @@ final class SharedCollectives
      */
     private abstract static class Steps
     {
+        /** The part of a gatherv's or scatterv's call that their root's counts decide; null for other calls. */
+        RootedSteps rooted;
         int tag;
         int length;
         int root;
@@ -372,6 +458,139 @@ final class SharedCollectives
         boolean trailing()
         {
             return false;
+        }
+
+        /**
+         * @return the length this rank posts in its call records: the call's, or a rooted "v" call's own.
+         */
+        final int posted()
+        {
+            return rooted == null ? length : rooted.posted();
+        }
+
+        /**
+         * After the first step's post, before its reads: sets {@link #length} to the one every rank's step count
+         * follows, if this rank did not know it (a rooted "v" call's other ranks).
+         *
+         * @return true if it changed.
+         */
+        final boolean agree()
+        {
+            return rooted != null && rooted.agree();
+        }
+
+        /**
+         * After the last step: a rooted "v" call's root reports counts that differ from the ranks' lengths.
+         */
+        final void finish()
+        {
+            if (rooted != null)
+            {
+                rooted.finish();
+            }
+        }
+
+        /**
+         * @return true if the call goes through the region (a rooted "v" call that does not takes one step
+         *         there, in which the ranks learn so and read nothing, and is then made point to point).
+         */
+        final boolean fits()
+        {
+            return rooted == null || rooted.fits();
+        }
+    }
+
+    /**
+     * The part of gatherv and scatterv that their counts, which only the root has, decide: the root posts the
+     * largest count as the call's length and every other rank its own; an other rank starts as if its block
+     * went on for ever (its first step a whole chunk, clipped to its block by the steps), then takes the
+     * root's length from its first post, so every rank takes as many steps, or, if that length does not
+     * {@link #fits fit} the region, stops after the first with every other rank (which then carried nothing
+     * read: the call is made point to point). The root compares each rank's posted length with its count and
+     * fails only after the last step, so that no rank is left waiting for a step nobody posts.
+     */
+    private final class RootedSteps
+    {
+        private final Steps steps;
+        /** Whether a length fits the region whole: above it, ranks move the rest point to point. */
+        private final LongPredicate fits;
+        private int[] counts;
+        private int own;
+        /** A rank whose posted length is not its count, or -1; and what it posted. */
+        private int differs = -1;
+        private int theirs;
+
+        RootedSteps(final Steps steps, final LongPredicate fits)
+        {
+            this.steps = steps;
+            this.fits = fits;
+        }
+
+        boolean fits()
+        {
+            return fits.test(steps.length);
+        }
+
+        /**
+         * @return these steps, for a call with {@code counts} (the root's; null elsewhere) and this rank's own length.
+         */
+        RootedSteps start(final int[] counts, final int own)
+        {
+            this.counts = counts;
+            this.own = own;
+            this.differs = -1;
+            return this;
+        }
+
+        /**
+         * @return the length to start the call with: the largest count at the root, unknown (the longest) elsewhere.
+         */
+        int length()
+        {
+            if (counts == null)
+            {
+                return Integer.MAX_VALUE;
+            }
+            int largest = 0;
+            for (final int count : counts)
+            {
+                largest = Math.max(largest, count);
+            }
+            return largest;
+        }
+
+        int posted()
+        {
+            return counts == null ? own : steps.length;
+        }
+
+        boolean agree()
+        {
+            if (counts == null)
+            {
+                awaitCall(steps.root, steps.tag, 0, steps.root);
+                steps.length = postedLength(steps.root);
+                return true;
+            }
+            // the root checks the posted lengths of a call the region makes (point to point, each receive checks its own)
+            for (int p = 0; p < size && differs < 0 && fits(); p++)
+            {
+                if (p != rank)
+                {
+                    awaitCall(p, steps.tag, 0, steps.root);
+                    theirs = postedLength(p);
+                    differs = theirs == counts[p] ? -1 : p;
+                }
+            }
+            return false;
+        }
+
+        void finish()
+        {
+            if (differs >= 0)
+            {
+                throw Collectives.countDiffers(differs, steps.tag, theirs, counts[differs]);
+            }
         }
     }
 
@@ -628,11 +847,13 @@ final class SharedCollectives
         boolean reads;
         int[] counts;
         int[] displacements;
+        /** This rank's block's length. */
+        int own;
 
         @Override
         void write(final int at, final int done, final int bytes)
         {
-            final int chunk = chunkOf(rank, done, bytes);
+            final int chunk = clip(own, done, bytes);
             if (chunk > 0) // a block already sent whole: its offset may lie past the end of the buffer
             {
                 mine.putBytes(at, send, sendOffset + done, chunk);
@@ -662,8 +883,16 @@ final class SharedCollectives
          */
         private int chunkOf(final int p, final int done, final int bytes)
         {
-            return counts == null ? bytes : Math.max(0, Math.min(bytes, counts[p] - done));
+            return counts == null ? bytes : clip(counts[p], done, bytes);
         }
+    }
+
+    /**
+     * @return the bytes of a block of {@code length} in the step from {@code done} that carries up to {@code bytes}.
+     */
+    private static int clip(final int length, final int done, final int bytes)
+    {
+        return Math.max(0, Math.min(bytes, length - done));
     }
 
     /**
@@ -673,15 +902,25 @@ final class SharedCollectives
     private final class ScatterSteps extends Steps
     {
         boolean everyone;
+        /** Scatterv's, at the root: rank p's block of {@code counts[p]} bytes at {@code displacements[p]}. */
+        int[] counts;
+        int[] displacements;
+        /** This rank's block's length. */
+        int own;
 
         @Override
         void write(final int at, final int done, final int bytes)
         {
-            if (everyone || rank == root)
+            if (everyone || rank == root && fits())
             {
                 for (int p = 0; p < size; p++)
                 {
-                    mine.putBytes(at + p * piece, send, sendOffset + p * length + done, bytes);
+                    final int block = counts == null ? p * length : displacements[p];
+                    final int chunk = counts == null ? bytes : clip(counts[p], done, bytes);
+                    if (chunk > 0) // a block already sent whole: its offset may lie past the end of the buffer
+                    {
+                        mine.putBytes(at + p * piece, send, sendOffset + block + done, chunk);
+                    }
                 }
             }
         }
@@ -691,7 +930,7 @@ final class SharedCollectives
         {
             if (!everyone)
             {
-                copyPiece(root, recvOffset + done, at, bytes);
+                copyPiece(root, recvOffset + done, at, clip(own, done, bytes));
                 return;
             }
             for (int p = 0; p < size; p++)
@@ -706,7 +945,10 @@ final class SharedCollectives
         private void copyPiece(final int p, final int recvAt, final int at, final int bytes)
         {
             awaitCall(p, tag, length, root);
-            recv.putBytes(recvAt, slots[p], at + rank * piece, bytes);
+            if (bytes > 0)
+            {
+                recv.putBytes(recvAt, slots[p], at + rank * piece, bytes);
+            }
         }
     }
 
@@ -815,10 +1057,19 @@ final class SharedCollectives
             throw tag == Collectives.ALL_GATHERV_TAG ? Collectives.countsDiffer(p, tag) :
                 Collectives.rootsDiffer(p, tag, theirRoot, root);
         }
-        if (theirLength != length)
+        if (theirLength != length && tag != Collectives.GATHERV_TAG && tag != Collectives.SCATTERV_TAG)
         {
+            // a rooted "v" call's ranks post lengths of their own: its root compares them with its counts
             throw Collectives.mismatch(p, tag, theirLength > length ? -1 : theirLength, length);
         }
+    }
+
+    /**
+     * @return the length {@code p} posted in this step's call record ({@link #awaitCall} it first).
+     */
+    private int postedLength(final int p)
+    {
+        return slots[p].getInt(CollectiveSlotDescriptor.callOffset(step) + CollectiveSlotDescriptor.CALL_LENGTH);
     }
 
     /**

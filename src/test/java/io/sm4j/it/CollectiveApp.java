@@ -24,6 +24,8 @@ import java.util.Random;
  *     the bcast's message; prints "isolated R";</li>
  * <li>{@code mismatch}: rank 0 broadcasts 16 bytes, the others expect 8 (fails with one line);</li>
  * <li>{@code crossed}: rank 0 calls barrier, the others bcast (fails with one line);</li>
+ * <li>{@code counts}: a gatherv whose root counts 8 bytes for every rank, and the last rank passes 20,000
+ *     (more than a step of the default region holds: fails at the root with one line, nobody waits);</li>
  * <li>{@code die}: an allReduce whose user operator kills rank 0 (halt, as kill -9) in its first combine
  *     (through a region, after every rank posted its vector: the others finish the allReduce and fail in the
  *     barrier that follows; point to point, inside the reduce: the others fail waiting for its bcast);</li>
@@ -51,10 +53,25 @@ public final class CollectiveApp
                 case "split" -> split(comm);
                 case "mismatch" -> comm.bcast(new byte[16], 0, comm.rank() == 0 ? 16 : 8, 0);
                 case "crossed" -> crossed(comm);
+                case "counts" -> countsDiffer(comm);
                 case "die" -> die(comm);
                 default -> throw new IllegalArgumentException(args[0]);
             }
         }
+    }
+
+    private static void countsDiffer(final Communicator comm)
+    {
+        final int size = comm.size();
+        final int[] counts = new int[size];
+        final int[] displacements = new int[size];
+        for (int r = 0; r < size; r++)
+        {
+            counts[r] = 8;
+            displacements[r] = 8 * r;
+        }
+        final int length = comm.rank() == size - 1 ? 20_000 : 8;
+        comm.gatherv(new byte[length], 0, length, new byte[8 * size], counts, displacements, 0);
     }
 
     private static void crossed(final Communicator comm)

@@ -107,6 +107,16 @@ class CollectiveTest
     }
 
     @Test
+    void aGathervWhoseRankPassesAnotherCountThanTheRootsShouldFailAtTheRootWithOneLine() throws IOException
+    {
+        final JobRunner job = JobRunner.run(LayoutParams.defaults(3), Map.of(), CollectiveApp.class.getName(), "counts");
+        assertNotEquals(0, job.exitCode(), job.out() + job.err());
+        assertTrue(job.err().contains("rank 2 called this gatherv with 20000 bytes, where the root's counts[2] is 8: the " +
+            "ranks called it with different counts"), job.err());
+        assertFalse(job.leftFiles(), "files left behind");
+    }
+
+    @Test
     void ranksThatDisagreeOnALengthShouldFailWithOneLine() throws IOException
     {
         final JobRunner job = JobRunner.run(LayoutParams.defaults(2), Map.of(), CollectiveApp.class.getName(), "mismatch");

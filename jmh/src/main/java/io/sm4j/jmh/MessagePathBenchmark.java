@@ -5,6 +5,7 @@ import io.sm4j.fifo.FastBoxProducer;
 import io.sm4j.layout.FastBoxDescriptor;
 import io.sm4j.layout.FragmentDescriptor;
 import io.sm4j.message.Communicator;
+import io.sm4j.message.Request;
 import io.sm4j.transport.FragmentHandler;
 import io.sm4j.transport.FragmentView;
 import org.agrona.BufferUtil;
@@ -19,6 +20,7 @@ import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
@@ -52,6 +54,8 @@ import java.util.concurrent.TimeUnit;
 public class MessagePathBenchmark
 {
     private static final int TAG = 1;
+    /** Messages per window of the windowed benchmarks: a window fits the 8 KiB fast box at 64 B. */
+    private static final int WINDOW = 16;
 
     /** Both ranks of a real two-rank segment in /dev/shm, attached in this JVM. */
     @State(Scope.Thread)
@@ -63,6 +67,10 @@ public class MessagePathBenchmark
         TwoEndpoints endpoints;
         Communicator comm0;
         Communicator comm1;
+        final Request[] recvs = new Request[WINDOW];
+        final Request[] sends = new Request[WINDOW];
+        final Request[] persistentRecvs = new Request[WINDOW];
+        final Request[] persistentSends = new Request[WINDOW];
         final UnsafeBuffer out = new UnsafeBuffer(BufferUtil.allocateDirectAligned(4096, 64));
         final UnsafeBuffer in = new UnsafeBuffer(BufferUtil.allocateDirectAligned(4096, 64));
 
@@ -72,6 +80,11 @@ public class MessagePathBenchmark
             endpoints = new TwoEndpoints();
             comm0 = new Communicator(endpoints.rank0);
             comm1 = new Communicator(endpoints.rank1);
+            for (int i = 0; i < WINDOW; i++)
+            {
+                persistentRecvs[i] = comm1.recvInit(0, TAG, in, 0, size);
+                persistentSends[i] = comm0.sendInit(1, TAG, out, 0, size);
+            }
         }
 
         @TearDown(Level.Trial)
@@ -147,6 +160,53 @@ public class MessagePathBenchmark
         ranks.comm0.send(1, TAG, ranks.out, 0, ranks.size);
         ranks.comm1.recv(0, TAG, ranks.in, 0, ranks.size, null);
         return ranks.in.getByte(0);
+    }
+
+    /**
+     * A window of {@link #WINDOW} messages as osu_bw writes it: a new {@code irecv} and {@code isend} request
+     * per message, then a wait for all of them.
+     */
+    @Benchmark
+    @OperationsPerInvocation(WINDOW)
+    public int isendWindow(final Ranks ranks)
+    {
+        final Request[] recvs = ranks.recvs;
+        final Request[] sends = ranks.sends;
+        for (int i = 0; i < WINDOW; i++)
+        {
+            recvs[i] = ranks.comm1.irecv(0, TAG, ranks.in, 0, ranks.size);
+            sends[i] = ranks.comm0.isend(1, TAG, ranks.out, 0, ranks.size);
+        }
+        return awaitWindow(recvs, sends);
+    }
+
+    /**
+     * The same window of persistent requests ({@code recvInit}/{@code sendInit} once, {@code start} per message):
+     * what {@link #isendWindow} costs beyond it is the price of a request per message (issue 22, item 2).
+     */
+    @Benchmark
+    @OperationsPerInvocation(WINDOW)
+    public int persistentWindow(final Ranks ranks)
+    {
+        final Request[] recvs = ranks.recvs;
+        final Request[] sends = ranks.sends;
+        for (int i = 0; i < WINDOW; i++)
+        {
+            recvs[i] = ranks.persistentRecvs[i].start();
+            sends[i] = ranks.persistentSends[i].start();
+        }
+        return awaitWindow(recvs, sends);
+    }
+
+    private static int awaitWindow(final Request[] recvs, final Request[] sends)
+    {
+        int length = 0;
+        for (int i = 0; i < WINDOW; i++)
+        {
+            sends[i].await();
+            length += recvs[i].await().length();
+        }
+        return length;
     }
 
     @Benchmark

@@ -1,0 +1,66 @@
+// Reference for docs/benchmarks.md (issue 23): the "v" collectives through the collective region against
+// their point-to-point paths (run with --coll-contexts 0). COLLECTIVE is allGatherv, gatherv or scatterv
+// (root 0). Blocks of 1, 1/2, 1/4 ... of BYTES per rank (rank r: BYTES >> (r % 3)), BYTES = 64, 1 KiB,
+// 16 KiB, 256 KiB; 2,000 warm-up and 2,000 timed calls per size, a barrier between calls. Prints, on rank 0,
+// each rank's mean us per call averaged over the ranks (as OSU's collective tests), and the same of the
+// ranks' medians.
+// (Up to 2026-11-27 this was docs/AllGathervProbe.java, which printed the last rank's mean of allGatherv.)
+// Build: javac -cp target/sm4j.jar -d /tmp/vp docs/VectorsProbe.java
+// Run:   bin/sm4j run -n N [--coll-contexts 0] -cp /tmp/vp -- VectorsProbe COLLECTIVE
+import io.sm4j.collective.Op;
+import io.sm4j.message.Communicator;
+import org.agrona.concurrent.UnsafeBuffer;
+
+public class VectorsProbe
+{
+    public static void main(String[] args) throws Exception
+    {
+        String collective = args[0];
+        try (Communicator comm = Communicator.attachFromEnvironment())
+        {
+            int n = comm.size();
+            int me = comm.rank();
+            StringBuilder line = new StringBuilder(collective + ", mean us per call over " + n + " ranks (largest block: mean us, p50):");
+            for (int bytes = 64; bytes <= 262144; bytes *= 16)
+            {
+                int[] counts = new int[n];
+                int[] displacements = new int[n];
+                int total = 0;
+                for (int r = 0; r < n; r++)
+                {
+                    counts[r] = bytes >> (r % 3);
+                    displacements[r] = total;
+                    total += counts[r];
+                }
+                UnsafeBuffer mine = new UnsafeBuffer(new byte[counts[me]]);
+                UnsafeBuffer all = new UnsafeBuffer(new byte[total]);
+                long sum = 0;
+                long[] times = new long[2000];
+                for (int i = 0; i < 4000; i++)
+                {
+                    long a = System.nanoTime();
+                    switch (collective)
+                    {
+                        case "allGatherv" -> comm.allGatherv(mine, 0, counts[me], all, 0, counts, displacements);
+                        case "gatherv" -> comm.gatherv(mine, 0, counts[me], all, 0, counts, displacements, 0);
+                        case "scatterv" -> comm.scatterv(all, 0, counts, displacements, mine, 0, counts[me], 0);
+                        default -> throw new IllegalArgumentException(collective);
+                    }
+                    long t = System.nanoTime() - a;
+                    if (i >= 2000)
+                    {
+                        sum += t;
+                        times[i - 2000] = t;
+                    }
+                    comm.barrier();
+                }
+                java.util.Arrays.sort(times);
+                double[] stats = { sum / 2000 / 1000.0, times[1000] / 1000.0 };
+                double[] sums = new double[2];
+                comm.allReduce(stats, sums, Op.SUM);
+                line.append(String.format(" %d: %.2f (p50 %.2f)", bytes, sums[0] / n, sums[1] / n));
+            }
+            if (me == 0) System.out.println(line);
+        }
+    }
+}
