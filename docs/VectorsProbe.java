@@ -6,7 +6,8 @@
 // ranks' medians.
 // (Up to 2026-11-27 this was docs/AllGathervProbe.java, which printed the last rank's mean of allGatherv.)
 // Build: javac -cp target/sm4j.jar -d /tmp/vp docs/VectorsProbe.java
-// Run:   bin/sm4j run -n N [--coll-contexts 0] -cp /tmp/vp -- VectorsProbe COLLECTIVE
+// Run:   bin/sm4j run -n N [--coll-contexts 0] -cp /tmp/vp -- VectorsProbe COLLECTIVE [BYTES [CALLS]]
+//        (BYTES: one size only; CALLS: warm-up and timed calls, 2,000 each by default)
 import io.sm4j.collective.Op;
 import io.sm4j.message.Communicator;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -16,12 +17,15 @@ public class VectorsProbe
     public static void main(String[] args) throws Exception
     {
         String collective = args[0];
+        int first = args.length > 1 ? Integer.parseInt(args[1]) : 64;
+        int last = args.length > 1 ? first : 262144;
+        int calls = args.length > 2 ? Integer.parseInt(args[2]) : 2000;
         try (Communicator comm = Communicator.attachFromEnvironment())
         {
             int n = comm.size();
             int me = comm.rank();
             StringBuilder line = new StringBuilder(collective + ", mean us per call over " + n + " ranks (largest block: mean us, p50):");
-            for (int bytes = 64; bytes <= 262144; bytes *= 16)
+            for (int bytes = first; bytes <= last; bytes *= 16)
             {
                 int[] counts = new int[n];
                 int[] displacements = new int[n];
@@ -35,8 +39,8 @@ public class VectorsProbe
                 UnsafeBuffer mine = new UnsafeBuffer(new byte[counts[me]]);
                 UnsafeBuffer all = new UnsafeBuffer(new byte[total]);
                 long sum = 0;
-                long[] times = new long[2000];
-                for (int i = 0; i < 4000; i++)
+                long[] times = new long[calls];
+                for (int i = 0; i < 2 * calls; i++)
                 {
                     long a = System.nanoTime();
                     switch (collective)
@@ -47,15 +51,15 @@ public class VectorsProbe
                         default -> throw new IllegalArgumentException(collective);
                     }
                     long t = System.nanoTime() - a;
-                    if (i >= 2000)
+                    if (i >= calls)
                     {
                         sum += t;
-                        times[i - 2000] = t;
+                        times[i - calls] = t;
                     }
                     comm.barrier();
                 }
                 java.util.Arrays.sort(times);
-                double[] stats = { sum / 2000 / 1000.0, times[1000] / 1000.0 };
+                double[] stats = { sum / calls / 1000.0, times[calls / 2] / 1000.0 };
                 double[] sums = new double[2];
                 comm.allReduce(stats, sums, Op.SUM);
                 line.append(String.format(" %d: %.2f (p50 %.2f)", bytes, sums[0] / n, sums[1] / n));

@@ -13,8 +13,9 @@ import org.agrona.concurrent.UnsafeBuffer;
  * (each collective has a tag of its own) is not mixed up with it.
  * <p>
  * Algorithms: through the communicator's region of the segment when it has one and the length suits it
- * ({@link SharedCollectives}: barrier always, bcast up to 64 KiB by default, gather, allGather and allGatherv
- * up to 128 KiB per rank, scatter and allToAll up to sixteen pieces per rank, reduce, allReduce, scan and
+ * ({@link SharedCollectives}: barrier always, bcast up to 64 KiB by default, gather, allGather, allGatherv
+ * and gatherv up to 128 KiB per rank, scatter, scatterv and allToAll up to sixteen pieces per rank (gatherv
+ * and scatterv learn their largest count from the root in the region's first step), reduce, allReduce, scan and
  * exScan up to 16 KiB at 2 and 4 ranks, and reduce and allReduce of a predefined {@link Op} at any length,
  * sliced),
  * else point to point:
@@ -27,7 +28,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  * <li>{@link #allReduce}: with a predefined {@link Op}, recursive doubling ({@code allReduceDoubling}); with a
  *     user's {@link ByteOperator}, which may not commute, {@link #reduce} to rank 0, then {@link #bcast}; either
  *     way every rank gets the same bits;</li>
- * <li>{@link #gather}, {@link #scatter}: linear, the root receiving (sending) rank by rank;</li>
+ * <li>{@link #gather}, {@link #scatter}, {@link #gatherv}, {@link #scatterv}: linear, the root receiving
+ *     (sending) rank by rank;</li>
  * <li>{@link #allGather}, {@link #allGatherv}: a ring of n - 1 steps;</li>
  * <li>{@link #allToAll}: n - 1 pairwise exchanges, rank r sending to r + s while receiving from r - s.</li>
  * </ul>
