@@ -1,6 +1,7 @@
 // Reference for docs/benchmarks.md (issue 23): the "v" collectives through the collective region against
-// their point-to-point paths (run with --coll-contexts 0). COLLECTIVE is allGatherv, gatherv or scatterv
-// (root 0). Blocks of 1, 1/2, 1/4 ... of BYTES per rank (rank r: BYTES >> (r % 3)), BYTES = 64, 1 KiB,
+// their point-to-point paths (run with --coll-contexts 0). COLLECTIVE is allGatherv, gatherv, scatterv
+// (root 0) or allToAllv (rank r to rank d: BYTES >> ((r + d) % 3)). Blocks of 1, 1/2, 1/4 ... of BYTES per
+// rank (rank r: BYTES >> (r % 3)), BYTES = 64, 1 KiB,
 // 16 KiB, 256 KiB; 2,000 warm-up and 2,000 timed calls per size, a barrier between calls. Prints, on rank 0,
 // each rank's mean us per call averaged over the ranks (as OSU's collective tests), and the same of the
 // ranks' medians.
@@ -36,6 +37,17 @@ public class VectorsProbe
                     displacements[r] = total;
                     total += counts[r];
                 }
+                int[] pairCounts = new int[n];
+                int[] pairDisplacements = new int[n];
+                int pairTotal = 0;
+                for (int d = 0; d < n; d++)
+                {
+                    pairCounts[d] = bytes >> ((me + d) % 3);
+                    pairDisplacements[d] = pairTotal;
+                    pairTotal += pairCounts[d];
+                }
+                UnsafeBuffer pairsOut = new UnsafeBuffer(new byte[pairTotal]);
+                UnsafeBuffer pairsIn = new UnsafeBuffer(new byte[pairTotal]);
                 UnsafeBuffer mine = new UnsafeBuffer(new byte[counts[me]]);
                 UnsafeBuffer all = new UnsafeBuffer(new byte[total]);
                 long sum = 0;
@@ -48,6 +60,7 @@ public class VectorsProbe
                         case "allGatherv" -> comm.allGatherv(mine, 0, counts[me], all, 0, counts, displacements);
                         case "gatherv" -> comm.gatherv(mine, 0, counts[me], all, 0, counts, displacements, 0);
                         case "scatterv" -> comm.scatterv(all, 0, counts, displacements, mine, 0, counts[me], 0);
+                        case "allToAllv" -> comm.allToAllv(pairsOut, 0, pairCounts, pairDisplacements, pairsIn, 0, pairCounts, pairDisplacements);
                         default -> throw new IllegalArgumentException(collective);
                     }
                     long t = System.nanoTime() - a;

@@ -14,8 +14,9 @@ import org.agrona.concurrent.UnsafeBuffer;
  * <p>
  * Algorithms: through the communicator's region of the segment when it has one and the length suits it
  * ({@link SharedCollectives}: barrier always, bcast up to 64 KiB by default, gather, allGather, allGatherv
- * and gatherv up to 128 KiB per rank, scatter, scatterv and allToAll up to sixteen pieces per rank (gatherv
- * and scatterv learn their largest count from the root in the region's first step), reduce, allReduce, scan and
+ * and gatherv up to 128 KiB per rank, scatter, scatterv and allToAll up to sixteen pieces per rank, allToAllv
+ * up to eight (gatherv, scatterv and allToAllv learn their longest block in the region's first step), reduce,
+ * allReduce, scan and
  * exScan up to 16 KiB at 2 and 4 ranks, and reduce and allReduce of a predefined {@link Op} at any length,
  * sliced),
  * else point to point:
@@ -31,7 +32,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  * <li>{@link #gather}, {@link #scatter}, {@link #gatherv}, {@link #scatterv}: linear, the root receiving
  *     (sending) rank by rank;</li>
  * <li>{@link #allGather}, {@link #allGatherv}: a ring of n - 1 steps;</li>
- * <li>{@link #allToAll}: n - 1 pairwise exchanges, rank r sending to r + s while receiving from r - s.</li>
+ * <li>{@link #allToAll}, {@link #allToAllv}: n - 1 pairwise exchanges, rank r sending to r + s while
+ *     receiving from r - s.</li>
  * </ul>
  * Not thread-safe: one thread calls a communicator's collectives at a time.
  */
@@ -666,7 +668,8 @@ public final class Collectives
     /**
      * Rank r sends {@code sendCounts[d]} bytes at {@code sendOffset + sendDisplacements[d]} to rank d, which
      * receives them at {@code recvOffset + recvDisplacements[r]}, {@code recvCounts[r]} bytes
-     * (MPI_Alltoallv): n - 1 pairwise exchanges.
+     * (MPI_Alltoallv): through the region when it has one and the longest block of any rank suits it (the
+     * ranks learn it in the region's first step), else n - 1 pairwise exchanges.
      */
     public void allToAllv(
         final DirectBuffer send, final int sendOffset, final int[] sendCounts, final int[] sendDisplacements,
@@ -678,6 +681,12 @@ public final class Collectives
         {
             throw new IllegalArgumentException("sendCounts[" + rank + "]=" + sendCounts[rank] + " but recvCounts[" + rank + "]=" +
                 recvCounts[rank]);
+        }
+        // the region's first step tells every rank the longest block, and so which path the call takes
+        if (shared != null && shared.allToAllvs() && shared.allToAllv(send, sendOffset, sendCounts, sendDisplacements, recv, recvOffset,
+            recvCounts, recvDisplacements, ALL_TO_ALLV_TAG))
+        {
+            return;
         }
         recv.putBytes(recvOffset + recvDisplacements[rank], send, sendOffset + sendDisplacements[rank], sendCounts[rank]);
         for (int step = 1; step < size; step++)

@@ -67,6 +67,10 @@ final class SharedCollectives
     private final int slice;
     /** Bytes per rank of a scattered half ({@link #scatters}), or 0 below {@link #MIN_PIECE}. */
     private final int piece;
+    /** Bytes of an allToAllv step's header: a count per rank ({@link AllToAllvSteps}). */
+    private final int countsHeader;
+    /** Bytes per rank of an allToAllv's half after its header ({@link #allToAllvs}), or 0 below {@link #MIN_PIECE}. */
+    private final int vPiece;
     /** The last step this rank posted; 0 before the first (the slot's word starts at 0). */
     private long step;
     /**
@@ -85,6 +89,7 @@ final class SharedCollectives
     private final ScatterSteps scatterSteps = new ScatterSteps();
     private final RootedSteps gathervSteps = new RootedSteps(gatherSteps, this::gathers);
     private final RootedSteps scattervSteps = new RootedSteps(scatterSteps, this::scatters);
+    private final AllToAllvSteps allToAllvSteps = new AllToAllvSteps();
     /** A reduction's subtrees, one vector per tree level; grown as needed, never shrunk. */
     private UnsafeBuffer levels = new UnsafeBuffer(new byte[64]);
 
@@ -103,6 +108,8 @@ final class SharedCollectives
         this.bufferSize = region.bufferSize();
         this.half = bufferSize / 2;
         this.piece = half / size < MIN_PIECE ? 0 : half / size;
+        this.countsHeader = (size * Integer.BYTES + Long.BYTES - 1) / Long.BYTES * Long.BYTES;
+        this.vPiece = (half - countsHeader) / size < MIN_PIECE ? 0 : (half - countsHeader) / size;
         this.slice = half / (size + 1) / Long.BYTES * Long.BYTES;
     }
 
@@ -269,7 +276,7 @@ final class SharedCollectives
         gatherSteps.counts = null;
         gatherSteps.displacements = null;
         gatherSteps.own = length;
-        gatherSteps.rooted = null;
+        gatherSteps.agreement = null;
         run(gatherSteps.with(send, sendOffset, recv, recvOffset), tag, length, root, half);
     }
 
@@ -290,7 +297,7 @@ final class SharedCollectives
         gatherSteps.counts = reads ? counts : null;
         gatherSteps.displacements = displacements;
         gatherSteps.own = sendLength;
-        gatherSteps.rooted = gathervSteps.start(reads ? counts : null, sendLength);
+        gatherSteps.agreement = gathervSteps.start(reads ? counts : null, sendLength);
         return run(gatherSteps.with(send, sendOffset, recv, recvOffset), tag, gathervSteps.length(), root, half);
     }
 
@@ -306,7 +313,7 @@ final class SharedCollectives
         gatherSteps.counts = counts;
         gatherSteps.displacements = displacements;
         gatherSteps.own = counts[rank];
-        gatherSteps.rooted = null;
+        gatherSteps.agreement = null;
         // the counts' hash in the call record's root: ranks that passed different counts fail instead of
         // reading short or stale blocks (the steps would still line up)
         run(gatherSteps.with(send, sendOffset, recv, recvOffset), tag, largest, Arrays.hashCode(counts), half);
@@ -324,7 +331,7 @@ final class SharedCollectives
         scatterSteps.counts = null;
         scatterSteps.displacements = null;
         scatterSteps.own = length;
-        scatterSteps.rooted = null;
+        scatterSteps.agreement = null;
         run(scatterSteps.with(send, sendOffset, recv, recvOffset), tag, length, root, piece);
     }
 
@@ -345,7 +352,7 @@ final class SharedCollectives
         scatterSteps.counts = writes ? counts : null;
         scatterSteps.displacements = displacements;
         scatterSteps.own = recvLength;
-        scatterSteps.rooted = scattervSteps.start(writes ? counts : null, recvLength);
+        scatterSteps.agreement = scattervSteps.start(writes ? counts : null, recvLength);
         return run(scatterSteps.with(send, sendOffset, recv, recvOffset), tag, scattervSteps.length(), root, piece);
     }
 
@@ -361,8 +368,39 @@ final class SharedCollectives
         scatterSteps.counts = null;
         scatterSteps.displacements = null;
         scatterSteps.own = blockLength;
-        scatterSteps.rooted = null;
+        scatterSteps.agreement = null;
         run(scatterSteps.with(send, sendOffset, recv, recvOffset), tag, blockLength, 0, piece);
+    }
+
+    /**
+     * @return true if an allToAllv starts in the region (while a half holds the counts and {@link #MIN_PIECE}
+     *         bytes per rank), where its ranks learn whether it fits: up to eight of allToAll's pieces per block.
+     */
+    boolean allToAllvs()
+    {
+        return vPiece > 0;
+    }
+
+    /**
+     * Rank r's {@code sendCounts[d]} bytes at {@code sendDisplacements[d]} become rank d's {@code
+     * recvCounts[r]} bytes at {@code recvDisplacements[r]} ({@link AllToAllvSteps}). Needs {@link #allToAllvs}.
+     *
+     * @return true if the call went through the region, false if it is to be made point to point.
+     */
+    boolean allToAllv(
+        final DirectBuffer send, final int sendOffset, final int[] sendCounts, final int[] sendDisplacements,
+        final MutableDirectBuffer recv, final int recvOffset, final int[] recvCounts, final int[] recvDisplacements,
+        final int tag)
+    {
+        final AllToAllvSteps steps = allToAllvSteps;
+        steps.sendCounts = sendCounts;
+        steps.sendDisplacements = sendDisplacements;
+        steps.recvCounts = recvCounts;
+        steps.recvDisplacements = recvDisplacements;
+        steps.differs = -1;
+        steps.agreement = steps.longestBlock;
+        // every rank starts as if the longest block went on for ever: the first step tells the call's length
+        return run(steps.with(send, sendOffset, recv, recvOffset), tag, Integer.MAX_VALUE, 0, vPiece);
     }
 
     /**
@@ -425,8 +463,8 @@ final class SharedCollectives
      */
     private abstract static class Steps
     {
-        /** The part of a gatherv's or scatterv's call that their root's counts decide; null for other calls. */
-        RootedSteps rooted;
+        /** How the ranks of a gatherv, scatterv or allToAllv agree on its length; null for other calls. */
+        Agreement agreement;
         int tag;
         int length;
         int root;
@@ -465,7 +503,7 @@ final class SharedCollectives
          */
         final int posted()
         {
-            return rooted == null ? length : rooted.posted();
+            return agreement == null ? length : agreement.posted();
         }
 
         /**
@@ -476,7 +514,7 @@ final class SharedCollectives
          */
         final boolean agree()
         {
-            return rooted != null && rooted.agree();
+            return agreement != null && agreement.agree();
         }
 
         /**
@@ -484,9 +522,9 @@ final class SharedCollectives
          */
         final void finish()
         {
-            if (rooted != null)
+            if (agreement != null)
             {
-                rooted.finish();
+                agreement.finish();
             }
         }
 
@@ -496,7 +534,7 @@ final class SharedCollectives
          */
         final boolean fits()
         {
-            return rooted == null || rooted.fits();
+            return agreement == null || agreement.fits();
         }
     }
 
@@ -509,7 +547,36 @@ final class SharedCollectives
      * read: the call is made point to point). The root compares each rank's posted length with its count and
      * fails only after the last step, so that no rank is left waiting for a step nobody posts.
      */
-    private final class RootedSteps
+    /**
+     * How the ranks of a call whose length not every rank knows before it agree on it in its first step: each
+     * posts a length of its own, and after the post each learns the call's (the most steps anyone needs).
+     */
+    private interface Agreement
+    {
+        /**
+         * @return the length this rank posts in its call records.
+         */
+        int posted();
+
+        /**
+         * After the first step's post, before its reads: sets the steps' length to the call's.
+         *
+         * @return true if it changed.
+         */
+        boolean agree();
+
+        /**
+         * @return true if the call, as long as the steps' length now says, goes through the region.
+         */
+        boolean fits();
+
+        /**
+         * After the last step: reports counts that differ between ranks, once every rank took its steps.
+         */
+        void finish();
+    }
+
+    private final class RootedSteps implements Agreement
     {
         private final Steps steps;
         /** Whether a length fits the region whole: above it, ranks move the rest point to point. */
@@ -526,7 +593,8 @@ final class SharedCollectives
             this.fits = fits;
         }
 
-        boolean fits()
+        @Override
+        public boolean fits()
         {
             return fits.test(steps.length);
         }
@@ -559,12 +627,14 @@ final class SharedCollectives
             return largest;
         }
 
-        int posted()
+        @Override
+        public int posted()
         {
             return counts == null ? own : steps.length;
         }
 
-        boolean agree()
+        @Override
+        public boolean agree()
         {
             if (counts == null)
             {
@@ -585,7 +655,8 @@ final class SharedCollectives
             return false;
         }
 
-        void finish()
+        @Override
+        public void finish()
         {
             if (differs >= 0)
             {
@@ -953,6 +1024,104 @@ final class SharedCollectives
     }
 
     /**
+     * allToAllv: in each step every rank writes its n send counts (a header, so that each receiver can check
+     * the count sent to it) and a piece of each of its n blocks; each rank copies its piece from every writer.
+     * No rank knows every pair's count, so the ranks agree in the first step: each posts its longest block,
+     * and the call is as long as the longest posted ({@link Agreement}); over eight of allToAll's pieces it is
+     * made point to point after that step. A count that differs from the receiver's is reported by the receiver after the
+     * last step.
+     */
+    private final class AllToAllvSteps extends Steps
+    {
+        final Agreement longestBlock = new LongestBlock();
+        int[] sendCounts;
+        int[] sendDisplacements;
+        int[] recvCounts;
+        int[] recvDisplacements;
+        /** A rank whose count for this rank differs from this rank's, or -1; and its count. */
+        int differs = -1;
+        private int theirs;
+
+        @Override
+        void write(final int at, final int done, final int bytes)
+        {
+            for (int d = 0; d < size; d++)
+            {
+                mine.putInt(at + d * Integer.BYTES, sendCounts[d]);
+                final int chunk = clip(sendCounts[d], done, bytes);
+                if (chunk > 0) // a block already sent whole: its offset may lie past the end of the buffer
+                {
+                    mine.putBytes(at + countsHeader + d * vPiece, send, sendOffset + sendDisplacements[d] + done, chunk);
+                }
+            }
+        }
+
+        @Override
+        void read(final int at, final int done, final int bytes)
+        {
+            for (int p = 0; p < size; p++)
+            {
+                awaitCall(p, tag, length, root);
+                if (done == 0 && differs < 0)
+                {
+                    theirs = slots[p].getInt(at + rank * Integer.BYTES);
+                    differs = theirs == recvCounts[p] ? -1 : p;
+                }
+                final int chunk = clip(recvCounts[p], done, bytes);
+                if (chunk > 0)
+                {
+                    recv.putBytes(recvOffset + recvDisplacements[p] + done, slots[p], at + countsHeader + rank * vPiece, chunk);
+                }
+            }
+        }
+
+        /** Each rank posts its longest block; the call is as long as the longest posted. */
+        private final class LongestBlock implements Agreement
+        {
+            @Override
+            public int posted()
+            {
+                int longest = 0;
+                for (final int count : sendCounts)
+                {
+                    longest = Math.max(longest, count);
+                }
+                return longest;
+            }
+
+            @Override
+            public boolean agree()
+            {
+                int longest = 0;
+                for (int p = 0; p < size; p++)
+                {
+                    awaitCall(p, tag, 0, root);
+                    longest = Math.max(longest, postedLength(p));
+                }
+                length = longest;
+                return true;
+            }
+
+            @Override
+            public boolean fits()
+            {
+                // half allToAll's limit: at 4 ranks on 2 cores 64 KiB blocks (17 steps in lockstep) took 1.7x point to
+                // point's time, 32 KiB (9) and 16 KiB (5) 0.8-0.9x and 0.6x (docs/benchmarks.md, 2026-11-27)
+                return length <= 8L * piece;
+            }
+
+            @Override
+            public void finish()
+            {
+                if (differs >= 0)
+                {
+                    throw Collectives.mismatch(differs, tag, theirs > recvCounts[differs] ? -1 : theirs, recvCounts[differs]);
+                }
+            }
+        }
+    }
+
+    /**
      * Refuses a call after one that failed midway ({@link #unfinished}), then keeps the mapping alive until
      * the call's {@code finally} exits it.
      */
@@ -1057,9 +1226,10 @@ final class SharedCollectives
             throw tag == Collectives.ALL_GATHERV_TAG ? Collectives.countsDiffer(p, tag) :
                 Collectives.rootsDiffer(p, tag, theirRoot, root);
         }
-        if (theirLength != length && tag != Collectives.GATHERV_TAG && tag != Collectives.SCATTERV_TAG)
+        if (theirLength != length && tag != Collectives.GATHERV_TAG && tag != Collectives.SCATTERV_TAG &&
+            tag != Collectives.ALL_TO_ALLV_TAG)
         {
-            // a rooted "v" call's ranks post lengths of their own: its root compares them with its counts
+            // a gatherv's, scatterv's or allToAllv's ranks post lengths of their own, compared with the counts (Agreement)
             throw Collectives.mismatch(p, tag, theirLength > length ? -1 : theirLength, length);
         }
     }

@@ -26,6 +26,8 @@ import java.util.Random;
  * <li>{@code crossed}: rank 0 calls barrier, the others bcast (fails with one line);</li>
  * <li>{@code counts}: a gatherv whose root counts 8 bytes for every rank, and the last rank passes 20,000
  *     (more than a step of the default region holds: fails at the root with one line, nobody waits);</li>
+ * <li>{@code pairs}: an allToAllv in which rank 0 sends 8 bytes to rank 1, which expects 16 (fails at
+ *     rank 1 with one line);</li>
  * <li>{@code die}: an allReduce whose user operator kills rank 0 (halt, as kill -9) in its first combine
  *     (through a region, after every rank posted its vector: the others finish the allReduce and fail in the
  *     barrier that follows; point to point, inside the reduce: the others fail waiting for its bcast);</li>
@@ -54,6 +56,7 @@ public final class CollectiveApp
                 case "mismatch" -> comm.bcast(new byte[16], 0, comm.rank() == 0 ? 16 : 8, 0);
                 case "crossed" -> crossed(comm);
                 case "counts" -> countsDiffer(comm);
+                case "pairs" -> pairsDiffer(comm);
                 case "die" -> die(comm);
                 default -> throw new IllegalArgumentException(args[0]);
             }
@@ -72,6 +75,24 @@ public final class CollectiveApp
         }
         final int length = comm.rank() == size - 1 ? 20_000 : 8;
         comm.gatherv(new byte[length], 0, length, new byte[8 * size], counts, displacements, 0);
+    }
+
+    private static void pairsDiffer(final Communicator comm)
+    {
+        final int size = comm.size();
+        final int[] counts = new int[size];
+        final int[] displacements = new int[size];
+        for (int r = 0; r < size; r++)
+        {
+            counts[r] = 16;
+            displacements[r] = 16 * r;
+        }
+        final int[] sendCounts = counts.clone();
+        if (comm.rank() == 0)
+        {
+            sendCounts[1] = 8;
+        }
+        comm.allToAllv(new byte[16 * size], sendCounts, displacements, new byte[16 * size], counts, displacements);
     }
 
     private static void crossed(final Communicator comm)
@@ -376,7 +397,9 @@ public final class CollectiveApp
         comm.allGatherv(filled(counts[rank], rank, salt), 0, counts[rank], everyone, counts, displacements);
         expect(blocksEqual(everyone, all, counts, displacements), "allGatherv", round);
 
-        // rank r sends (r + d) % 5 * 10 bytes to rank d, each block filled with (sender, receiver)
+        // rank r sends (r + d) % 5 * scale bytes to rank d, each block filled with (sender, receiver): up to 12,000
+        // bytes, so that a block takes one step of a region or several, or is over its limit (point to point)
+        final int scale = 1 + random.nextInt(3_000);
         final int[] sendCounts = new int[size];
         final int[] sendDisplacements = new int[size];
         final int[] recvCounts = new int[size];
@@ -385,10 +408,10 @@ public final class CollectiveApp
         int recvEnd = 0;
         for (int r = 0; r < size; r++)
         {
-            sendCounts[r] = (rank + r) % 5 * 10;
+            sendCounts[r] = (rank + r) % 5 * scale;
             sendDisplacements[r] = sendEnd + 3;
             sendEnd = sendDisplacements[r] + sendCounts[r];
-            recvCounts[r] = (r + rank) % 5 * 10;
+            recvCounts[r] = (r + rank) % 5 * scale;
             recvDisplacements[r] = recvEnd + 5;
             recvEnd = recvDisplacements[r] + recvCounts[r];
         }

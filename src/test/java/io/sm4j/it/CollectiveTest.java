@@ -116,6 +116,18 @@ class CollectiveTest
         assertFalse(job.leftFiles(), "files left behind");
     }
 
+    @ParameterizedTest
+    @ValueSource(ints = { 0, LayoutParams.DEFAULT_COLLECTIVE_CONTEXTS })
+    void anAllToAllvWhoseSenderCountsOtherBytesThanItsReceiverShouldFailWithOneLine(final int contexts) throws IOException
+    {
+        final JobRunner job = JobRunner.run(LayoutParams.builder(2).collectiveContexts(contexts).build(), Map.of(),
+            CollectiveApp.class.getName(), "pairs");
+        assertNotEquals(0, job.exitCode(), job.out() + job.err());
+        assertTrue(job.err().contains("rank 0 sent 8 bytes to this allToAllv, which expects 16: the ranks called it with " +
+            "different counts or roots"), job.err());
+        assertFalse(job.leftFiles(), "files left behind");
+    }
+
     @Test
     void ranksThatDisagreeOnALengthShouldFailWithOneLine() throws IOException
     {
