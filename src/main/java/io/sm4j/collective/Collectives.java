@@ -626,7 +626,10 @@ public final class Collectives
         }
     }
 
-    private static int largest(final int[] counts)
+    /**
+     * @return the largest of {@code counts} (0 if none is positive).
+     */
+    static int largest(final int[] counts)
     {
         int largest = 0;
         for (final int count : counts)

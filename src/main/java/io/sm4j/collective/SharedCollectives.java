@@ -273,10 +273,7 @@ final class SharedCollectives
         final int recvOffset, final int root, final boolean everyone, final int tag)
     {
         gatherSteps.reads = everyone || rank == root;
-        gatherSteps.counts = null;
-        gatherSteps.displacements = null;
-        gatherSteps.own = length;
-        gatherSteps.agreement = null;
+        gatherSteps.blocks(null, null, length);
         run(gatherSteps.with(send, sendOffset, recv, recvOffset), tag, length, root, half);
     }
 
@@ -292,13 +289,9 @@ final class SharedCollectives
         final DirectBuffer send, final int sendOffset, final int sendLength, final MutableDirectBuffer recv,
         final int recvOffset, final int[] counts, final int[] displacements, final int root, final int tag)
     {
-        final boolean reads = rank == root;
-        gatherSteps.reads = reads;
-        gatherSteps.counts = reads ? counts : null;
-        gatherSteps.displacements = displacements;
-        gatherSteps.own = sendLength;
-        gatherSteps.agreement = gathervSteps.start(reads ? counts : null, sendLength);
-        return run(gatherSteps.with(send, sendOffset, recv, recvOffset), tag, gathervSteps.length(), root, half);
+        gatherSteps.reads = rank == root;
+        final int length = gatherSteps.rooted(gathervSteps, rank == root ? counts : null, displacements, sendLength);
+        return run(gatherSteps.with(send, sendOffset, recv, recvOffset), tag, length, root, half);
     }
 
     /**
@@ -310,10 +303,7 @@ final class SharedCollectives
         final int[] counts, final int[] displacements, final int largest, final int tag)
     {
         gatherSteps.reads = true;
-        gatherSteps.counts = counts;
-        gatherSteps.displacements = displacements;
-        gatherSteps.own = counts[rank];
-        gatherSteps.agreement = null;
+        gatherSteps.blocks(counts, displacements, counts[rank]);
         // the counts' hash in the call record's root: ranks that passed different counts fail instead of
         // reading short or stale blocks (the steps would still line up)
         run(gatherSteps.with(send, sendOffset, recv, recvOffset), tag, largest, Arrays.hashCode(counts), half);
@@ -328,10 +318,7 @@ final class SharedCollectives
         final int length, final int root, final int tag)
     {
         scatterSteps.everyone = false;
-        scatterSteps.counts = null;
-        scatterSteps.displacements = null;
-        scatterSteps.own = length;
-        scatterSteps.agreement = null;
+        scatterSteps.blocks(null, null, length);
         run(scatterSteps.with(send, sendOffset, recv, recvOffset), tag, length, root, piece);
     }
 
@@ -347,13 +334,9 @@ final class SharedCollectives
         final DirectBuffer send, final int sendOffset, final int[] counts, final int[] displacements,
         final MutableDirectBuffer recv, final int recvOffset, final int recvLength, final int root, final int tag)
     {
-        final boolean writes = rank == root;
         scatterSteps.everyone = false;
-        scatterSteps.counts = writes ? counts : null;
-        scatterSteps.displacements = displacements;
-        scatterSteps.own = recvLength;
-        scatterSteps.agreement = scattervSteps.start(writes ? counts : null, recvLength);
-        return run(scatterSteps.with(send, sendOffset, recv, recvOffset), tag, scattervSteps.length(), root, piece);
+        final int length = scatterSteps.rooted(scattervSteps, rank == root ? counts : null, displacements, recvLength);
+        return run(scatterSteps.with(send, sendOffset, recv, recvOffset), tag, length, root, piece);
     }
 
     /**
@@ -365,10 +348,7 @@ final class SharedCollectives
         final int blockLength, final int tag)
     {
         scatterSteps.everyone = true;
-        scatterSteps.counts = null;
-        scatterSteps.displacements = null;
-        scatterSteps.own = blockLength;
-        scatterSteps.agreement = null;
+        scatterSteps.blocks(null, null, blockLength);
         run(scatterSteps.with(send, sendOffset, recv, recvOffset), tag, blockLength, 0, piece);
     }
 
@@ -615,16 +595,7 @@ final class SharedCollectives
          */
         int length()
         {
-            if (counts == null)
-            {
-                return Integer.MAX_VALUE;
-            }
-            int largest = 0;
-            for (final int count : counts)
-            {
-                largest = Math.max(largest, count);
-            }
-            return largest;
+            return counts == null ? Integer.MAX_VALUE : Collectives.largest(counts);
         }
 
         @Override
@@ -913,13 +884,44 @@ final class SharedCollectives
      * rank order; or ({@code counts} not null, the "v" form) rank r's of {@code counts[r]} bytes at
      * {@code displacements[r]}, {@code length} being the largest, so a step may carry less of a block, or none.
      */
-    private final class GatherSteps extends Steps
+    /**
+     * Steps that move one block per rank: of {@code own} bytes here, and ({@code counts} not null, a "v" call)
+     * rank p's of {@code counts[p]} bytes at {@code displacements[p]}.
+     */
+    private abstract static class BlockSteps extends Steps
     {
-        boolean reads;
         int[] counts;
         int[] displacements;
         /** This rank's block's length. */
         int own;
+
+        /**
+         * For a call whose every rank knows the length.
+         */
+        void blocks(final int[] counts, final int[] displacements, final int own)
+        {
+            this.counts = counts;
+            this.displacements = displacements;
+            this.own = own;
+            this.agreement = null;
+        }
+
+        /**
+         * For a gatherv or scatterv, whose {@code counts} only the root has (null elsewhere).
+         *
+         * @return the length to start the call with ({@link RootedSteps#length}).
+         */
+        int rooted(final RootedSteps rooted, final int[] counts, final int[] displacements, final int own)
+        {
+            blocks(counts, displacements, own);
+            agreement = rooted.start(counts, own);
+            return rooted.length();
+        }
+    }
+
+    private final class GatherSteps extends BlockSteps
+    {
+        boolean reads;
 
         @Override
         void write(final int at, final int done, final int bytes)
@@ -970,14 +972,9 @@ final class SharedCollectives
      * Scatter (the root writes a piece per rank) and allToAll ({@code everyone} writes a piece per rank):
      * each rank copies its own piece from every writer.
      */
-    private final class ScatterSteps extends Steps
+    private final class ScatterSteps extends BlockSteps
     {
         boolean everyone;
-        /** Scatterv's, at the root: rank p's block of {@code counts[p]} bytes at {@code displacements[p]}. */
-        int[] counts;
-        int[] displacements;
-        /** This rank's block's length. */
-        int own;
 
         @Override
         void write(final int at, final int done, final int bytes)
@@ -1081,12 +1078,7 @@ final class SharedCollectives
             @Override
             public int posted()
             {
-                int longest = 0;
-                for (final int count : sendCounts)
-                {
-                    longest = Math.max(longest, count);
-                }
-                return longest;
+                return Collectives.largest(sendCounts);
             }
 
             @Override

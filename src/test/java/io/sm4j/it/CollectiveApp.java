@@ -67,12 +67,8 @@ public final class CollectiveApp
     {
         final int size = comm.size();
         final int[] counts = new int[size];
-        final int[] displacements = new int[size];
-        for (int r = 0; r < size; r++)
-        {
-            counts[r] = 8;
-            displacements[r] = 8 * r;
-        }
+        Arrays.fill(counts, 8);
+        final int[] displacements = backToBack(counts);
         final int length = comm.rank() == size - 1 ? 20_000 : 8;
         comm.gatherv(new byte[length], 0, length, new byte[8 * size], counts, displacements, 0);
     }
@@ -81,18 +77,27 @@ public final class CollectiveApp
     {
         final int size = comm.size();
         final int[] counts = new int[size];
-        final int[] displacements = new int[size];
-        for (int r = 0; r < size; r++)
-        {
-            counts[r] = 16;
-            displacements[r] = 16 * r;
-        }
+        Arrays.fill(counts, 16);
+        final int[] displacements = backToBack(counts);
         final int[] sendCounts = counts.clone();
         if (comm.rank() == 0)
         {
             sendCounts[1] = 8;
         }
         comm.allToAllv(new byte[16 * size], sendCounts, displacements, new byte[16 * size], counts, displacements);
+    }
+
+    /**
+     * @return the displacements of blocks of {@code counts} laid one after the other.
+     */
+    private static int[] backToBack(final int[] counts)
+    {
+        final int[] displacements = new int[counts.length];
+        for (int r = 1; r < counts.length; r++)
+        {
+            displacements[r] = displacements[r - 1] + counts[r - 1];
+        }
+        return displacements;
     }
 
     private static void crossed(final Communicator comm)

@@ -110,10 +110,8 @@ class CollectiveTest
     void aGathervWhoseRankPassesAnotherCountThanTheRootsShouldFailAtTheRootWithOneLine() throws IOException
     {
         final JobRunner job = JobRunner.run(LayoutParams.defaults(3), Map.of(), CollectiveApp.class.getName(), "counts");
-        assertNotEquals(0, job.exitCode(), job.out() + job.err());
-        assertTrue(job.err().contains("rank 2 called this gatherv with 20000 bytes, where the root's counts[2] is 8: the " +
-            "ranks called it with different counts"), job.err());
-        assertFalse(job.leftFiles(), "files left behind");
+        assertFailedSaying(job, "rank 2 called this gatherv with 20000 bytes, where the root's counts[2] is 8: the ranks " +
+            "called it with different counts");
     }
 
     @ParameterizedTest
@@ -122,9 +120,17 @@ class CollectiveTest
     {
         final JobRunner job = JobRunner.run(LayoutParams.builder(2).collectiveContexts(contexts).build(), Map.of(),
             CollectiveApp.class.getName(), "pairs");
+        assertFailedSaying(job, "rank 0 sent 8 bytes to this allToAllv, which expects 16: the ranks called it with " +
+            "different counts or roots");
+    }
+
+    /**
+     * Asserts that {@code job} failed, that its errors contain {@code line}, and that it left no file.
+     */
+    private static void assertFailedSaying(final JobRunner job, final String line)
+    {
         assertNotEquals(0, job.exitCode(), job.out() + job.err());
-        assertTrue(job.err().contains("rank 0 sent 8 bytes to this allToAllv, which expects 16: the ranks called it with " +
-            "different counts or roots"), job.err());
+        assertTrue(job.err().contains(line), job.err());
         assertFalse(job.leftFiles(), "files left behind");
     }
 
@@ -132,9 +138,7 @@ class CollectiveTest
     void ranksThatDisagreeOnALengthShouldFailWithOneLine() throws IOException
     {
         final JobRunner job = JobRunner.run(LayoutParams.defaults(2), Map.of(), CollectiveApp.class.getName(), "mismatch");
-        assertNotEquals(0, job.exitCode(), job.out() + job.err());
-        assertTrue(job.err().contains("rank 0 sent more than 8 bytes to this bcast, which expects 8: the ranks called it " +
-            "with different counts or roots"), job.err());
-        assertFalse(job.leftFiles(), "files left behind");
+        assertFailedSaying(job, "rank 0 sent more than 8 bytes to this bcast, which expects 8: the ranks called it with " +
+            "different counts or roots");
     }
 }
