@@ -30,14 +30,20 @@ import java.util.function.LongPredicate;
  * <li>{@link #gather}, {@link #allGather}: every rank posts a chunk of its block per step, the root (every
  *     rank) copies all n;</li>
  * <li>{@link #scatter}, {@link #allToAll} (a half holding {@link #MIN_PIECE} bytes per rank or more): the
- *     writer puts one piece per destination in its half, each rank copies its own.</li>
+ *     writer puts one piece per destination in its half, each rank copies its own;</li>
+ * <li>{@link #gatherv}, {@link #scatterv}, {@link #allToAllv}: as gather, scatter and allToAll, once the ranks
+ *     have agreed in the first step on how long the call is ({@link Agreement}: only the root knows a
+ *     gatherv's or scatterv's counts, each rank only its own pairs' of an allToAllv); scatterv and allToAllv
+ *     start each half with the writer's n counts, which each receiver checks against its own.</li>
  * </ul>
  * Which lengths go through the region is decided per collective ({@link #bcasts}, {@link #gathers},
  * {@link #scatters}, {@link #reduces}, {@link #reduceScatters}), from measurements of both paths; the rest goes
  * point to point.
  * Every rank must make the same steps: the chunk counts follow from the lengths, which MPI requires to
- * match. Each post carries the call (collective, total length, root) and a reader checks it, so ranks that
- * disagree fail with a line naming the difference at the first step instead of reading wrong data.
+ * match. Each post carries the call (collective, length, root) and a reader checks it, so ranks that
+ * disagree fail with a line naming the difference at the first step instead of reading wrong data; the
+ * lengths of gatherv, scatterv and allToAllv differ by design and are checked against the counts instead,
+ * after the call's last step.
  * <p>
  * Memory ordering: a rank writes its half and call record with plain stores, then release-stores the step;
  * a reader acquire-loads the step, then reads. A rank starts step s only once every rank has posted s - 1
@@ -67,9 +73,9 @@ final class SharedCollectives
     private final int slice;
     /** Bytes per rank of a scattered half ({@link #scatters}), or 0 below {@link #MIN_PIECE}. */
     private final int piece;
-    /** Bytes of an allToAllv step's header: a count per rank ({@link AllToAllvSteps}). */
+    /** Bytes of a scatterv's or allToAllv's header in each half: a count per rank ({@link ScatterSteps}, {@link AllToAllvSteps}). */
     private final int countsHeader;
-    /** Bytes per rank of an allToAllv's half after its header ({@link #allToAllvs}), or 0 below {@link #MIN_PIECE}. */
+    /** Bytes per rank of a scatterv's or allToAllv's half after its header ({@link #allToAllvs}), or 0 below {@link #MIN_PIECE}. */
     private final int vPiece;
     /** The last step this rank posted; 0 before the first (the slot's word starts at 0). */
     private long step;
@@ -146,12 +152,13 @@ final class SharedCollectives
     }
 
     /**
-     * @return true if a scatterv starts in the region (while a half holds {@link #MIN_PIECE} bytes per rank),
-     *         where its ranks learn whether it {@link #scatters} (only the root has the counts).
+     * @return true if a scatterv starts in the region (while a half holds the root's counts and
+     *         {@link #MIN_PIECE} bytes per rank), where its ranks learn whether it {@link #scatters} (only the
+     *         root has the counts).
      */
     boolean scattervs()
     {
-        return piece > 0;
+        return vPiece > 0;
     }
 
     /**
@@ -336,7 +343,7 @@ final class SharedCollectives
     {
         scatterSteps.everyone = false;
         final int length = scatterSteps.rooted(scattervSteps, rank == root ? counts : null, displacements, recvLength);
-        return run(scatterSteps.with(send, sendOffset, recv, recvOffset), tag, length, root, piece);
+        return run(scatterSteps.with(send, sendOffset, recv, recvOffset), tag, length, root, vPiece);
     }
 
     /**
@@ -479,7 +486,8 @@ final class SharedCollectives
         }
 
         /**
-         * @return the length this rank posts in its call records: the call's, or a rooted "v" call's own.
+         * @return the length this rank posts in its call records: the call's, or its own (gatherv, scatterv,
+         *         allToAllv).
          */
         final int posted()
         {
@@ -488,7 +496,7 @@ final class SharedCollectives
 
         /**
          * After the first step's post, before its reads: sets {@link #length} to the one every rank's step count
-         * follows, if this rank did not know it (a rooted "v" call's other ranks).
+         * follows, if this rank did not know it (gatherv, scatterv and allToAllv: {@link Agreement}).
          *
          * @return true if it changed.
          */
@@ -498,7 +506,7 @@ final class SharedCollectives
         }
 
         /**
-         * After the last step: a rooted "v" call's root reports counts that differ from the ranks' lengths.
+         * After the last step: reports counts of a gatherv, scatterv or allToAllv that differ between ranks.
          */
         final void finish()
         {
@@ -509,8 +517,9 @@ final class SharedCollectives
         }
 
         /**
-         * @return true if the call goes through the region (a rooted "v" call that does not takes one step
-         *         there, in which the ranks learn so and read nothing, and is then made point to point).
+         * @return true if the call goes through the region (a gatherv, scatterv or allToAllv that does not
+         *         takes one step there, in which the ranks learn so and read nothing, and is then made point
+         *         to point).
          */
         final boolean fits()
         {
@@ -518,15 +527,6 @@ final class SharedCollectives
         }
     }
 
-    /**
-     * The part of gatherv and scatterv that their counts, which only the root has, decide: the root posts the
-     * largest count as the call's length and every other rank its own; an other rank starts as if its block
-     * went on for ever (its first step a whole chunk, clipped to its block by the steps), then takes the
-     * root's length from its first post, so every rank takes as many steps, or, if that length does not
-     * {@link #fits fit} the region, stops after the first with every other rank (which then carried nothing
-     * read: the call is made point to point). The root compares each rank's posted length with its count and
-     * fails only after the last step, so that no rank is left waiting for a step nobody posts.
-     */
     /**
      * How the ranks of a call whose length not every rank knows before it agree on it in its first step: each
      * posts a length of its own, and after the post each learns the call's (the most steps anyone needs).
@@ -556,6 +556,16 @@ final class SharedCollectives
         void finish();
     }
 
+    /**
+     * The part of gatherv and scatterv that their counts, which only the root has, decide: the root posts the
+     * largest count as the call's length and every other rank its own; an other rank starts as if its block
+     * went on for ever (its first step a whole chunk, clipped to its block by the steps), then takes the
+     * root's length from its first post, so every rank takes as many steps, or, if that length does not
+     * {@link #fits fit} the region, stops after the first with every other rank (which then carried nothing
+     * read: the call is made point to point). The root compares each rank's posted length with its count, and a
+     * scatterv's receiver the count in the root's header with its own ({@link ScatterSteps}); either fails
+     * only after the last step, so that no rank is left waiting for a step nobody posts.
+     */
     private final class RootedSteps implements Agreement
     {
         private final Steps steps;
@@ -563,7 +573,10 @@ final class SharedCollectives
         private final LongPredicate fits;
         private int[] counts;
         private int own;
-        /** A rank whose posted length is not its count, or -1; and what it posted. */
+        /**
+         * At the root, a rank whose posted length is not its count, or -1, and what it posted; at a scatterv's
+         * receiver, the root if its count for this rank is not this rank's length, and that count.
+         */
         private int differs = -1;
         private int theirs;
 
@@ -626,13 +639,27 @@ final class SharedCollectives
             return false;
         }
 
+        /**
+         * At a scatterv's receiver: the root's count for this rank, from the header of its first step.
+         */
+        void received(final int count)
+        {
+            if (count != own)
+            {
+                differs = steps.root;
+                theirs = count;
+            }
+        }
+
         @Override
         public void finish()
         {
-            if (differs >= 0)
+            if (differs < 0)
             {
-                throw Collectives.countDiffers(differs, steps.tag, theirs, counts[differs]);
+                return;
             }
+            throw counts == null ? Collectives.mismatch(differs, steps.tag, theirs, own) :
+                Collectives.countDiffers(differs, steps.tag, theirs, counts[differs]);
         }
     }
 
@@ -880,11 +907,6 @@ final class SharedCollectives
     }
 
     /**
-     * Every rank writes a chunk of its block; the readers copy all n. Blocks of {@code length} bytes each, in
-     * rank order; or ({@code counts} not null, the "v" form) rank r's of {@code counts[r]} bytes at
-     * {@code displacements[r]}, {@code length} being the largest, so a step may carry less of a block, or none.
-     */
-    /**
      * Steps that move one block per rank: of {@code own} bytes here, and ({@code counts} not null, a "v" call)
      * rank p's of {@code counts[p]} bytes at {@code displacements[p]}.
      */
@@ -919,6 +941,11 @@ final class SharedCollectives
         }
     }
 
+    /**
+     * Every rank writes a chunk of its block; the readers copy all n. Blocks of {@code length} bytes each, in
+     * rank order; or ({@code counts} not null, the "v" form) rank r's of {@code counts[r]} bytes at
+     * {@code displacements[r]}, {@code length} being the largest, so a step may carry less of a block, or none.
+     */
     private final class GatherSteps extends BlockSteps
     {
         boolean reads;
@@ -985,9 +1012,13 @@ final class SharedCollectives
                 {
                     final int block = counts == null ? p * length : displacements[p];
                     final int chunk = counts == null ? bytes : clip(counts[p], done, bytes);
+                    if (counts != null)
+                    {
+                        mine.putInt(at + p * Integer.BYTES, counts[p]); // scatterv: the header its receivers check
+                    }
                     if (chunk > 0) // a block already sent whole: its offset may lie past the end of the buffer
                     {
-                        mine.putBytes(at + p * piece, send, sendOffset + block + done, chunk);
+                        mine.putBytes(pieceAt(at, p), send, sendOffset + block + done, chunk);
                     }
                 }
             }
@@ -998,6 +1029,11 @@ final class SharedCollectives
         {
             if (!everyone)
             {
+                if (agreement != null && done == 0)
+                {
+                    awaitCall(root, tag, length, root);
+                    scattervSteps.received(slots[root].getInt(at + rank * Integer.BYTES));
+                }
                 copyPiece(root, recvOffset + done, at, clip(own, done, bytes));
                 return;
             }
@@ -1015,8 +1051,17 @@ final class SharedCollectives
             awaitCall(p, tag, length, root);
             if (bytes > 0)
             {
-                recv.putBytes(recvAt, slots[p], at + rank * piece, bytes);
+                recv.putBytes(recvAt, slots[p], pieceAt(at, rank), bytes);
             }
+        }
+
+        /**
+         * @return where rank {@code p}'s piece is in a half at {@code at}: a scatterv's after the header of
+         *         counts, in pieces of {@link #vPiece} bytes (its steps' chunk), others' in pieces of {@link #piece}.
+         */
+        private int pieceAt(final int at, final int p)
+        {
+            return agreement == null ? at + p * piece : at + countsHeader + p * vPiece;
         }
     }
 
@@ -1107,7 +1152,7 @@ final class SharedCollectives
             {
                 if (differs >= 0)
                 {
-                    throw Collectives.mismatch(differs, tag, theirs > recvCounts[differs] ? -1 : theirs, recvCounts[differs]);
+                    throw Collectives.mismatch(differs, tag, theirs, recvCounts[differs]);
                 }
             }
         }

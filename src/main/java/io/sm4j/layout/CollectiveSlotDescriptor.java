@@ -11,9 +11,9 @@ package io.sm4j.layout;
  *  +---------------------------------------------------------------+ 0
  *  |              Step: the last one posted (64 bits)             ...
  *  +---------------------------------------------------------------+ 8
- *  |   call record 0: collective | total length | root (3 x 32)   |
+ *  |   call record 0: collective | length | root (3 x 32)         |
  *  +---------------------------------------------------------------+ 20
- *  |   call record 1: collective | total length | root (3 x 32)   |
+ *  |   call record 1: collective | length | root (3 x 32)         |
  *  +---------------------------------------------------------------+ 32
  *  |                 Padding to the end of the cacheline           |
  *  +---------------------------------------------------------------+ cacheline
@@ -22,6 +22,9 @@ package io.sm4j.layout;
  *  |              half 1: bufferSize / 2 bytes (odd steps)        ...
  *  +---------------------------------------------------------------+ cacheline + bufferSize
  * </pre>
+ * A record's length is the call's (per rank or per block); in a gatherv, scatterv or allToAllv, whose
+ * ranks do not all know it before the call, each rank posts its own (its block, the root's largest count,
+ * its longest block), from which every rank learns the call's after the first step.
  * A rank posts step s only once every rank of the communicator has posted s - 1 (so no rank is more than
  * one step ahead of another): a half and its call record are rewritten at s + 2 only after every reader
  * has posted s + 1, which it does after it is done with step s.

@@ -26,6 +26,8 @@ import java.util.Random;
  * <li>{@code crossed}: rank 0 calls barrier, the others bcast (fails with one line);</li>
  * <li>{@code counts}: a gatherv whose root counts 8 bytes for every rank, and the last rank passes 20,000
  *     (more than a step of the default region holds: fails at the root with one line, nobody waits);</li>
+ * <li>{@code scattered}: a scatterv whose root counts 8 bytes for every rank, and the last rank expects 16
+ *     (fails at that rank with one line);</li>
  * <li>{@code pairs}: an allToAllv in which rank 0 sends 8 bytes to rank 1, which expects 16 (fails at
  *     rank 1 with one line);</li>
  * <li>{@code die}: an allReduce whose user operator kills rank 0 (halt, as kill -9) in its first combine
@@ -57,6 +59,7 @@ public final class CollectiveApp
                 case "crossed" -> crossed(comm);
                 case "counts" -> countsDiffer(comm);
                 case "pairs" -> pairsDiffer(comm);
+                case "scattered" -> scatteredDiffer(comm);
                 case "die" -> die(comm);
                 default -> throw new IllegalArgumentException(args[0]);
             }
@@ -71,6 +74,15 @@ public final class CollectiveApp
         final int[] displacements = backToBack(counts);
         final int length = comm.rank() == size - 1 ? 20_000 : 8;
         comm.gatherv(new byte[length], 0, length, new byte[8 * size], counts, displacements, 0);
+    }
+
+    private static void scatteredDiffer(final Communicator comm)
+    {
+        final int size = comm.size();
+        final int[] counts = new int[size];
+        Arrays.fill(counts, 8);
+        final int length = comm.rank() == size - 1 ? 16 : 8;
+        comm.scatterv(new byte[8 * size], counts, backToBack(counts), new byte[length], 0, length, 0);
     }
 
     private static void pairsDiffer(final Communicator comm)

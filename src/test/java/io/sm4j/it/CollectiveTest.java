@@ -116,6 +116,16 @@ class CollectiveTest
 
     @ParameterizedTest
     @ValueSource(ints = { 0, LayoutParams.DEFAULT_COLLECTIVE_CONTEXTS })
+    void aScattervWhoseRootCountsOtherBytesThanItsReceiverShouldFailThereWithOneLine(final int contexts) throws IOException
+    {
+        final JobRunner job = JobRunner.run(LayoutParams.builder(3).collectiveContexts(contexts).build(), Map.of(),
+            CollectiveApp.class.getName(), "scattered");
+        assertFailedSaying(job, "rank 0 sent 8 bytes to this scatterv, which expects 16: the ranks called it with " +
+            "different counts or roots");
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = { 0, LayoutParams.DEFAULT_COLLECTIVE_CONTEXTS })
     void anAllToAllvWhoseSenderCountsOtherBytesThanItsReceiverShouldFailWithOneLine(final int contexts) throws IOException
     {
         final JobRunner job = JobRunner.run(LayoutParams.builder(2).collectiveContexts(contexts).build(), Map.of(),
