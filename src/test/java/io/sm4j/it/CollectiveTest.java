@@ -4,6 +4,7 @@ import io.sm4j.layout.LayoutParams;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
@@ -114,24 +115,22 @@ class CollectiveTest
             "called it with different counts");
     }
 
-    @ParameterizedTest
-    @ValueSource(ints = { 0, LayoutParams.DEFAULT_COLLECTIVE_CONTEXTS })
-    void aScattervWhoseRootCountsOtherBytesThanItsReceiverShouldFailThereWithOneLine(final int contexts) throws IOException
+    /**
+     * A receiver whose count differs from its sender's: through a region (2 contexts) and point to point (0), the
+     * receiving rank reports it in the same line.
+     */
+    @ParameterizedTest(name = "{0}, {1} ranks, {2} collective contexts")
+    @CsvSource(delimiter = '|', value = {
+        "scattered | 3 | 0 | rank 0 sent 8 bytes to this scatterv, which expects 16",
+        "scattered | 3 | 2 | rank 0 sent 8 bytes to this scatterv, which expects 16",
+        "pairs     | 2 | 0 | rank 0 sent 8 bytes to this allToAllv, which expects 16",
+        "pairs     | 2 | 2 | rank 0 sent 8 bytes to this allToAllv, which expects 16" })
+    void aReceiverCountingOtherBytesThanItsSenderShouldFailWithOneLine(
+        final String mode, final int ranks, final int contexts, final String line) throws IOException
     {
-        final JobRunner job = JobRunner.run(LayoutParams.builder(3).collectiveContexts(contexts).build(), Map.of(),
-            CollectiveApp.class.getName(), "scattered");
-        assertFailedSaying(job, "rank 0 sent 8 bytes to this scatterv, which expects 16: the ranks called it with " +
-            "different counts or roots");
-    }
-
-    @ParameterizedTest
-    @ValueSource(ints = { 0, LayoutParams.DEFAULT_COLLECTIVE_CONTEXTS })
-    void anAllToAllvWhoseSenderCountsOtherBytesThanItsReceiverShouldFailWithOneLine(final int contexts) throws IOException
-    {
-        final JobRunner job = JobRunner.run(LayoutParams.builder(2).collectiveContexts(contexts).build(), Map.of(),
-            CollectiveApp.class.getName(), "pairs");
-        assertFailedSaying(job, "rank 0 sent 8 bytes to this allToAllv, which expects 16: the ranks called it with " +
-            "different counts or roots");
+        final JobRunner job = JobRunner.run(LayoutParams.builder(ranks).collectiveContexts(contexts).build(), Map.of(),
+            CollectiveApp.class.getName(), mode);
+        assertFailedSaying(job, line + ": the ranks called it with different counts or roots");
     }
 
     /**
