@@ -184,6 +184,54 @@ public final class CollectiveSlotStress
     }
 
     /**
+     * Rank 0 scatters twice to two ranks with counts only it has: first {8, 600} (600 bytes take three steps of
+     * a 512-byte half, whose pieces are a header of counts shorter), then {8, 8}. Rank 1 learns each call's
+     * length from the root's first post (it starts as if its block went on for ever) and checks the header's
+     * count for it: it must receive the first long of its 600 bytes, their last long, and the second call's
+     * long, each whole, and no count error (a read of the root's record or header before its post would give
+     * a length or count of 0, or of the other call).
+     */
+    @JCStressTest
+    @Outcome(id = "1, 2, 3", expect = ACCEPTABLE, desc = "Both calls delivered rank 1's block, agreed on and checked.")
+    @Outcome(expect = FORBIDDEN, desc = "Rank 1 took a length, a count or a piece of a post it had not yet seen.")
+    @State
+    public static class ScattervsLearnTheirLengthFromTheRoot extends TwoRanks
+    {
+        private static final int LONG_BLOCK = 600;
+        private final UnsafeBuffer first = new UnsafeBuffer(new byte[8 + LONG_BLOCK]);
+        private final UnsafeBuffer second = new UnsafeBuffer(new byte[16]);
+        private final UnsafeBuffer in = new UnsafeBuffer(new byte[LONG_BLOCK]);
+        private final UnsafeBuffer mine = new UnsafeBuffer(new byte[8]);
+
+        @Actor
+        public void root()
+        {
+            first.putLong(8, 1);
+            first.putLong(8 + LONG_BLOCK - 8, 2);
+            rank0.scatterv(first, 0, new int[]{ 8, LONG_BLOCK }, new int[]{ 0, 8 }, mine, 0, 8, 0, Collectives.SCATTERV_TAG);
+            second.putLong(8, 3);
+            rank0.scatterv(second, 0, new int[]{ 8, 8 }, new int[]{ 0, 8 }, mine, 0, 8, 0, Collectives.SCATTERV_TAG);
+        }
+
+        @Actor
+        public void receiver(final III_Result r)
+        {
+            try
+            {
+                rank1.scatterv(null, 0, null, null, in, 0, LONG_BLOCK, 0, Collectives.SCATTERV_TAG);
+                r.r1 = (int)in.getLong(0);
+                r.r2 = (int)in.getLong(LONG_BLOCK - 8);
+                rank1.scatterv(null, 0, null, null, in, 0, 8, 0, Collectives.SCATTERV_TAG);
+                r.r3 = (int)in.getLong(0);
+            }
+            catch (final Sm4jException ex)
+            {
+                r.r1 = -1;
+            }
+        }
+    }
+
+    /**
      * Two calls of a long reduction on each rank, rank r's input element i in call c being
      * {@code 1,000,000 (r + 1) + 1,000 c + i}; the arbiter counts, per call, the elements of both ranks' results
      * that differ from what they should be. The tests declare their own {@code @Actor}s and {@code @Arbiter},
