@@ -5,6 +5,8 @@ import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import java.util.Objects;
+
 
 /**
  * The collectives of one communicator, over its {@link Channel}. Every rank must call the same collectives
@@ -176,10 +178,7 @@ public final class Collectives
         {
             checkRange("recv", recv, recvOffset, length);
         }
-        if (op == null)
-        {
-            throw new NullPointerException("op is null");
-        }
+        Objects.requireNonNull(op, "op is null");
         if (shared != null && shared.reduces(length, op))
         {
             shared.reduce(send, sendOffset, recv, recvOffset, length, op, root, false, tag);
@@ -223,10 +222,7 @@ public final class Collectives
     {
         checkRange("recv", recv, recvOffset, length);
         checkRange("send", send, sendOffset, length);
-        if (op == null)
-        {
-            throw new NullPointerException("op is null");
-        }
+        Objects.requireNonNull(op, "op is null");
         if (!allReducedInRegion(send, sendOffset, recv, recvOffset, length, op))
         {
             reduce(send, sendOffset, recv, recvOffset, length, op, 0, ALL_REDUCE_TAG);
@@ -393,10 +389,7 @@ public final class Collectives
     {
         checkRange("send", send, sendOffset, length);
         checkRange("recv", recv, recvOffset, length);
-        if (op == null)
-        {
-            throw new NullPointerException("op is null");
-        }
+        Objects.requireNonNull(op, "op is null");
         final int tag = exclusive ? EX_SCAN_TAG : SCAN_TAG;
         if (shared != null && shared.scans(length))
         {
@@ -470,10 +463,7 @@ public final class Collectives
         checkRange("send", send, sendOffset, (long)blockLength * size);
         checkRange("recv", recv, recvOffset, blockLength);
         final int length = Math.multiplyExact(blockLength, size);
-        if (op == null)
-        {
-            throw new NullPointerException("op is null");
-        }
+        Objects.requireNonNull(op, "op is null");
         if (blockLength == 0)
         {
             return; // nothing to combine on any rank (MPI requires every rank to pass the same count), as Open MPI does
@@ -567,7 +557,7 @@ public final class Collectives
             checkOwnCount("recvLength", recvLength, counts);
         }
         // the region's first step tells every rank the root's largest count, and so which path the call takes
-        if (shared != null && shared.scattervs() &&
+        if (shared != null &&
             shared.scatterv(send, sendOffset, counts, displacements, recv, recvOffset, recvLength, root, SCATTERV_TAG))
         {
             return;
@@ -686,7 +676,7 @@ public final class Collectives
                 recvCounts[rank]);
         }
         // the region's first step tells every rank the longest block, and so which path the call takes
-        if (shared != null && shared.allToAllvs() && shared.allToAllv(send, sendOffset, sendCounts, sendDisplacements, recv, recvOffset,
+        if (shared != null && shared.allToAllv(send, sendOffset, sendCounts, sendDisplacements, recv, recvOffset,
             recvCounts, recvDisplacements, ALL_TO_ALLV_TAG))
         {
             return;
@@ -915,10 +905,7 @@ public final class Collectives
         final Object send, final Object recv, final ElementType type, final Op op, final int resultRank, final Kind kind)
     {
         checkTyped(send, recv, resultRank);
-        if (op == null)
-        {
-            throw new NullPointerException("op is null");
-        }
+        Objects.requireNonNull(op, "op is null");
         final ByteOperator operator = operator(op, type);
         final int count = java.lang.reflect.Array.getLength(send);
         if (count > (Integer.MAX_VALUE - 8) / 2 / type.bytes)
@@ -1053,10 +1040,7 @@ public final class Collectives
             throw new IllegalArgumentException("send has " + count + " elements, recv " + block + ": send must hold " + size +
                 " blocks of recv's length");
         }
-        if (op == null)
-        {
-            throw new NullPointerException("op is null");
-        }
+        Objects.requireNonNull(op, "op is null");
         final ByteOperator operator = operator(op, type);
         final int length = Math.multiplyExact(count, type.bytes);
         pack(send, type, count);

@@ -75,7 +75,10 @@ final class SharedCollectives
     private final int piece;
     /** Bytes of a scatterv's or allToAllv's header in each half: a count per rank ({@link ScatterSteps}, {@link AllToAllvSteps}). */
     private final int countsHeader;
-    /** Bytes per rank of a scatterv's or allToAllv's half after its header ({@link #allToAllvs}), or 0 below {@link #MIN_PIECE}. */
+    /**
+     * Bytes per rank of a scatterv's or allToAllv's half after its header, or 0 below {@link #MIN_PIECE}: then
+     * neither starts in the region.
+     */
     private final int vPiece;
     /** The last step this rank posted; 0 before the first (the slot's word starts at 0). */
     private long step;
@@ -149,16 +152,6 @@ final class SharedCollectives
     boolean scatters(final long length)
     {
         return piece > 0 && length <= 16L * piece;
-    }
-
-    /**
-     * @return true if a scatterv starts in the region (while a half holds the root's counts and
-     *         {@link #MIN_PIECE} bytes per rank), where its ranks learn whether it {@link #scatters} (only the
-     *         root has the counts).
-     */
-    boolean scattervs()
-    {
-        return vPiece > 0;
     }
 
     /**
@@ -333,14 +326,19 @@ final class SharedCollectives
      * Rank r receives the root's {@code counts[r]} bytes at {@code sendOffset + displacements[r]}, {@code
      * recvLength} of them; {@code send}, {@code counts} and {@code displacements} are the root's only (null
      * elsewhere), so the other ranks learn how many steps the call takes from the root's first post
-     * ({@link RootedSteps}), and whether it {@link #scatters} the largest count. Needs {@link #scattervs} true.
+     * ({@link RootedSteps}), and whether it {@link #scatters} the largest count.
      *
-     * @return true if the call went through the region, false if it is to be made point to point.
+     * @return true if the call went through the region, false if it is to be made point to point (also, with
+     *         no step in the region, when a half cannot hold the counts and {@link #MIN_PIECE} bytes per rank).
      */
     boolean scatterv(
         final DirectBuffer send, final int sendOffset, final int[] counts, final int[] displacements,
         final MutableDirectBuffer recv, final int recvOffset, final int recvLength, final int root, final int tag)
     {
+        if (vPiece == 0)
+        {
+            return false; // on every rank alike: the layout decides
+        }
         scatterSteps.everyone = false;
         final int length = scatterSteps.rooted(scattervSteps, rank == root ? counts : null, displacements, recvLength);
         return run(scatterSteps.with(send, sendOffset, recv, recvOffset), tag, length, root, vPiece);
@@ -360,31 +358,29 @@ final class SharedCollectives
     }
 
     /**
-     * @return true if an allToAllv starts in the region (while a half holds the counts and {@link #MIN_PIECE}
-     *         bytes per rank), where its ranks learn whether it fits: up to eight of allToAll's pieces per block.
-     */
-    boolean allToAllvs()
-    {
-        return vPiece > 0;
-    }
-
-    /**
      * Rank r's {@code sendCounts[d]} bytes at {@code sendDisplacements[d]} become rank d's {@code
-     * recvCounts[r]} bytes at {@code recvDisplacements[r]} ({@link AllToAllvSteps}). Needs {@link #allToAllvs}.
+     * recvCounts[r]} bytes at {@code recvDisplacements[r]} ({@link AllToAllvSteps}): through the region up to
+     * eight of allToAll's pieces per block.
      *
-     * @return true if the call went through the region, false if it is to be made point to point.
+     * @return true if the call went through the region, false if it is to be made point to point (also, with
+     *         no step in the region, when a half cannot hold the counts and {@link #MIN_PIECE} bytes per rank).
      */
     boolean allToAllv(
         final DirectBuffer send, final int sendOffset, final int[] sendCounts, final int[] sendDisplacements,
         final MutableDirectBuffer recv, final int recvOffset, final int[] recvCounts, final int[] recvDisplacements,
         final int tag)
     {
+        if (vPiece == 0)
+        {
+            return false; // on every rank alike: the layout decides
+        }
         final AllToAllvSteps steps = allToAllvSteps;
         steps.sendCounts = sendCounts;
         steps.sendDisplacements = sendDisplacements;
         steps.recvCounts = recvCounts;
         steps.recvDisplacements = recvDisplacements;
         steps.differs = -1;
+        steps.longest = Collectives.largest(sendCounts);
         steps.agreement = steps.longestBlock;
         // every rank starts as if the longest block went on for ever: the first step tells the call's length
         return run(steps.with(send, sendOffset, recv, recvOffset), tag, Integer.MAX_VALUE, 0, vPiece);
@@ -405,7 +401,8 @@ final class SharedCollectives
         start();
         try
         {
-            long count = steps.fits() ? stepsOf(length, chunk, steps) : 1;
+            boolean fits = steps.fits();
+            long count = fits ? stepsOf(length, chunk, steps) : 1;
             int done = 0;
             for (long i = 0; i < count; i++)
             {
@@ -415,10 +412,11 @@ final class SharedCollectives
                 post(tag, steps.posted(), root);
                 if (i == 0 && steps.agree())
                 {
-                    // the root's first post told the length
-                    count = steps.fits() ? stepsOf(steps.length, chunk, steps) : 1;
+                    // the first post told the length
+                    fits = steps.fits();
+                    count = fits ? stepsOf(steps.length, chunk, steps) : 1;
                 }
-                if (steps.fits())
+                if (fits)
                 {
                     steps.read(at, done, bytes);
                 }
@@ -426,7 +424,7 @@ final class SharedCollectives
             }
             unfinished = false; // every rank took the same steps: a count the root finds wrong leaves them in line
             steps.finish();
-            return steps.fits();
+            return fits;
         }
         catch (final InternalError error)
         {
@@ -568,11 +566,10 @@ final class SharedCollectives
      */
     private final class RootedSteps implements Agreement
     {
-        private final Steps steps;
+        /** The call's steps: their counts (the root's; null elsewhere) and this rank's own length. */
+        private final BlockSteps steps;
         /** Whether a length fits the region whole: above it, ranks move the rest point to point. */
         private final LongPredicate fits;
-        private int[] counts;
-        private int own;
         /**
          * At the root, a rank whose posted length is not its count, or -1, and what it posted; at a scatterv's
          * receiver, the root if its count for this rank is not this rank's length, and that count.
@@ -580,7 +577,7 @@ final class SharedCollectives
         private int differs = -1;
         private int theirs;
 
-        RootedSteps(final Steps steps, final LongPredicate fits)
+        RootedSteps(final BlockSteps steps, final LongPredicate fits)
         {
             this.steps = steps;
             this.fits = fits;
@@ -593,12 +590,10 @@ final class SharedCollectives
         }
 
         /**
-         * @return these steps, for a call with {@code counts} (the root's; null elsewhere) and this rank's own length.
+         * @return these steps, for a call whose {@link BlockSteps} are set.
          */
-        RootedSteps start(final int[] counts, final int own)
+        RootedSteps start()
         {
-            this.counts = counts;
-            this.own = own;
             this.differs = -1;
             return this;
         }
@@ -608,18 +603,19 @@ final class SharedCollectives
          */
         int length()
         {
-            return counts == null ? Integer.MAX_VALUE : Collectives.largest(counts);
+            return steps.counts == null ? Integer.MAX_VALUE : Collectives.largest(steps.counts);
         }
 
         @Override
         public int posted()
         {
-            return counts == null ? own : steps.length;
+            return steps.counts == null ? steps.own : steps.length;
         }
 
         @Override
         public boolean agree()
         {
+            final int[] counts = steps.counts;
             if (counts == null)
             {
                 awaitCall(steps.root, steps.tag, 0, steps.root);
@@ -644,7 +640,7 @@ final class SharedCollectives
          */
         void received(final int count)
         {
-            if (count != own)
+            if (count != steps.own)
             {
                 differs = steps.root;
                 theirs = count;
@@ -658,8 +654,8 @@ final class SharedCollectives
             {
                 return;
             }
-            throw counts == null ? Collectives.mismatch(differs, steps.tag, theirs, own) :
-                Collectives.countDiffers(differs, steps.tag, theirs, counts[differs]);
+            throw steps.counts == null ? Collectives.mismatch(differs, steps.tag, theirs, steps.own) :
+                Collectives.countDiffers(differs, steps.tag, theirs, steps.counts[differs]);
         }
     }
 
@@ -936,7 +932,7 @@ final class SharedCollectives
         int rooted(final RootedSteps rooted, final int[] counts, final int[] displacements, final int own)
         {
             blocks(counts, displacements, own);
-            agreement = rooted.start(counts, own);
+            agreement = rooted.start();
             return rooted.length();
         }
     }
@@ -1012,9 +1008,9 @@ final class SharedCollectives
                 {
                     final int block = counts == null ? p * length : displacements[p];
                     final int chunk = counts == null ? bytes : clip(counts[p], done, bytes);
-                    if (counts != null)
+                    if (counts != null && done == 0)
                     {
-                        mine.putInt(at + p * Integer.BYTES, counts[p]); // scatterv: the header its receivers check
+                        mine.putInt(at + p * Integer.BYTES, counts[p]); // scatterv: the header its receivers check first
                     }
                     if (chunk > 0) // a block already sent whole: its offset may lie past the end of the buffer
                     {
@@ -1083,13 +1079,18 @@ final class SharedCollectives
         /** A rank whose count for this rank differs from this rank's, or -1; and its count. */
         int differs = -1;
         private int theirs;
+        /** This rank's longest block, which it posts. */
+        int longest;
 
         @Override
         void write(final int at, final int done, final int bytes)
         {
             for (int d = 0; d < size; d++)
             {
-                mine.putInt(at + d * Integer.BYTES, sendCounts[d]);
+                if (done == 0)
+                {
+                    mine.putInt(at + d * Integer.BYTES, sendCounts[d]); // the header, read in the first step only
+                }
                 final int chunk = clip(sendCounts[d], done, bytes);
                 if (chunk > 0) // a block already sent whole: its offset may lie past the end of the buffer
                 {
@@ -1123,7 +1124,7 @@ final class SharedCollectives
             @Override
             public int posted()
             {
-                return Collectives.largest(sendCounts);
+                return longest;
             }
 
             @Override
@@ -1263,12 +1264,19 @@ final class SharedCollectives
             throw tag == Collectives.ALL_GATHERV_TAG ? Collectives.countsDiffer(p, tag) :
                 Collectives.rootsDiffer(p, tag, theirRoot, root);
         }
-        if (theirLength != length && tag != Collectives.GATHERV_TAG && tag != Collectives.SCATTERV_TAG &&
-            tag != Collectives.ALL_TO_ALLV_TAG)
+        if (theirLength != length && !postsOwnLength(tag))
         {
-            // a gatherv's, scatterv's or allToAllv's ranks post lengths of their own, compared with the counts (Agreement)
             throw Collectives.mismatch(p, tag, theirLength > length ? -1 : theirLength, length);
         }
+    }
+
+    /**
+     * @return true for the collectives whose ranks post lengths of their own ({@link Agreement}: gatherv, scatterv,
+     *         allToAllv), compared with the counts instead of with each other.
+     */
+    private static boolean postsOwnLength(final int tag)
+    {
+        return tag == Collectives.GATHERV_TAG || tag == Collectives.SCATTERV_TAG || tag == Collectives.ALL_TO_ALLV_TAG;
     }
 
     /**
