@@ -410,7 +410,7 @@ public final class Communicator implements AutoCloseable
                 // a target that sleeps is rung: the copy lasts longer than its wake-up
                 final int dest = toWorld(target);
                 return endpoint.ownCores() && endpoint.layout().params().threadMode() == ThreadMode.SINGLE &&
-                    endpoint.isAttached(dest) &&
+                    endpoint.job().isAttached(dest) &&
                     sends.trySendHelp(dest, sequence, get, length, chunkId, position, targetChunkId, targetOffset);
             }
 

@@ -319,7 +319,7 @@ final class Matcher implements FragmentHandler
         request.matchedSource = source;
         request.matchedTag = tag;
         request.total = total;
-        if (large && !endpoint.isAttached(source))
+        if (large && !endpoint.job().isAttached(source))
         {
             // its RNDV was drained after it detached: nobody is left to answer the ACK with the rest
             Request.orphan(request, "receive of " + total + " bytes from rank " + request.localRank(source));
@@ -496,7 +496,7 @@ final class Matcher implements FragmentHandler
         catch (final Sm4jException ex)
         {
             // a chunk claimed and never counted would leave the origin waiting for good: end the job instead
-            endpoint.abortJob("rank " + endpoint.rank() + " failed copying its part of rank " + f.source() +
+            endpoint.job().abort("rank " + endpoint.rank() + " failed copying its part of rank " + f.source() +
                 "'s split copy: " + ex.getMessage());
             throw ex;
         }

@@ -147,7 +147,7 @@ final class MessageSender
         {
             if (claimed == Endpoint.PEER_GONE)
             {
-                throw endpoint.peerGone(dest); // the job's abort, if any, is the cause to report
+                throw endpoint.job().peerGone(dest); // the job's abort, if any, is the cause to report
             }
             return false; // no room yet: retried after a pass
         }

@@ -160,7 +160,7 @@ final class PendingSends
             final long sequence = deferredAcks.pollLong();
             final long aux = deferredAcks.pollLong();
             // an ACK to a rank that has detached is dropped: nobody is left to read it
-            if (endpoint.isAttached(dest) && sendAck(dest, sequence, aux))
+            if (endpoint.job().isAttached(dest) && sendAck(dest, sequence, aux))
             {
                 sent++;
             }
@@ -169,7 +169,7 @@ final class PendingSends
         {
             final ArrayDeque<SendRequest> queue = waiting[dest];
             // sends to a rank that has detached stay until failOrphans fails them
-            while (queue != null && !queue.isEmpty() && endpoint.isAttached(dest) && tryStart(queue.peek()))
+            while (queue != null && !queue.isEmpty() && endpoint.job().isAttached(dest) && tryStart(queue.peek()))
             {
                 endpoint.counters().roomWait(System.nanoTime() - queue.poll().queuedAt);
                 waitingCount--;

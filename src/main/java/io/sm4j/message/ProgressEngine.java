@@ -222,16 +222,16 @@ final class ProgressEngine implements Progress
     @Override
     public Sm4jException detached(final String what)
     {
-        endpoint.checkNotAbortedAfterDetach();
+        endpoint.job().checkNotAbortedAfterDetach();
         return new Sm4jException("the " + what + " cannot complete: the peer has detached");
     }
 
     /**
-     * Aborts the job with {@code reason} ({@link Endpoint#abortJob}).
+     * Aborts the job with {@code reason} ({@link io.sm4j.job.RankJob#abort}).
      */
     void abortJob(final String reason)
     {
-        endpoint.abortJob(reason);
+        endpoint.job().abort(reason);
     }
 
     /**
@@ -239,7 +239,7 @@ final class ProgressEngine implements Progress
      */
     void checkNotAborted()
     {
-        endpoint.checkNotAborted();
+        endpoint.job().checkNotAborted();
     }
 
     /**
@@ -272,7 +272,7 @@ final class ProgressEngine implements Progress
      */
     private boolean sourceGone(final int source)
     {
-        return source != Communicator.ANY_SOURCE ? source != rank && !endpoint.isAttached(source) : othersGone(null);
+        return source != Communicator.ANY_SOURCE ? source != rank && !endpoint.job().isAttached(source) : othersGone(null);
     }
 
     /**
@@ -285,7 +285,7 @@ final class ProgressEngine implements Progress
         for (int i = 0; i < count; i++)
         {
             final int peer = members == null ? i : members[i];
-            if (peer != rank && endpoint.isAttached(peer))
+            if (peer != rank && endpoint.job().isAttached(peer))
             {
                 return false;
             }
@@ -428,14 +428,14 @@ final class ProgressEngine implements Progress
         int goneCount = 0;
         for (int peer = 0; peer < size; peer++)
         {
-            gone[peer] = peer != rank && !endpoint.isAttached(peer);
+            gone[peer] = peer != rank && !endpoint.job().isAttached(peer);
             goneCount += gone[peer] ? 1 : 0;
         }
         if (goneCount == 0)
         {
             return;
         }
-        endpoint.checkNotAborted(); // they may have left because the job was aborted: that is the cause
+        endpoint.job().checkNotAborted(); // they may have left because the job was aborted: that is the cause
         drainAll(); // what the detached ranks sent before leaving
         rendezvous.failOrphans(gone);
         sends.failOrphans(gone);

@@ -2,6 +2,7 @@ package io.sm4j.transport;
 
 import io.sm4j.job.RankCounters;
 import io.sm4j.job.HealthMonitor;
+import io.sm4j.job.RankJob;
 import io.sm4j.layout.CbWrapperDescriptor;
 import io.sm4j.layout.CountersDescriptor;
 import io.sm4j.layout.FragmentDescriptor;
@@ -9,14 +10,13 @@ import io.sm4j.layout.LayoutParams;
 import io.sm4j.layout.SegmentLayout;
 import io.sm4j.layout.ThreadMode;
 import io.sm4j.segment.JobAbortedException;
+import io.sm4j.segment.MappingGuard;
 import io.sm4j.segment.RankRegistry;
 import io.sm4j.segment.Segment;
 import io.sm4j.segment.Sm4jException;
 import io.sm4j.segment.SegmentFiles;
 import org.agrona.concurrent.UnsafeBuffer;
 
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * One rank's transport endpoint: sends messages to peers and polls its in-bound FIFOs and fast boxes. The
@@ -40,14 +40,8 @@ import java.util.concurrent.locks.LockSupport;
  * then the pool.
  * All locks are process-local: heads and tails are written only by their own process.
  */
-public final class Endpoint implements AutoCloseable
+public final class Endpoint implements AutoCloseable, MappingGuard
 {
-    /**
-     * How long a rank that finds a peer it needs detached waits for the job to be aborted, in a job under a
-     * launcher: a rank that fails detaches first (closing its resources) and records why just after, from its
-     * exception handler, or the launcher does when it exits; that failure is the cause to report.
-     */
-    private static final long DETACH_ABORT_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     /** What close does with data that arrives while it waits: nobody will read it. */
     private static final FragmentHandler DISCARD = fragment -> { };
 
@@ -79,9 +73,7 @@ public final class Endpoint implements AutoCloseable
     private final RankCounters counters;
     private final long unexpectedBytes;
     private final CallGate gate;
-    private final boolean supervised;
-    /** Set once this rank has waited for an abort after a detachment: a job that is not failing waits once. */
-    private volatile boolean awaitedAbort;
+    private final RankJob job;
     /** Set once an access faulted (the file was truncated): close then only unmaps. */
     private volatile boolean faulted;
 
@@ -115,7 +107,7 @@ public final class Endpoint implements AutoCloseable
         publisher = new Publisher(rank, outbound, fragments, new FastBoxAssignment(segment, rank, multiple), peerBells, gate, counters);
         poller = new FragmentPoller(inbound, outbound, fragments, peerBells);
         pollLock = OptionalLock.create(multiple);
-        supervised = options.launcherPid() != 0;
+        job = new RankJob(segment, rank, options.launcherPid() != 0, this, peerBells::ringAll); // only keeps this
         health = new HealthMonitor(segment, rank, options.launcherPid(), peerBells::ringAll, counters);
         bell = Doorbell.open(segment.views().bell(rank), futex, peerBells, SegmentFiles.bellPath(segment.path(), rank), multiple); // a file: late
         final boolean contended = options.startsContended(size);
@@ -172,6 +164,14 @@ public final class Endpoint implements AutoCloseable
         return counters;
     }
 
+    /**
+     * @return the job as this rank acts on it: peers attached, abort (the job's concerns, beside the transport).
+     */
+    public RankJob job()
+    {
+        return job;
+    }
+
     public int rank()
     {
         return rank;
@@ -221,27 +221,6 @@ public final class Endpoint implements AutoCloseable
     }
 
     /**
-     * @return true while {@code peer} is attached (registered and not yet closed); acquire: whatever it
-     * published before detaching is visible to a poll that follows.
-     */
-    public boolean isAttached(final int peer)
-    {
-        try
-        {
-            enter();
-            return ranks.isAttached(peer);
-        }
-        catch (final InternalError error)
-        {
-            throw fault(error);
-        }
-        finally
-        {
-            gate.exit();
-        }
-    }
-
-    /**
      * @return {@code rank}'s slot in the collective region of communicator context {@code context}
      *         ({@link io.sm4j.layout.CollectiveSlotDescriptor}), or null if the layout gives that context no
      *         region. Touch it only between {@link #enterMapping} and {@link #exitMapping}.
@@ -257,6 +236,7 @@ public final class Endpoint implements AutoCloseable
      *
      * @throws IllegalStateException if the endpoint is closed.
      */
+    @Override
     public void enterMapping()
     {
         boolean entered = false;
@@ -278,6 +258,7 @@ public final class Endpoint implements AutoCloseable
         }
     }
 
+    @Override
     public void exitMapping()
     {
         gate.exit();
@@ -583,87 +564,10 @@ public final class Endpoint implements AutoCloseable
     }
 
     /**
-     * A layer that finds a peer detached checks this first: ranks detach when the job is aborted, and the
-     * abort (stored before their DETACHED, which an {@link #isAttached} acquired) is the cause to report.
-     *
-     * @throws JobAbortedException if the job was aborted.
-     */
-    public void checkNotAborted()
-    {
-        try
-        {
-            enter();
-            segment.checkNotAborted();
-        }
-        catch (final InternalError error)
-        {
-            throw fault(error);
-        }
-        finally
-        {
-            gate.exit();
-        }
-    }
-
-    /**
-     * Aborts the job: records {@code reason} as its cause (the first recorded wins) and wakes every sleeping
-     * rank, whose waits then end with a {@link JobAbortedException} naming it.
-     */
-    public void abortJob(final String reason)
-    {
-        try
-        {
-            enter();
-            segment.abort(rank, reason);
-            peerBells.ringAll();
-        }
-        catch (final InternalError error)
-        {
-            throw fault(error);
-        }
-        finally
-        {
-            gate.exit();
-        }
-    }
-
-    /**
-     * For a wait that cannot complete because a peer has detached: the detachment is rarely the cause. A rank
-     * that saw the job aborted detaches (the abort, stored before its DETACHED, which the caller acquired, is
-     * seen here at once); a rank that failed detaches before its failure is recorded, so in a job under a
-     * launcher this waits (once per endpoint) up to 500 ms for the abort that names it.
-     *
-     * @throws JobAbortedException if the job is aborted.
-     */
-    public void checkNotAbortedAfterDetach()
-    {
-        if (supervised && !awaitedAbort)
-        {
-            final long deadline = System.nanoTime() + DETACH_ABORT_WAIT_NANOS;
-            while (System.nanoTime() - deadline < 0)
-            {
-                checkNotAborted();
-                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
-            }
-            awaitedAbort = true;
-        }
-        checkNotAborted();
-    }
-
-    /**
-     * The error of a claim that found {@code dest} gone ({@link #PEER_GONE}): the job's abort if it was aborted
-     * ({@link #checkNotAbortedAfterDetach}), else that {@code dest} has detached.
-     */
-    public Sm4jException peerGone(final int dest)
-    {
-        checkNotAbortedAfterDetach();
-        return new Sm4jException("rank " + dest + " has detached: rank " + rank + " cannot send to it");
-    }
-
-    /**
      * For a layer above that touched a claim's or a fragment's memory itself (copying a payload): turns a
      * fault of that access into the error to report ({@link Segment#fault}).
      */
+    @Override
     public Sm4jException fault(final InternalError error)
     {
         final Sm4jException explained = segment.fault(error);

@@ -105,7 +105,7 @@ public final class CloseRaceApp
             {
                 CopyingSends.trySend(closing, 1, payload, 0, 64);
                 closing.poll(fragment -> { }, 16);
-                closing.isAttached(1);
+                closing.job().isAttached(1);
                 calls.incrementAndGet();
             }
         }

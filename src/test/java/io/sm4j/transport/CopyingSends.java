@@ -32,7 +32,7 @@ public final class CopyingSends
         final int result = endpoint.tryClaim(dest, length, claim);
         if (result == Endpoint.PEER_GONE)
         {
-            throw endpoint.peerGone(dest); // the job's abort, if any, is the cause to report
+            throw endpoint.job().peerGone(dest); // the job's abort, if any, is the cause to report
         }
         if (result != Endpoint.CLAIMED)
         {
