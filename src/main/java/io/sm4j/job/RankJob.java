@@ -29,6 +29,8 @@ public final class RankJob
     private final boolean supervised;
     private final MappingGuard guard;
     private final Runnable ringAll;
+    /** {@link Segment#checkNotAborted}, bound once: a check allocates nothing. */
+    private final Runnable checkAborted;
     /** Set once this rank has waited for an abort after a detachment: a job that is not failing waits once. */
     private volatile boolean awaitedAbort;
 
@@ -45,6 +47,7 @@ public final class RankJob
         this.supervised = supervised;
         this.guard = guard;
         this.ringAll = ringAll;
+        this.checkAborted = segment::checkNotAborted;
     }
 
     /**
@@ -54,9 +57,11 @@ public final class RankJob
      */
     public boolean isAttached(final int peer)
     {
-        guard.enterMapping();
+        boolean entered = false;
         try
         {
+            guard.enterMapping();
+            entered = true;
             return ranks.isAttached(peer);
         }
         catch (final InternalError error)
@@ -65,7 +70,10 @@ public final class RankJob
         }
         finally
         {
-            guard.exitMapping();
+            if (entered)
+            {
+                guard.exitMapping(); // a refused or faulted entry has left already
+            }
         }
     }
 
@@ -77,7 +85,7 @@ public final class RankJob
      */
     public void checkNotAborted()
     {
-        guarded(segment::checkNotAborted);
+        guarded(checkAborted);
     }
 
     /**
@@ -126,11 +134,16 @@ public final class RankJob
         return new Sm4jException("rank " + dest + " has detached: rank " + rank + " cannot send to it");
     }
 
+    /**
+     * Runs {@code access} inside the guard, as {@link #isAttached} does.
+     */
     private void guarded(final Runnable access)
     {
-        guard.enterMapping();
+        boolean entered = false;
         try
         {
+            guard.enterMapping();
+            entered = true;
             access.run();
         }
         catch (final InternalError error)
@@ -139,7 +152,10 @@ public final class RankJob
         }
         finally
         {
-            guard.exitMapping();
+            if (entered)
+            {
+                guard.exitMapping();
+            }
         }
     }
 }

@@ -17,7 +17,6 @@ import io.sm4j.segment.Sm4jException;
 import io.sm4j.segment.SegmentFiles;
 import org.agrona.concurrent.UnsafeBuffer;
 
-
 /**
  * One rank's transport endpoint: sends messages to peers and polls its in-bound FIFOs and fast boxes. The
  * transport knows a message's sender and length only: a sender claims room ({@link #tryClaim}), writes its
@@ -44,7 +43,6 @@ public final class Endpoint implements AutoCloseable, MappingGuard
 {
     /** What close does with data that arrives while it waits: nobody will read it. */
     private static final FragmentHandler DISCARD = fragment -> { };
-
 
     private final Segment segment;
     /** {@link #ownCores()}. */
@@ -165,7 +163,7 @@ public final class Endpoint implements AutoCloseable, MappingGuard
     }
 
     /**
-     * @return the job as this rank acts on it: peers attached, abort (the job's concerns, beside the transport).
+     * @return the job as this rank acts on it: peers attached, abort (the job's concerns, below the transport).
      */
     public RankJob job()
     {

@@ -80,6 +80,7 @@ class RankJobTest
         job.abort("rank 0 ran out of patience");
         assertEquals(1, rings);
         job.abort("a later reason");
+        assertEquals(2, rings, "every abort rings, the first reason stays");
         final JobAbortedException aborted = assertThrows(JobAbortedException.class, job::checkNotAborted);
         assertEquals("job aborted by rank 0: rank 0 ran out of patience", aborted.getMessage());
         guard.assertBalanced(4);
@@ -106,6 +107,20 @@ class RankJobTest
         final JobAbortedException cause = assertThrows(JobAbortedException.class, job::checkNotAbortedAfterDetach);
         assertEquals("job aborted by rank 1: rank 1 threw: boom", cause.getMessage());
         guard.assertBalanced(1);
+    }
+
+    @Test
+    void underALauncherADetachWithoutAnAbortShouldWaitForOneOnceAndThenSeeALaterOne()
+    {
+        final RankJob job = job(true);
+        job.checkNotAbortedAfterDetach(); // waits for a late abort (up to 500 ms); none comes
+        final int looks = guard.entered;
+        assertTrue(looks > 1, "looked for the abort while it waited: " + looks);
+        job.checkNotAbortedAfterDetach();
+        assertEquals(looks + 1, guard.entered, "a second detach does not wait again: one look");
+        segment.abort(2, "rank 2 threw: boom");
+        assertThrows(JobAbortedException.class, job::checkNotAbortedAfterDetach);
+        guard.assertBalanced(looks + 2);
     }
 
     @Test

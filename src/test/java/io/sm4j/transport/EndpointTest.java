@@ -1,5 +1,6 @@
 package io.sm4j.transport;
 
+import io.sm4j.job.RankJob;
 import io.sm4j.layout.CountersDescriptor;
 import io.sm4j.layout.FastBoxDescriptor;
 import io.sm4j.layout.LayoutParams;
@@ -10,6 +11,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.function.Executable;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -448,6 +450,26 @@ class EndpointTest
         rank0.close();
         assertEquals("endpoint of rank 0 is closed",
             assertThrows(IllegalStateException.class, () -> CopyingSends.send(rank0, 1, new byte[1])).getMessage());
+    }
+
+    /**
+     * The job's calls ({@link io.sm4j.job.RankJob}) pass the endpoint's gate: once it is closed they are
+     * refused with the endpoint's own line and record nothing, and a second close returns at once.
+     */
+    @Test
+    void theJobShouldRefuseEveryCallOnceItsEndpointIsClosed()
+    {
+        final RankJob job = rank0.job();
+        assertTrue(job.isAttached(1));
+        rank0.close();
+        for (final Executable call : List.<Executable>of(
+            () -> job.isAttached(1), job::checkNotAborted, () -> job.abort("too late"), () -> job.peerGone(1)))
+        {
+            assertEquals("endpoint of rank 0 is closed", assertThrows(IllegalStateException.class, call).getMessage());
+        }
+        rank0.close();
+        rank1.job().checkNotAborted(); // the refused abort recorded nothing
+        assertFalse(rank1.job().isAttached(0), "rank 0 detached at its close");
     }
 
     /**
