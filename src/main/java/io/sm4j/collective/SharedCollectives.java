@@ -55,6 +55,14 @@ final class SharedCollectives
 {
     /** Least bytes per rank in a half for scatter and allToAll, which split a half into one piece per rank. */
     static final int MIN_PIECE = 64;
+    /**
+     * The half whose reduction step a predefined {@link Op}'s vector keeps to before it is sliced
+     * ({@link #wholeStep}): 16 KiB, the default half until 2026-11-27, where the whole-vector step was measured
+     * level with slicing. With 128 KiB halves a whole 128 KiB vector at 4 ranks on 2 cores took 229 µs at the
+     * median against 112 sliced (docs/benchmarks.md, "Collective buffers sized by the ranks"): every rank
+     * then combines n whole vectors, a slice of each is combined once.
+     */
+    private static final int WHOLE_VECTOR_HALF = 16 * 1024;
 
     private final SharedRegion region;
     private final int rank;
@@ -123,9 +131,11 @@ final class SharedCollectives
     }
 
     /**
-     * @return true if a bcast of {@code length} bytes goes through the region: up to four halves (64 KiB by
-     *         default). Longer ones went faster point to point, whose rendezvous keeps 8 fragments of 32 KiB
-     *         in flight where the region keeps two halves (docs/benchmarks.md, 2026-11-26).
+     * @return true if a bcast of {@code length} bytes goes through the region: up to four halves (512 KiB with
+     *         the default buffer up to 4 ranks, 64 KiB from 17 ranks on). With 16 KiB halves longer ones went
+     *         faster point to point, whose rendezvous keeps 8 fragments of 32 KiB in flight where the region
+     *         keeps two halves (docs/benchmarks.md, 2026-11-26); with 128 KiB halves the region was the faster
+     *         up to the limit (2026-11-27).
      */
     boolean bcasts(final long length)
     {
@@ -134,7 +144,8 @@ final class SharedCollectives
 
     /**
      * @return true if a gather or allGather of {@code length} bytes per rank goes through the region: up to
-     *         eight halves (128 KiB by default; above, point to point was faster with ranks <= cores).
+     *         eight halves (1 MiB per rank with the default buffer up to 4 ranks, 128 KiB from 17 ranks on;
+     *         above, point to point was faster with ranks <= cores).
      */
     boolean gathers(final long length)
     {
@@ -143,9 +154,9 @@ final class SharedCollectives
 
     /**
      * @return true if a scatter or allToAll of {@code length} bytes per rank goes through the region: while a
-     *         half holds {@link #MIN_PIECE} bytes per rank, and up to sixteen steps (2 ranks: 128 KiB per
-     *         block by default, 4 ranks: 64 KiB). Point to point was level or a little faster on the median
-     *         from about a quarter of that, but its exchanges of large messages stall for 1-3 ms in a few calls
+     *         half holds {@link #MIN_PIECE} bytes per rank, and up to sixteen steps (with the default buffer,
+     *         2 ranks: 1 MiB per block, 4 ranks: 512 KiB). With 16 KiB halves point to point was level or a
+     *         little faster on the median from about a quarter of that, but its exchanges of large messages stall for 1-3 ms in a few calls
      *         per thousand (docs/ExchangeStallProbe.java), which made its mean 5-10 times the region's at
      *         64 KiB.
      */
@@ -156,7 +167,9 @@ final class SharedCollectives
 
     /**
      * @return true if a reduce or allReduce of {@code length} bytes goes through the region: in one step up to
-     *         {@link #reduceStep()} (16 KiB at 2 and 4 ranks, 8 KiB at 8, by default), where this path was level
+     *         {@link #reduceStep()} for a user's operator (128 KiB at 2 and 4 ranks with the default buffer, 32
+     *         KiB at 8), up to {@link #wholeStep()} for a predefined {@link Op} (16 KiB at 2 and 4 ranks, 8 KiB
+     *         at 8), where this path was level
      *         with the point-to-point trees or faster (2-3x at 4 ranks on 2 cores); longer, sliced, if
      *         {@code op} combines element by element (a predefined {@link Op}: {@link ElementOperator}) and a half
      *         holds slices: at 2 and 4 ranks level with the trees' medians or faster from 32 KiB to 4 MiB,
@@ -182,7 +195,21 @@ final class SharedCollectives
      */
     private int reduceStep()
     {
-        return (int)Math.min(half, 4L * half / size);
+        return step(half);
+    }
+
+    /**
+     * @return the longest vector of a predefined {@link Op} that a reduction posts whole: as long as a step of
+     *         {@link #WHOLE_VECTOR_HALF} would be, at most a step of this region; longer ones are sliced.
+     */
+    private int wholeStep()
+    {
+        return Math.min(reduceStep(), step(WHOLE_VECTOR_HALF));
+    }
+
+    private int step(final int halfBytes)
+    {
+        return (int)Math.min(halfBytes, 4L * halfBytes / size);
     }
 
     /**
@@ -220,7 +247,7 @@ final class SharedCollectives
         final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset,
         final int length, final ByteOperator op, final int root, final boolean everyone, final int tag)
     {
-        if (length <= reduceStep())
+        if (length <= (sliceable(op) ? wholeStep() : reduceStep()))
         {
             reduceSteps.op = op;
             reduceSteps.reads = everyone || rank == root;

@@ -23,7 +23,7 @@ package io.sm4j.layout;
  *                          the first ones split and dup make); 0 turns the regions off (every collective
  *                          then goes point to point).
  * @param collectiveBufferSize bytes of one rank's collective buffer in one region, two halves used in turn,
- *                          a power of two.
+ *                          a power of two; by default {@link #defaultCollectiveBufferSize}.
  */
 public record LayoutParams(
     int peers,
@@ -64,8 +64,15 @@ public record LayoutParams(
     public static final int MAX_FAST_BOX_SIZE = 1 << 19;
     /** The world and the first communicator that split or dup makes. */
     public static final int DEFAULT_COLLECTIVE_CONTEXTS = 2;
-    /** Two halves of 16 KiB: a 64 KiB bcast is 4 steps, a 64 KiB allToAll at 4 ranks 16 (pieces of 4 KiB). */
-    public static final int DEFAULT_COLLECTIVE_BUFFER_SIZE = 32768;
+    /**
+     * The default's floor, from 32 ranks on ({@link #defaultCollectiveBufferSize}): two halves of 16 KiB, a
+     * 64 KiB bcast in 4 steps (every job's default until 2026-11-27).
+     */
+    public static final int MIN_DEFAULT_COLLECTIVE_BUFFER_SIZE = 32768;
+    /** The default's ceiling, up to 4 ranks: two halves of 128 KiB. */
+    public static final int MAX_DEFAULT_COLLECTIVE_BUFFER_SIZE = 262144;
+    /** The default's budget per region, shared by its ranks' buffers, between the floor and the ceiling. */
+    public static final int DEFAULT_COLLECTIVE_REGION_BUDGET = 1 << 20;
     public static final int MIN_COLLECTIVE_BUFFER_SIZE = 1024;
     public static final int MAX_COLLECTIVE_BUFFER_SIZE = 1 << 26;
     /** Contexts a job can make at most ({@code message.Contexts}): more regions would never be used. */
@@ -136,6 +143,25 @@ public record LayoutParams(
     {
         final int share = DEFAULT_EAGER_FRAGS_PER_SENDER / Math.max(1, peers - 1);
         return Math.max(MIN_DEFAULT_EAGER_FRAGS_PER_PEER, Math.min(MAX_DEFAULT_EAGER_FRAGS_PER_PEER, share));
+    }
+
+    /**
+     * The default bytes of each rank's buffer in a collective region: {@value #DEFAULT_COLLECTIVE_REGION_BUDGET}
+     * bytes per region shared by its {@code n} ranks, rounded down to a power of two, at least
+     * {@value #MIN_DEFAULT_COLLECTIVE_BUFFER_SIZE} and at most {@value #MAX_DEFAULT_COLLECTIVE_BUFFER_SIZE}: 256
+     * KiB up to 4 ranks, 128 KiB at 5-8, 64 KiB at 9-16, 32 KiB from 17 on. A collective of a few hundred
+     * KiB then takes one or two steps where 16 KiB halves made it take dozens, each a wait for the slowest
+     * rank: at 4 ranks on 2 cores a 1 MiB allReduce took 1,183 against 1,501 µs at the median, a 64 KiB
+     * allGather 45 against 61 µs (docs/benchmarks.md, "Collective buffers sized by the ranks"). The region
+     * then grows linearly with {@code n} (n x 32 KiB per region) only where the floor takes over.
+     *
+     * @param peers ranks on the node.
+     * @return the default {@link #collectiveBufferSize}.
+     */
+    public static int defaultCollectiveBufferSize(final int peers)
+    {
+        final int share = Integer.highestOneBit(Math.max(1, DEFAULT_COLLECTIVE_REGION_BUDGET / Math.max(1, peers)));
+        return Math.max(MIN_DEFAULT_COLLECTIVE_BUFFER_SIZE, Math.min(MAX_DEFAULT_COLLECTIVE_BUFFER_SIZE, share));
     }
 
     /**
@@ -220,7 +246,9 @@ public record LayoutParams(
         private int fastBoxes = DEFAULT_FAST_BOXES;
         private int fastBoxSize = DEFAULT_FAST_BOX_SIZE;
         private int collectiveContexts = DEFAULT_COLLECTIVE_CONTEXTS;
-        private int collectiveBufferSize = DEFAULT_COLLECTIVE_BUFFER_SIZE;
+        /** 0 until set: {@link #build} takes the default for the peers then. */
+        private int collectiveBufferSize;
+        private boolean collectiveBufferSizeSet;
 
         public Builder peers(final int peers)
         {
@@ -304,6 +332,7 @@ public record LayoutParams(
         public Builder collectiveBufferSize(final int collectiveBufferSize)
         {
             this.collectiveBufferSize = collectiveBufferSize;
+            this.collectiveBufferSizeSet = true;
             return this;
         }
 
@@ -312,7 +341,8 @@ public record LayoutParams(
             return new LayoutParams(
                 peers, eagerLimit, maxFragSize, queueEntries,
                 eagerFragsPerPeerSet ? eagerFragsPerPeer : defaultEagerFragsPerPeer(peers), maxFragsPerRank,
-                cacheline, pageSize, threadMode, policy, fastBoxes, fastBoxSize, collectiveContexts, collectiveBufferSize);
+                cacheline, pageSize, threadMode, policy, fastBoxes, fastBoxSize, collectiveContexts,
+                collectiveBufferSizeSet ? collectiveBufferSize : defaultCollectiveBufferSize(peers));
         }
     }
 }

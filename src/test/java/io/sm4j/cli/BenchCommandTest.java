@@ -35,7 +35,7 @@ class BenchCommandTest
         final List<String> lines = run.out().lines().toList();
         assertTrue(lines.get(0).matches("# OSU MPI-style Latency Test \\(sm4j \\S+\\)"), lines.get(0));
         assertTrue(lines.get(1).matches("# \\d+ cores, Java .*, idle strategy auto \\((spin, then sleep|yield first: [^)]*)\\), doorbell (futex|socket \\([^()]*\\)), thread mode SINGLE, layout AGGREGATED, " +
-            "segment for 2 ranks, 2 running, bound to nothing, large-message pipeline 8 x 32768 B, collective regions 2 x 32768 B"), lines.get(1));
+            "segment for 2 ranks, 2 running, bound to nothing, large-message pipeline 8 x 32768 B, collective regions 2 x 262144 B"), lines.get(1));
         final String header = lines.stream().filter(l -> l.startsWith("# Size")).findFirst().orElseThrow();
         assertTrue(header.matches("# Size\\s+Avg Latency\\(us\\)\\s+p50\\(us\\)\\s+p99\\(us\\)\\s+p99.9\\(us\\)\\s+max\\(us\\)\\s+" +
             "agrona\\(us\\)\\s+x\\s+uds\\(us\\)\\s+x\\s+threads\\(us\\)\\s+x.*"), header);

@@ -53,7 +53,7 @@ class CollectiveTest
         final int buffer = Integer.parseInt(words[0]);
         final LayoutParams params = LayoutParams.builder(ranks)
             .collectiveContexts(buffer == 0 ? 0 : LayoutParams.DEFAULT_COLLECTIVE_CONTEXTS)
-            .collectiveBufferSize(buffer == 0 ? LayoutParams.DEFAULT_COLLECTIVE_BUFFER_SIZE : buffer).build();
+            .collectiveBufferSize(buffer == 0 ? LayoutParams.defaultCollectiveBufferSize(ranks) : buffer).build();
         final JobRunner job = JobRunner.run(params, Map.of(), CollectiveApp.class.getName(),
             "check", String.valueOf(20_261_126 + ranks), ranks > 5 ? "2" : "4");
         assertEquals(0, job.exitCode(), job.out() + job.err());

@@ -12,10 +12,24 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class SegmentLayoutTest
 {
     @Test
-    void shouldNeedUnderOneMegabyteForTwoPeersWithDefaults()
+    void shouldNeedUnderTwoMegabytesForTwoPeersWithDefaultsAndOneWithoutCollectiveRegions()
     {
         final long total = SegmentLayout.compute(LayoutParams.defaults(2)).totalBytes();
-        assertTrue(total < 1_000_000, "n=2 aggregated total=" + total);
+        assertTrue(total < 2_000_000, "n=2 aggregated total=" + total);
+        final long point = SegmentLayout.compute(LayoutParams.builder(2).collectiveContexts(0).build()).totalBytes();
+        assertTrue(point < 1_000_000, "n=2 aggregated total without collective regions=" + point);
+    }
+
+    @Test
+    void theDefaultCollectiveBufferShouldShareOneMebibytePerRegionBetweenItsFloorAndCeiling()
+    {
+        final int[][] expected = { { 1, 262144 }, { 2, 262144 }, { 4, 262144 }, { 5, 131072 }, { 8, 131072 },
+            { 9, 65536 }, { 16, 65536 }, { 17, 32768 }, { 32, 32768 }, { 1024, 32768 } };
+        for (final int[] row : expected)
+        {
+            assertEquals(row[1], LayoutParams.defaults(row[0]).collectiveBufferSize(), "ranks=" + row[0]);
+        }
+        assertEquals(4096, LayoutParams.builder(2).collectiveBufferSize(4096).build().collectiveBufferSize(), "set, not the default");
     }
 
     @Test
