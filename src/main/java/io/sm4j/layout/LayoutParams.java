@@ -65,7 +65,7 @@ public record LayoutParams(
     /** The world and the first communicator that split or dup makes. */
     public static final int DEFAULT_COLLECTIVE_CONTEXTS = 2;
     /**
-     * The default's floor, from 32 ranks on ({@link #defaultCollectiveBufferSize}): two halves of 16 KiB, a
+     * The default's floor, from 17 ranks on ({@link #defaultCollectiveBufferSize}): two halves of 16 KiB, a
      * 64 KiB bcast in 4 steps (every job's default until 2026-11-27).
      */
     public static final int MIN_DEFAULT_COLLECTIVE_BUFFER_SIZE = 32768;
@@ -183,8 +183,9 @@ public record LayoutParams(
     }
 
     /**
-     * @return a builder initialised with these parameters, the eager fragments per peer as set: a builder
-     * that then changes the peer count keeps them (build from {@link #builder} for that count's default).
+     * @return a builder initialised with these parameters, the eager fragments per peer and the collective
+     * buffer size as set: a builder that then changes the peer count keeps them (build from {@link #builder}
+     * for that count's defaults).
      */
     public Builder toBuilder()
     {

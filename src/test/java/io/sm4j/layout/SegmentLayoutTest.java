@@ -30,6 +30,9 @@ class SegmentLayoutTest
             assertEquals(row[1], LayoutParams.defaults(row[0]).collectiveBufferSize(), "ranks=" + row[0]);
         }
         assertEquals(4096, LayoutParams.builder(2).collectiveBufferSize(4096).build().collectiveBufferSize(), "set, not the default");
+        assertEquals(32768, LayoutParams.builder(2).peers(17).build().collectiveBufferSize(), "the default of the final count");
+        assertEquals(262144, LayoutParams.defaults(2).toBuilder().peers(17).build().collectiveBufferSize(),
+            "a copied builder keeps the size it was built with");
     }
 
     @Test
