@@ -1,13 +1,16 @@
 // Reference for docs/benchmarks.md (issue 23): the "v" collectives through the collective region against
 // their point-to-point paths (run with --coll-contexts 0). COLLECTIVE is allGatherv, gatherv, scatterv
-// (root 0) or allToAllv (rank r to rank d: BYTES >> ((r + d) % 3)). Blocks of 1, 1/2, 1/4 ... of BYTES per
+// (root 0) or allToAllv (rank r to rank d: BYTES >> ((r + d) % 3)); or one of the collectives sm4j bench has
+// no test for, scan, exScan, scatter and reduceScatter, of float[] (SUM, root 0) of BYTES per rank (scatter:
+// per rank's piece; reduceScatter: per block, n blocks sent), to compare buffer sizes (--coll-buffer). Blocks of 1, 1/2, 1/4 ... of BYTES per
 // rank (rank r: BYTES >> (r % 3)), BYTES = 64, 1 KiB,
 // 16 KiB, 256 KiB; 2,000 warm-up and 2,000 timed calls per size, a barrier between calls. Prints, on rank 0,
 // each rank's mean us per call averaged over the ranks (as OSU's collective tests), and the same of the
 // ranks' medians.
-// (Up to 2026-11-27 this was docs/AllGathervProbe.java, which printed the last rank's mean of allGatherv.)
+// (Up to 2026-11-27 this was docs/AllGathervProbe.java, which printed the last rank's mean of allGatherv; the
+// float collectives were docs/RegionProbe.java for a few hours, with this loop.)
 // Build: javac -cp target/sm4j.jar -d /tmp/vp docs/VectorsProbe.java
-// Run:   bin/sm4j run -n N [--coll-contexts 0] -cp /tmp/vp -- VectorsProbe COLLECTIVE [BYTES [CALLS]]
+// Run:   bin/sm4j run -n N [--coll-contexts 0 | --coll-buffer B] -cp /tmp/vp -- VectorsProbe COLLECTIVE [BYTES [CALLS]]
 //        (BYTES: one size only; CALLS: warm-up and timed calls, 2,000 each by default)
 import io.sm4j.collective.Op;
 import io.sm4j.message.Communicator;
@@ -50,6 +53,9 @@ public class VectorsProbe
                 UnsafeBuffer pairsIn = new UnsafeBuffer(new byte[pairTotal]);
                 UnsafeBuffer mine = new UnsafeBuffer(new byte[counts[me]]);
                 UnsafeBuffer all = new UnsafeBuffer(new byte[total]);
+                float[] floats = new float[bytes / 4];
+                float[] floatsOut = new float[bytes / 4];
+                float[] floatsAll = new float[bytes / 4 * n];
                 long sum = 0;
                 long[] times = new long[calls];
                 for (int i = 0; i < 2 * calls; i++)
@@ -61,6 +67,10 @@ public class VectorsProbe
                         case "gatherv" -> comm.gatherv(mine, 0, counts[me], all, 0, counts, displacements, 0);
                         case "scatterv" -> comm.scatterv(all, 0, counts, displacements, mine, 0, counts[me], 0);
                         case "allToAllv" -> comm.allToAllv(pairsOut, 0, pairCounts, pairDisplacements, pairsIn, 0, pairCounts, pairDisplacements);
+                        case "scan" -> comm.scan(floats, floatsOut, Op.SUM);
+                        case "exScan" -> comm.exScan(floats, floatsOut, Op.SUM);
+                        case "scatter" -> comm.scatter(floatsAll, floats, 0);
+                        case "reduceScatter" -> comm.reduceScatter(floatsAll, floats, Op.SUM);
                         default -> throw new IllegalArgumentException(collective);
                     }
                     long t = System.nanoTime() - a;

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.function.Executable;
 
 import java.io.IOException;
 
@@ -81,8 +82,7 @@ class RankJobTest
         assertEquals(1, rings);
         job.abort("a later reason");
         assertEquals(2, rings, "every abort rings, the first reason stays");
-        final JobAbortedException aborted = assertThrows(JobAbortedException.class, job::checkNotAborted);
-        assertEquals("job aborted by rank 0: rank 0 ran out of patience", aborted.getMessage());
+        assertAborted("job aborted by rank 0: rank 0 ran out of patience", job::checkNotAborted);
         guard.assertBalanced(4);
     }
 
@@ -93,8 +93,7 @@ class RankJobTest
         final Sm4jException gone = job.peerGone(2);
         assertEquals("rank 2 has detached: rank 0 cannot send to it", gone.getMessage());
         segment.abort(2, "rank 2 threw: boom");
-        final JobAbortedException cause = assertThrows(JobAbortedException.class, () -> job.peerGone(2));
-        assertEquals("job aborted by rank 2: rank 2 threw: boom", cause.getMessage());
+        assertAborted("job aborted by rank 2: rank 2 threw: boom", () -> job.peerGone(2));
         guard.assertBalanced(2);
     }
 
@@ -104,8 +103,7 @@ class RankJobTest
         final RankJob job = job(true);
         segment.abort(1, "rank 1 threw: boom");
         // aborted before the wait: the first look throws, the 500 ms wait for a late abort never starts
-        final JobAbortedException cause = assertThrows(JobAbortedException.class, job::checkNotAbortedAfterDetach);
-        assertEquals("job aborted by rank 1: rank 1 threw: boom", cause.getMessage());
+        assertAborted("job aborted by rank 1: rank 1 threw: boom", job::checkNotAbortedAfterDetach);
         guard.assertBalanced(1);
     }
 
@@ -147,6 +145,11 @@ class RankJobTest
         final Sm4jException explained = assertThrows(Sm4jException.class, () -> job.abort("rings into a fault"));
         assertSame(guard.explained, explained);
         guard.assertBalanced(1);
+    }
+
+    private static void assertAborted(final String expected, final Executable call)
+    {
+        assertEquals(expected, assertThrows(JobAbortedException.class, call).getMessage());
     }
 
     /**
