@@ -1,12 +1,13 @@
-// Reference for docs/benchmarks.md (issue 23): the "v" collectives through the collective region against
-// their point-to-point paths (run with --coll-contexts 0). COLLECTIVE is allGatherv, gatherv, scatterv
-// (root 0) or allToAllv (rank r to rank d: BYTES >> ((r + d) % 3)); or one of the collectives sm4j bench has
-// no test for, scan, exScan, scatter and reduceScatter, of float[] (SUM, root 0) of BYTES per rank (scatter:
-// per rank's piece; reduceScatter: per block, n blocks sent), to compare buffer sizes (--coll-buffer). Blocks of 1, 1/2, 1/4 ... of BYTES per
-// rank (rank r: BYTES >> (r % 3)), BYTES = 64, 1 KiB,
-// 16 KiB, 256 KiB; 2,000 warm-up and 2,000 timed calls per size, a barrier between calls. Prints, on rank 0,
-// each rank's mean us per call averaged over the ranks (as OSU's collective tests), and the same of the
-// ranks' medians.
+// Reference for docs/benchmarks.md (issue 23), two families of COLLECTIVE:
+// - the "v" collectives through the collective region against their point-to-point paths (run with
+//   --coll-contexts 0): allGatherv, gatherv, scatterv (root 0) with blocks of 1, 1/2, 1/4 ... of BYTES per
+//   rank (rank r: BYTES >> (r % 3)), or allToAllv (rank r to rank d: BYTES >> ((r + d) % 3));
+// - collectives sm4j bench has no test for, to compare buffer sizes (--coll-buffer): scan, exScan, scatter
+//   and reduceScatter of float[] (SUM, root 0) of BYTES per rank (scatter: each rank's piece; reduceScatter:
+//   each block, n blocks sent).
+// BYTES = 64, 1 KiB, 16 KiB, 256 KiB unless given; 2,000 warm-up and 2,000 timed calls per size, a barrier
+// between calls. Prints, on rank 0, each rank's mean us per call averaged over the ranks (as OSU's collective
+// tests), and the same of the ranks' medians.
 // (Up to 2026-11-27 this was docs/AllGathervProbe.java, which printed the last rank's mean of allGatherv; the
 // float collectives were docs/RegionProbe.java for a few hours, with this loop.)
 // Build: javac -cp target/sm4j.jar -d /tmp/vp docs/VectorsProbe.java

@@ -14,7 +14,7 @@ public final class CollectiveOptions
     int collectiveContexts = LayoutParams.DEFAULT_COLLECTIVE_CONTEXTS;
 
     @Option(names = "--coll-buffer", paramLabel = "BYTES",
-        description = "Bytes of each rank's buffer in a collective region, two halves used in turn, a power of two (default: by ranks, 1 MiB per region shared by them: 262144 up to 4 ranks, 131072 up to 8, 65536 up to 16, 32768 from 17 on).")
+        description = "Bytes of each rank's buffer in a collective region, two halves used in turn, a power of two (default: by ranks, a 1 MiB budget divided by them: 262144 up to 4 ranks, 131072 up to 8, 65536 up to 16, 32768 from 17 on).")
     Integer collectiveBufferSize;
 
     LayoutParams.Builder applyTo(final LayoutParams.Builder builder)

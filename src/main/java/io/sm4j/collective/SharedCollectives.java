@@ -59,7 +59,7 @@ final class SharedCollectives
      * The half whose reduction step a predefined {@link Op}'s vector keeps to before it is sliced
      * ({@link #wholeStep}): 16 KiB, the default half until 2026-11-27, where the whole-vector step was measured
      * level with slicing. With 128 KiB halves a whole 128 KiB vector at 4 ranks on 2 cores took 229 µs at the
-     * median against 112 sliced (docs/benchmarks.md, "Collective buffers sized by the ranks"): every rank
+     * median against 152 sliced in 16 KiB halves (docs/benchmarks.md, "Collective buffers sized by the ranks"): every rank
      * then combines n whole vectors, a slice of each is combined once.
      */
     private static final int WHOLE_VECTOR_HALF = 16 * 1024;
@@ -181,8 +181,8 @@ final class SharedCollectives
     }
 
     /**
-     * @return true if a scan or exScan of {@code length} bytes goes through the region: in one step, as a
-     *         reduction's.
+     * @return true if a scan or exScan of {@code length} bytes goes through the region: in one step of up to
+     *         {@link #reduceStep()}, whatever the operator (a scan has no sliced path).
      */
     boolean scans(final long length)
     {

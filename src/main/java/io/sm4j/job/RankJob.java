@@ -57,6 +57,7 @@ public final class RankJob
      */
     public boolean isAttached(final int peer)
     {
+        // guarded() spelled out: a boolean without a lambda, on a path taken per pending send
         boolean entered = false;
         try
         {
@@ -97,6 +98,7 @@ public final class RankJob
         guarded(() ->
         {
             segment.abort(rank, reason);
+            // NOTE: rung after the abort's store: a woken rank's next health check reads the job's state (acquire)
             ringAll.run();
         });
     }

@@ -146,21 +146,22 @@ public record LayoutParams(
     }
 
     /**
-     * The default bytes of each rank's buffer in a collective region: {@value #DEFAULT_COLLECTIVE_REGION_BUDGET}
-     * bytes per region shared by its {@code n} ranks, rounded down to a power of two, at least
+     * The default bytes of each rank's buffer in a collective region: a budget of
+     * {@value #DEFAULT_COLLECTIVE_REGION_BUDGET} bytes divided by the {@code n} ranks, rounded down to a power of
+     * two, at least
      * {@value #MIN_DEFAULT_COLLECTIVE_BUFFER_SIZE} and at most {@value #MAX_DEFAULT_COLLECTIVE_BUFFER_SIZE}: 256
      * KiB up to 4 ranks, 128 KiB at 5-8, 64 KiB at 9-16, 32 KiB from 17 on. A collective of a few hundred
      * KiB then takes one or two steps where 16 KiB halves made it take dozens, each a wait for the slowest
      * rank: at 4 ranks on 2 cores a 1 MiB allReduce took 1,183 against 1,501 µs at the median, a 64 KiB
-     * allGather 45 against 61 µs (docs/benchmarks.md, "Collective buffers sized by the ranks"). The region
-     * then grows linearly with {@code n} (n x 32 KiB per region) only where the floor takes over.
+     * allToAll 74 against 150 µs (docs/benchmarks.md, "Collective buffers sized by the ranks"). A region is
+     * then 512 KiB to 1 MiB up to 16 ranks, and n x 32 KiB (as before) from 17 on.
      *
      * @param peers ranks on the node.
      * @return the default {@link #collectiveBufferSize}.
      */
     public static int defaultCollectiveBufferSize(final int peers)
     {
-        final int share = Integer.highestOneBit(Math.max(1, DEFAULT_COLLECTIVE_REGION_BUDGET / Math.max(1, peers)));
+        final int share = Integer.highestOneBit(DEFAULT_COLLECTIVE_REGION_BUDGET / Math.max(1, peers));
         return Math.max(MIN_DEFAULT_COLLECTIVE_BUFFER_SIZE, Math.min(MAX_DEFAULT_COLLECTIVE_BUFFER_SIZE, share));
     }
 

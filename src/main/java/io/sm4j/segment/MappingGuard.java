@@ -4,8 +4,9 @@ package io.sm4j.segment;
  * Keeps a segment's mapping alive around an access by a layer that does not own it: the owner (the
  * transport's endpoint) may be closed, and the mapping released, by another thread at any time.
  * <p>
- * Use: {@code enterMapping()}, then, inside a {@code try}, the access; a caught {@link InternalError} goes
- * through {@link #fault}; {@code exitMapping()} in the {@code finally}.
+ * Use: inside a {@code try}, {@code enterMapping()} and then the access; a caught {@link InternalError} goes
+ * through {@link #fault}; in the {@code finally}, {@code exitMapping()} if the entry succeeded (a refused or
+ * faulted entry has left already).
  */
 public interface MappingGuard
 {
