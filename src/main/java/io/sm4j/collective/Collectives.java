@@ -15,9 +15,9 @@ import java.util.Objects;
  * (each collective has a tag of its own) is not mixed up with it.
  * <p>
  * Algorithms: through the communicator's region of the segment when it has one and the length suits it
- * ({@link SharedCollectives}: barrier always, bcast up to four halves of the region's buffer, gather,
- * allGather, allGatherv and gatherv up to eight per rank, scatter, scatterv and allToAll up to sixteen
- * pieces per rank, allToAllv up to eight (gatherv, scatterv and allToAllv learn their longest block in the
+ * ({@link SharedCollectives}: barrier always, bcast up to four halves of the region's buffer (eight of 128
+ * KiB or more), gather, allGather, allGatherv and gatherv up to eight per rank, scatter, scatterv and
+ * allToAll up to sixteen pieces per rank, allToAllv up to eight (gatherv, scatterv and allToAllv learn their longest block in the
  * region's first step), scan, exScan and a user's reduction in one step (128 KiB at 2 and 4 ranks with the
  * default buffer), and reduce and allReduce of a predefined {@link Op} at any length, sliced above 16 KiB at
  * 2 and 4 ranks),

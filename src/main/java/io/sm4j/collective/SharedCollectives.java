@@ -63,6 +63,8 @@ final class SharedCollectives
      * then combines n whole vectors, a slice of each is combined once.
      */
     private static final int WHOLE_VECTOR_HALF = 16 * 1024;
+    /** The least half with which a bcast goes through the region for eight halves instead of four ({@link #bcasts}). */
+    private static final int LONG_BCAST_HALF = 128 * 1024;
 
     private final SharedRegion region;
     private final int rank;
@@ -131,15 +133,17 @@ final class SharedCollectives
     }
 
     /**
-     * @return true if a bcast of {@code length} bytes goes through the region: up to four halves (512 KiB with
-     *         the default buffer up to 4 ranks, 64 KiB from 17 ranks on). With 16 KiB halves longer ones went
-     *         faster point to point, whose rendezvous keeps 8 fragments of 32 KiB in flight where the region
-     *         keeps two halves (docs/benchmarks.md, 2026-11-26); with 128 KiB halves the region was the faster
-     *         up to the limit (2026-11-27).
+     * @return true if a bcast of {@code length} bytes goes through the region: up to four halves, and up to
+     *         eight once a half is {@link #LONG_BCAST_HALF} or more (1 MiB with the default buffer up to 4 ranks,
+     *         256 KiB at 5-8, 64 KiB from 17 ranks on). With 16 KiB halves longer ones went faster point to
+     *         point, whose rendezvous keeps 8 fragments of 32 KiB in flight where the region keeps two halves
+     *         (docs/benchmarks.md, 2026-11-26); with 128 KiB halves the region was the faster up to eight of
+     *         them: a 1 MiB bcast took 120 against 330 µs on the mean at 2 ranks, 229 against 529 at 4 on 2
+     *         cores (2026-11-27).
      */
     boolean bcasts(final long length)
     {
-        return length <= 4L * half;
+        return length <= (half >= LONG_BCAST_HALF ? 8L : 4L) * half;
     }
 
     /**

@@ -41,6 +41,8 @@ public final class CollectiveApp
 {
     /** Lengths on both sides of each path's limits, for the default region and the 1 KiB one (CollectiveTest). */
     private static final int[] LENGTHS = { 0, 1, 8, 100, 1_000, 1_500, 4_000, 5_000, 40_000, 70_000, 300_000 };
+    /** A bcast between four and eight halves of the default buffer at 2-4 ranks: eight steps of 128 KiB. */
+    private static final int LONG_BCAST = 1_000_000;
 
     private CollectiveApp()
     {
@@ -161,6 +163,9 @@ public final class CollectiveApp
             }
             comm.bcast(data, 0, length, root);
             expect(Arrays.equals(data, filled(length, root, salt)), "bcast", round);
+            final byte[] longer = rank == root ? filled(LONG_BCAST, root, salt) : new byte[LONG_BCAST];
+            comm.bcast(longer, 0, LONG_BCAST, root);
+            expect(Arrays.equals(longer, filled(LONG_BCAST, root, salt)), "long bcast", round);
 
             final byte[] gathered = rank == root ? new byte[length * size] : null;
             comm.gather(filled(length, rank, salt), 0, length, gathered, root);
