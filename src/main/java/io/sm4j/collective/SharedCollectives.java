@@ -412,7 +412,6 @@ final class SharedCollectives
         steps.recvDisplacements = recvDisplacements;
         steps.differs = -1;
         steps.longest = Collectives.largest(sendCounts);
-        steps.agreement = steps.longestBlock;
         // every rank starts as if the longest block went on for ever: the first step tells the call's length
         return run(steps.with(send, sendOffset, recv, recvOffset), tag, Integer.MAX_VALUE, 0, vPiece);
     }
@@ -653,8 +652,12 @@ final class SharedCollectives
                 steps.length = postedLength(steps.root);
                 return true;
             }
-            // the root checks the posted lengths of a call the region makes (point to point, each receive checks its own)
-            for (int p = 0; p < size && differs < 0 && fits(); p++)
+            if (!fits())
+            {
+                return false; // the region does not make the call: point to point, each receive checks its own
+            }
+            // the root checks the posted lengths of a call the region makes
+            for (int p = 0; p < size && differs < 0; p++)
             {
                 if (p != rank)
                 {
@@ -1015,6 +1018,46 @@ final class SharedCollectives
     }
 
     /**
+     * Writes a "v" half (scatterv's root, allToAllv): in the first step a header of the n {@code counts}, which
+     * each receiver checks against its own, then in every step the next piece of each block, of at most
+     * {@code bytes} ({@link #vPiece}) from {@code done}.
+     */
+    private void writePieces(
+        final int at, final int done, final int bytes, final DirectBuffer send, final int sendOffset,
+        final int[] counts, final int[] displacements)
+    {
+        for (int p = 0; p < size; p++)
+        {
+            if (done == 0)
+            {
+                mine.putInt(at + p * Integer.BYTES, counts[p]);
+            }
+            final int chunk = clip(counts[p], done, bytes);
+            if (chunk > 0) // a block already sent whole: its offset may lie past the end of the buffer
+            {
+                mine.putBytes(vPieceAt(at, p), send, sendOffset + displacements[p] + done, chunk);
+            }
+        }
+    }
+
+    /**
+     * @return where rank {@code p}'s piece is in a "v" half at {@code at}: after the header of counts.
+     */
+    private int vPieceAt(final int at, final int p)
+    {
+        return at + countsHeader + p * vPiece;
+    }
+
+    /**
+     * @return the count for this rank in the header of {@code p}'s "v" half at {@code at} ({@link #awaitCall}
+     *         {@code p} in this step first).
+     */
+    private int headerCount(final int p, final int at)
+    {
+        return slots[p].getInt(at + rank * Integer.BYTES);
+    }
+
+    /**
      * @return the bytes of a block of {@code length} in the step from {@code done} that carries up to {@code bytes}.
      */
     private static int clip(final int length, final int done, final int bytes)
@@ -1033,20 +1076,20 @@ final class SharedCollectives
         @Override
         void write(final int at, final int done, final int bytes)
         {
-            if (everyone || rank == root && fits())
+            if (!everyone && (rank != root || !fits()))
             {
-                for (int p = 0; p < size; p++)
+                return;
+            }
+            if (counts != null)
+            {
+                writePieces(at, done, bytes, send, sendOffset, counts, displacements); // scatterv
+                return;
+            }
+            for (int p = 0; p < size; p++)
+            {
+                if (bytes > 0)
                 {
-                    final int block = counts == null ? p * length : displacements[p];
-                    final int chunk = counts == null ? bytes : clip(counts[p], done, bytes);
-                    if (counts != null && done == 0)
-                    {
-                        mine.putInt(at + p * Integer.BYTES, counts[p]); // scatterv: the header its receivers check first
-                    }
-                    if (chunk > 0) // a block already sent whole: its offset may lie past the end of the buffer
-                    {
-                        mine.putBytes(pieceAt(at, p), send, sendOffset + block + done, chunk);
-                    }
+                    mine.putBytes(pieceAt(at, p), send, sendOffset + p * length + done, bytes);
                 }
             }
         }
@@ -1058,8 +1101,7 @@ final class SharedCollectives
             {
                 if (agreement != null && done == 0)
                 {
-                    awaitCall(root, tag, length, root);
-                    scattervSteps.received(slots[root].getInt(at + rank * Integer.BYTES));
+                    scattervSteps.received(headerCount(root, at)); // the root's post was awaited by the agreement
                 }
                 copyPiece(root, recvOffset + done, at, clip(own, done, bytes));
                 return;
@@ -1088,7 +1130,7 @@ final class SharedCollectives
          */
         private int pieceAt(final int at, final int p)
         {
-            return agreement == null ? at + p * piece : at + countsHeader + p * vPiece;
+            return agreement == null ? at + p * piece : vPieceAt(at, p);
         }
     }
 
@@ -1102,7 +1144,6 @@ final class SharedCollectives
      */
     private final class AllToAllvSteps extends Steps
     {
-        final Agreement longestBlock = new LongestBlock();
         int[] sendCounts;
         int[] sendDisplacements;
         int[] recvCounts;
@@ -1113,21 +1154,15 @@ final class SharedCollectives
         /** This rank's longest block, which it posts. */
         int longest;
 
+        AllToAllvSteps()
+        {
+            agreement = new LongestBlock(); // every allToAllv agrees on its length
+        }
+
         @Override
         void write(final int at, final int done, final int bytes)
         {
-            for (int d = 0; d < size; d++)
-            {
-                if (done == 0)
-                {
-                    mine.putInt(at + d * Integer.BYTES, sendCounts[d]); // the header, read in the first step only
-                }
-                final int chunk = clip(sendCounts[d], done, bytes);
-                if (chunk > 0) // a block already sent whole: its offset may lie past the end of the buffer
-                {
-                    mine.putBytes(at + countsHeader + d * vPiece, send, sendOffset + sendDisplacements[d] + done, chunk);
-                }
-            }
+            writePieces(at, done, bytes, send, sendOffset, sendCounts, sendDisplacements);
         }
 
         @Override
@@ -1138,13 +1173,13 @@ final class SharedCollectives
                 awaitCall(p, tag, length, root);
                 if (done == 0 && differs < 0)
                 {
-                    theirs = slots[p].getInt(at + rank * Integer.BYTES);
+                    theirs = headerCount(p, at);
                     differs = theirs == recvCounts[p] ? -1 : p;
                 }
                 final int chunk = clip(recvCounts[p], done, bytes);
                 if (chunk > 0)
                 {
-                    recv.putBytes(recvOffset + recvDisplacements[p] + done, slots[p], at + countsHeader + rank * vPiece, chunk);
+                    recv.putBytes(recvOffset + recvDisplacements[p] + done, slots[p], vPieceAt(at, rank), chunk);
                 }
             }
         }
@@ -1303,7 +1338,8 @@ final class SharedCollectives
 
     /**
      * @return true for the collectives whose ranks post lengths of their own ({@link Agreement}: gatherv, scatterv,
-     *         allToAllv), compared with the counts instead of with each other.
+     *         allToAllv), compared with the counts instead of with each other. By tag, not by the current call's
+     *         steps: {@link #begin} checks the records of the step before, which may be the previous call's.
      */
     private static boolean postsOwnLength(final int tag)
     {
