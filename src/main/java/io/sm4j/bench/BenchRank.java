@@ -38,6 +38,8 @@ public final class BenchRank
     private static final long SETTLE_MILLIS = 20;
     private static final long QUIET_LIMIT_MILLIS = 10_000;
     private static final long ROUNDS_LIMIT_MILLIS = 3_000;
+    /** The most calls of one size a rehearsal of the measurement's start makes. */
+    private static final int REHEARSAL_CALLS = 2_000;
     /** The JIT, if it measures its compilation time (the warm-up waits for it to go quiet), else null. */
     private static final CompilationMXBean JIT = compilationTimer();
     /** The multi-pair tests' warm-up vote (the measured messages use tag 1). */
@@ -150,7 +152,20 @@ public final class BenchRank
         final Sm4jPair pair = new Sm4jPair(comm, sender ? comm.rank() + half : comm.rank() - half, spec.persistent(), spec.shared());
         comm.barrier();
         warmingUp(comm.rank() == 0 && spec.jitWarmup() > 0, pair.name());
-        warmUp(spec, pair, sender, comm::barrier, quiet -> everyRank(comm, quiet));
+        final Vote everyRank = quiet -> everyRank(comm, quiet);
+        warmUp(spec, pair, sender, comm::barrier, everyRank);
+        if (spec.jitWarmup() > 0)
+        {
+            rehearse(everyRank, () ->
+            {
+                for (final int size : spec.sizes())
+                {
+                    pause(comm.rank() == 0);
+                    comm.barrier();
+                    measure(spec, pair, sender, size, 0, rehearsalCalls(spec, size));
+                }
+            });
+        }
         awaitQuietCompiler();
         for (final int size : spec.sizes())
         {
@@ -223,6 +238,15 @@ public final class BenchRank
                     reportWarmUp(loop.run(true, size, 0, size > BenchTest.LARGE_MESSAGE ? 2 : 100));
                 }
             });
+            rehearse(quiet -> everyRank(comm, quiet), () ->
+            {
+                for (final int size : spec.sizes())
+                {
+                    pause(timer);
+                    comm.barrier();
+                    loop.run(false, size, 0, rehearsalCalls(spec, size));
+                }
+            });
         }
         awaitQuietCompiler();
         for (final int size : spec.sizes())
@@ -284,6 +308,56 @@ public final class BenchRank
             round.run();
             compiled = !everyRank.all(compilationMillis() == before || System.nanoTime() - deadline > 0);
         }
+    }
+
+    /**
+     * Rehearses the start of the measurement until the JIT has nothing left to do for it: {@code round} (the
+     * timer's pause after a progress line, the barrier, a few thousand calls at the smallest size and a few
+     * at the others), then a quiet wait, in which what the round queued is compiled and counted, then a vote;
+     * until one rehearsal compiled nothing on any rank (at most {@value #ROUNDS_LIMIT_MILLIS} ms), and then
+     * once more, unvoted: the vote's own waits (point to point) may change what the round's compiled code
+     * assumed, and the last round compiles that back.
+     * <p>
+     * Why: the warm-up's rounds never waited long, and they voted between them. After the quiet wait, which
+     * every rank ends on its own, and after the timer's pause, a measured size's first barrier waited tens of
+     * milliseconds, and the vote had waited on a request, not a collective step: both were branches or types
+     * that C2 had compiled as never seen. The waiting path was thrown away there (an uncommon trap) and
+     * compiled again about a thousand calls into the size, a compiler thread taking one of two cores from 4
+     * ranks for 30-70 ms: barriers of 1-6 ms in bursts, a mean 2-4 times the median (docs/benchmarks.md, "The
+     * compiler inside the measurement").
+     */
+    private static void rehearse(final Vote everyRank, final InterruptibleRound round) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ROUNDS_LIMIT_MILLIS);
+        boolean compiled = true;
+        while (compiled)
+        {
+            final long before = compilationMillis();
+            round.run();
+            awaitQuietCompiler();
+            compiled = !everyRank.all(compilationMillis() == before || System.nanoTime() - deadline > 0);
+        }
+        round.run();
+        awaitQuietCompiler();
+    }
+
+    /**
+     * @return the calls (round trips, windows) a rehearsal makes at {@code size}: a fifth of the measured
+     * iterations, at most {@value #REHEARSAL_CALLS}: a method that C2 threw away is compiled again after about
+     * a thousand calls, and the rehearsal must get there.
+     */
+    private static int rehearsalCalls(final BenchSpec spec, final int size)
+    {
+        return Math.max(2, Math.min(REHEARSAL_CALLS, spec.iterationsFor(size) / 5));
+    }
+
+    /**
+     * A round that may sleep.
+     */
+    @FunctionalInterface
+    private interface InterruptibleRound
+    {
+        void run() throws InterruptedException;
     }
 
     /**
@@ -480,6 +554,17 @@ public final class BenchRank
         if (print)
         {
             System.out.println(PROGRESS + transport + " " + size);
+        }
+        pause(print);
+    }
+
+    /**
+     * The printing rank's pause after a progress line, which the other ranks wait out in their next call.
+     */
+    private static void pause(final boolean printing) throws InterruptedException
+    {
+        if (printing)
+        {
             Thread.sleep(SETTLE_MILLIS);
         }
     }

@@ -5,8 +5,9 @@ import io.sm4j.segment.Sm4jException;
 import java.time.Duration;
 
 /**
- * A nonblocking send or receive. Completion is driven by calls into the {@link Communicator} ({@link #test},
- * {@link #await}, or any other call that progresses), all through the rank's one progress engine.
+ * A nonblocking send or receive. Its completion is driven by the rank's one progress engine, which the
+ * request reaches through a small interface of the message layer: in its own {@link #test} and
+ * {@link #await}, or in any other call of the communicator that progresses.
  * <p>
  * A persistent request ({@link Communicator#sendInit}, {@link Communicator#recvInit}, as MPI_Send_init and
  * MPI_Recv_init) is created inactive and is run with {@link #start()} as often as needed: the same object,

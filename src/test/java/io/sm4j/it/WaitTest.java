@@ -1,5 +1,6 @@
 package io.sm4j.it;
 
+import io.sm4j.cli.Sm4jCli;
 import io.sm4j.launch.JobLauncher;
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.message.Communicator;
@@ -10,6 +11,8 @@ import org.junit.jupiter.api.Timeout;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -150,18 +153,11 @@ class WaitTest
             {
                 for (int rank = 0; rank < 2; rank++)
                 {
-                    survivors.add(new ProcessBuilder(rankCommand(segment, rank)).redirectErrorStream(true).start());
+                    survivors.add(new ProcessBuilder(rankCommand(segment, rank, 3)).redirectErrorStream(true).start());
                     survivorLines.add(lines(survivors.get(rank)));
                 }
-                final List<String> shell = new ArrayList<>(List.of("sh", "-c", "\"$@\" & exec sleep 600", "sh"));
-                shell.addAll(rankCommand(segment, 2));
-                parent = new ProcessBuilder(shell).redirectErrorStream(true).start();
-                final BlockingQueue<String> zombieLines = lines(parent);
-                final String attached = zombieLines.poll(60, TimeUnit.SECONDS);
-                assertNotNull(attached, "rank 2 did not attach");
-                final Matcher pid = Pattern.compile("rank 2 attached, pid (\\d+)").matcher(attached);
-                assertTrue(pid.find(), attached);
-                final long rankPid = Long.parseLong(pid.group(1));
+                parent = unreapingParent(rankCommand(segment, 2, 3));
+                final long rankPid = attachedPid(lines(parent), 2);
                 for (int rank = 0; rank < 2; rank++)
                 {
                     // killed only once every survivor has attached: a rank that dies while the others attach
@@ -197,10 +193,84 @@ class WaitTest
         }
     }
 
-    private static List<String> rankCommand(final Path segment, final int rank)
+    /**
+     * Every rank of a job killed under parents that never reap them: zombies all, and nobody left to remove
+     * the files. {@link ProcessHandle#isAlive()} calls every rank alive, so a check by it alone kept the
+     * segment ("2 of 2 ranks alive"); {@code sm4j clean} must read the zombies as dead and remove the segment
+     * and its doorbells.
+     */
+    @Test
+    @Timeout(180)
+    void aJobOfZombiesShouldBeStaleToClean() throws Exception
+    {
+        try (ScratchDir dir = ScratchDir.create("sm4j-zombies-"))
+        {
+            final Path segment = Communicator.createSegment(dir.path, 2);
+            final List<Process> parents = new ArrayList<>();
+            try
+            {
+                final List<BlockingQueue<String>> rankLines = new ArrayList<>();
+                for (int rank = 0; rank < 2; rank++)
+                {
+                    parents.add(unreapingParent(rankCommand(segment, rank, 2)));
+                    rankLines.add(lines(parents.get(rank)));
+                }
+                final List<String> pids = new ArrayList<>();
+                for (int rank = 0; rank < 2; rank++)
+                {
+                    pids.add(Long.toString(attachedPid(rankLines.get(rank), rank))); // once all have attached
+                }
+                // stopped first: a rank that saw the other die before its own kill would leave the job and,
+                // the last one out, remove the files itself (the survivors' scenario above)
+                Procs.signal("-STOP", pids.toArray(new String[0]));
+                Procs.signal("-KILL", pids.toArray(new String[0]));
+                for (final String pid : pids)
+                {
+                    awaitZombie(Long.parseLong(pid));
+                    assertTrue(ProcessHandle.of(Long.parseLong(pid)).map(ProcessHandle::isAlive).orElse(false),
+                        "the scenario: ProcessHandle still calls the zombie alive");
+                }
+                assertFalse(dir.isEmpty(), "the scenario: nobody was left to remove the files");
+                final StringWriter cleaned = new StringWriter();
+                assertEquals(0, Sm4jCli.execute(new String[]{ "clean", "--dir", dir.path.toString() },
+                    new PrintWriter(cleaned, true), new PrintWriter(new StringWriter(), true)));
+                assertTrue(cleaned.toString().contains("removed 1 stale segment"), cleaned.toString());
+                assertTrue(dir.isEmpty(), "the segment and every doorbell socket removed by sm4j clean");
+            }
+            finally
+            {
+                parents.forEach(Process::destroyForcibly);
+            }
+        }
+    }
+
+    /**
+     * Starts {@code command} in the background of a shell that then becomes {@code sleep} (exec), which never
+     * waits for children: killed, the command stays a zombie.
+     */
+    private static Process unreapingParent(final List<String> command) throws IOException
+    {
+        final List<String> shell = new ArrayList<>(List.of("sh", "-c", "\"$@\" & exec sleep 600", "sh"));
+        shell.addAll(command);
+        return new ProcessBuilder(shell).redirectErrorStream(true).start();
+    }
+
+    /**
+     * @return the pid that rank {@code rank} printed once attached.
+     */
+    private static long attachedPid(final BlockingQueue<String> lines, final int rank) throws InterruptedException
+    {
+        final String attached = lines.poll(60, TimeUnit.SECONDS);
+        assertNotNull(attached, "rank " + rank + " did not attach");
+        final Matcher pid = Pattern.compile("rank " + rank + " attached, pid (\\d+)").matcher(attached);
+        assertTrue(pid.find(), attached);
+        return Long.parseLong(pid.group(1));
+    }
+
+    private static List<String> rankCommand(final Path segment, final int rank, final int size)
     {
         return JobLauncher.javaCommand(System.getProperty("java.class.path"), List.of("-Xmx64m", "-XX:+UseSerialGC"),
-            List.of(WaitApp.class.getName(), "attach", segment.toString(), Integer.toString(rank), "3"));
+            List.of(WaitApp.class.getName(), "attach", segment.toString(), Integer.toString(rank), Integer.toString(size)));
     }
 
     private static BlockingQueue<String> lines(final Process process)

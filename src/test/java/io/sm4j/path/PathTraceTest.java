@@ -34,7 +34,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class PathTraceTest
 {
-    /** Where the path stands (docs/transport.md, "The path of one message"); issue 20 asks for 12. */
+    /** Where the path stands (docs/transport.md, "Progress: one engine"); issue 20 asks for 12. */
     private static final int MAX_CLASSES = 41;
 
     @Test
