@@ -433,11 +433,13 @@ final class SharedCollectives
         {
             boolean fits = steps.fits();
             long count = fits ? stepsOf(length, chunk, steps) : 1;
+            // the same on every rank: the call's length and kind
+            final boolean inline = steps.inlines() && length <= CollectiveSlotDescriptor.INLINE_BYTES;
             int done = 0;
             for (long i = 0; i < count; i++)
             {
                 final int bytes = Math.min(chunk, steps.length - done);
-                final int at = begin(tag);
+                final int at = begin(tag, inline);
                 steps.write(at, done, bytes);
                 post(tag, steps.posted(), root);
                 if (i == 0 && steps.agree())
@@ -503,6 +505,15 @@ final class SharedCollectives
         abstract void write(int at, int done, int bytes);
 
         abstract void read(int at, int done, int bytes);
+
+        /**
+         * @return true if each step writes at most the call's length, from the start of its half: then a call of
+         *         at most {@link CollectiveSlotDescriptor#INLINE_BYTES} writes its data in the slot's line.
+         */
+        boolean inlines()
+        {
+            return false;
+        }
 
         /**
          * @return true if the call takes one more step after its last part, with {@code done} = length and
@@ -715,6 +726,12 @@ final class SharedCollectives
     private final class BcastSteps extends Steps
     {
         @Override
+        boolean inlines()
+        {
+            return true;
+        }
+
+        @Override
         void write(final int at, final int done, final int bytes)
         {
             if (rank == root)
@@ -750,6 +767,12 @@ final class SharedCollectives
     private final class ReduceSteps extends VectorSteps
     {
         boolean reads;
+
+        @Override
+        boolean inlines()
+        {
+            return true;
+        }
 
         @Override
         void read(final int at, final int done, final int bytes)
@@ -1248,7 +1271,7 @@ final class SharedCollectives
      *
      * @return the offset of this step's half in a slot.
      */
-    private int begin(final int tag)
+    private int begin(final int tag, final boolean inline)
     {
         final long previous = step;
         for (int p = 0; p < size; p++)
@@ -1274,7 +1297,8 @@ final class SharedCollectives
                 }
             }
         }
-        return CollectiveSlotDescriptor.halfOffset(cacheline, bufferSize, previous + 1);
+        return inline ? CollectiveSlotDescriptor.inlineOffset(previous + 1) :
+            CollectiveSlotDescriptor.halfOffset(cacheline, bufferSize, previous + 1);
     }
 
     /**

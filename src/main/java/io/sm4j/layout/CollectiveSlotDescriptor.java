@@ -15,6 +15,10 @@ package io.sm4j.layout;
  *  +---------------------------------------------------------------+ 20
  *  |   call record 1: collective | length | root (3 x 32)         |
  *  +---------------------------------------------------------------+ 32
+ *  |   inline data 0: up to 16 bytes (even steps)                  |
+ *  +---------------------------------------------------------------+ 48
+ *  |   inline data 1: up to 16 bytes (odd steps)                   |
+ *  +---------------------------------------------------------------+ 64
  *  |                 Padding to the end of the cacheline           |
  *  +---------------------------------------------------------------+ cacheline
  *  |              half 0: bufferSize / 2 bytes (even steps)       ...
@@ -22,6 +26,9 @@ package io.sm4j.layout;
  *  |              half 1: bufferSize / 2 bytes (odd steps)        ...
  *  +---------------------------------------------------------------+ cacheline + bufferSize
  * </pre>
+ * A bcast, reduce or allReduce of at most {@link #INLINE_BYTES} bytes writes its data in the line, in place of
+ * the half of the same parity: a reader that acquires the step then finds the record and the data in the one
+ * cacheline it has just fetched, instead of fetching a second.
  * A record's length is the call's (per rank or per block); in a gatherv, scatterv or allToAllv, whose
  * ranks do not all know it before the call, each rank posts its own (its block, the root's largest count,
  * its longest block), from which every rank learns the call's after the first step.
@@ -37,7 +44,10 @@ public final class CollectiveSlotDescriptor
     public static final int CALL_LENGTH = Integer.BYTES;
     public static final int CALL_ROOT = 2 * Integer.BYTES;
     public static final int CALL_LENGTH_BYTES = 3 * Integer.BYTES;
-    public static final int LINE_LENGTH = CALLS_OFFSET + 2 * CALL_LENGTH_BYTES;
+    public static final int INLINE_OFFSET = CALLS_OFFSET + 2 * CALL_LENGTH_BYTES;
+    /** The most data a step may write in the line. */
+    public static final int INLINE_BYTES = 16;
+    public static final int LINE_LENGTH = INLINE_OFFSET + 2 * INLINE_BYTES;
 
     private CollectiveSlotDescriptor()
     {
@@ -59,6 +69,14 @@ public final class CollectiveSlotDescriptor
     public static int callOffset(final long step)
     {
         return CALLS_OFFSET + (int)(step & 1) * CALL_LENGTH_BYTES;
+    }
+
+    /**
+     * @return offset of step {@code step}'s inline data in the slot (in its line).
+     */
+    public static int inlineOffset(final long step)
+    {
+        return INLINE_OFFSET + (int)(step & 1) * INLINE_BYTES;
     }
 
     /**
