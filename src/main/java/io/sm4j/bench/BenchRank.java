@@ -38,6 +38,11 @@ public final class BenchRank
     private static final long SETTLE_MILLIS = 20;
     private static final long QUIET_LIMIT_MILLIS = 10_000;
     private static final long ROUNDS_LIMIT_MILLIS = 3_000;
+    /**
+     * Calls of a collective before C2 compiles a method again whose compiled code was thrown away (HotSpot's
+     * Tier4InvocationThreshold, 5,000, counted from its profiled recompilation), with a margin.
+     */
+    private static final int RECOMPILE_CALLS = 6_000;
     /** The most calls of one size a rehearsal of the measurement's start makes. */
     private static final int REHEARSAL_CALLS = 2_000;
     /** The JIT, if it measures its compilation time (the warm-up waits for it to go quiet), else null. */
@@ -240,6 +245,11 @@ public final class BenchRank
             });
             rehearse(quiet -> everyRank(comm, quiet), () ->
             {
+                // first enough calls for C2 to compile again what a vote or a size threw away: after a method's
+                // compiled code is thrown away it runs profiled, and is queued for C2 only some 5,000 calls
+                // later, which the calls per size below do not reach at large sizes (a quiet compiler does
+                // not show a method that waits for its calls)
+                loop.run(false, spec.sizes().get(0), 0, RECOMPILE_CALLS);
                 for (final int size : spec.sizes())
                 {
                     pause(timer);

@@ -2,6 +2,7 @@ package io.sm4j.it;
 
 import io.sm4j.cli.Sm4jCli;
 import io.sm4j.launch.JobLauncher;
+import io.sm4j.segment.Segment;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -153,6 +154,49 @@ class StatCommandTest
             assertEquals(text, stat("--dir", dir.path.toString()), "the directory's one job");
             Files.delete(segment);
             assertEquals("no sm4j jobs in " + dir.path + "\n", stat("--dir", dir.path.toString()));
+        }
+    }
+
+    /**
+     * A job marked ABORTED (here as a failing rank's handler marks it) shows the state with the first reason, in
+     * text and in JSON; a file cut short under its valid header (a copy truncated, a full /dev/shm) is one line
+     * on stderr, not an exception, and {@code --dir} goes on to the other jobs.
+     */
+    @Test
+    void anAbortedJobShouldShowItsReasonAndACutFileOneLine() throws Exception
+    {
+        try (ScratchDir dir = ScratchDir.create("sm4j-stat-"))
+        {
+            final String created = run(0, "create", "-n", "2", "--dir", dir.path.toString()).trim();
+            final Path segment = Path.of(created.lines().reduce((a, b) -> b).orElseThrow());
+            Segment.recordFailure(segment, 1, "rank 1 failed: boom");
+            Segment.recordFailure(segment, 0, "a later reason");
+            final String text = stat(segment.toString());
+            assertTrue(text.startsWith(segment + ": ABORTED ("), text);
+            assertTrue(text.lines().findFirst().orElseThrow().contains("boom") && !text.contains("a later reason"), text);
+            final String json = stat("--format", "json", segment.toString());
+            assertTrue(json.contains("\"state\":\"ABORTED\",\"abort\":\"") && json.contains("boom"), json);
+
+            final Path cut = dir.path.resolve("sm4j-user-00000000000000bb.seg");
+            try (java.nio.channels.FileChannel from = java.nio.channels.FileChannel.open(segment);
+                java.nio.channels.FileChannel to = java.nio.channels.FileChannel.open(cut,
+                    java.nio.file.StandardOpenOption.CREATE_NEW, java.nio.file.StandardOpenOption.WRITE))
+            {
+                from.transferTo(0, from.size() / 2, to); // the header whole, half of the rest
+            }
+            final StringWriter out = new StringWriter();
+            final StringWriter err = new StringWriter();
+            assertEquals(1, Sm4jCli.execute(new String[]{ "stat", cut.toString() }, new PrintWriter(out, true),
+                new PrintWriter(err, true)));
+            assertEquals(1, err.toString().lines().count(), err.toString());
+            assertTrue(err.toString().startsWith("sm4j stat: " + cut + ": "), err.toString());
+            assertEquals("", out.toString());
+            final StringWriter dirErr = new StringWriter();
+            final StringWriter dirOut = new StringWriter();
+            assertEquals(0, Sm4jCli.execute(new String[]{ "stat", "--dir", dir.path.toString() },
+                new PrintWriter(dirOut, true), new PrintWriter(dirErr, true)));
+            assertEquals(err.toString(), dirErr.toString(), "the cut file, one line");
+            assertTrue(dirOut.toString().startsWith(segment + ": ABORTED ("), dirOut.toString());
         }
     }
 
