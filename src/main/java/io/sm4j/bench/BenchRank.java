@@ -43,6 +43,8 @@ public final class BenchRank
      * Tier4InvocationThreshold, 5,000, counted from its profiled recompilation), with a margin.
      */
     private static final int RECOMPILE_CALLS = 6_000;
+    /** Collectives per run of the loop in those calls: the loop itself is run 1,200 times. */
+    private static final int RECOMPILE_RUN = 5;
     /** The most calls of one size a rehearsal of the measurement's start makes. */
     private static final int REHEARSAL_CALLS = 2_000;
     /** The JIT, if it measures its compilation time (the warm-up waits for it to go quiet), else null. */
@@ -248,13 +250,20 @@ public final class BenchRank
                 // first enough calls for C2 to compile again what a vote or a size threw away: after a method's
                 // compiled code is thrown away it runs profiled, and is queued for C2 only some 5,000 calls
                 // later, which the calls per size below do not reach at large sizes (a quiet compiler does
-                // not show a method that waits for its calls)
-                loop.run(false, spec.sizes().get(0), 0, RECOMPILE_CALLS);
+                // not show a method that waits for its calls); in short runs of the loop, for the loop itself
+                // is queued again only on its calls (every 1,024), not on its iterations; one call of each
+                // skipped, as the measurement skips its first (a branch the warm-up never took threw the loop's
+                // compiled code away at the first measured size)
+                for (int call = 0; call < RECOMPILE_CALLS / RECOMPILE_RUN; call++)
+                {
+                    loop.run(false, spec.sizes().get(0), 1, RECOMPILE_RUN - 1);
+                }
                 for (final int size : spec.sizes())
                 {
                     pause(timer);
                     comm.barrier();
-                    loop.run(false, size, 0, rehearsalCalls(spec, size));
+                    // reported, as the measurement is: its gather and its histogram are in the profile too
+                    reportWarmUp(loop.run(true, size, 1, rehearsalCalls(spec, size)));
                 }
             });
         }
