@@ -218,7 +218,7 @@ public final class BenchRank
      * at the smallest size ({@value #WARM_UP_CALLS} short calls, {@code --jit-warmup} collectives in all), a
      * tenth as many at 4 KiB and a hundredth at 64 KiB (as far as the sizes measured go), then rounds over every size measured (a few calls
      * each, the report's path once) until one round compiled nothing on any rank (at most
-     * {@value #ROUNDS_LIMIT_MILLIS} ms).
+     * {@value #ROUNDS_LIMIT_MILLIS} ms), then each size's start is rehearsed ({@link #rehearse}).
      */
     private static void runCollective(final Communicator comm, final BenchSpec spec) throws InterruptedException
     {
@@ -333,7 +333,8 @@ public final class BenchRank
      * Rehearses the start of the measurement until the JIT has nothing left to do for it: {@code round} (the
      * timer's pause after a progress line, the barrier, a few thousand calls at the smallest size and a few
      * at the others), then a quiet wait, in which what the round queued is compiled and counted, then a vote;
-     * until one rehearsal compiled nothing on any rank (at most {@value #ROUNDS_LIMIT_MILLIS} ms), and then
+     * until one rehearsal compiled nothing on any rank (no round starts after {@value #ROUNDS_LIMIT_MILLIS} ms,
+     * and each ends with a quiet wait of its own), and then
      * once more, unvoted: the vote's own waits (point to point) may change what the round's compiled code
      * assumed, and the last round compiles that back.
      * <p>

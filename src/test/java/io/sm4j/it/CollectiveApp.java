@@ -57,7 +57,7 @@ public final class CollectiveApp
                 case "check" -> check(comm, new Random(Long.parseLong(args[1])), Integer.parseInt(args[2]));
                 case "isolation" -> isolation(comm);
                 case "split" -> split(comm);
-                case "mismatch" -> comm.bcast(new byte[16], 0, comm.rank() == 0 ? 16 : 8, 0);
+                case "mismatch" -> comm.bcast(new byte[32], 0, comm.rank() == 0 ? 32 : 8, 0); // the root's data in a half, the other's in the line
                 case "crossed" -> crossed(comm);
                 case "counts" -> countsDiffer(comm);
                 case "pairs" -> pairsDiffer(comm);

@@ -187,7 +187,7 @@ class WaitTest
                 survivors.forEach(Process::destroyForcibly);
                 if (parent != null)
                 {
-                    parent.destroyForcibly();
+                    stop(List.of(parent));
                 }
             }
         }
@@ -239,9 +239,19 @@ class WaitTest
             }
             finally
             {
-                parents.forEach(Process::destroyForcibly);
+                stop(parents);
             }
         }
+    }
+
+    /**
+     * Kills unreaping parents and what they started: a test that fails before its kill leaves no rank JVM
+     * behind (one stopped, or blocked in a receive nobody sends).
+     */
+    private static void stop(final List<Process> parents)
+    {
+        parents.forEach(parent -> parent.descendants().forEach(ProcessHandle::destroyForcibly));
+        parents.forEach(Process::destroyForcibly);
     }
 
     /**
