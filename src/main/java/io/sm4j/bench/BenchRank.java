@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntConsumer;
 
 /**
  * The program every rank of an {@code sm4j bench} job runs. Pair tests (latency, bw, bibw) run on ranks 0
@@ -163,15 +164,8 @@ public final class BenchRank
         warmUp(spec, pair, sender, comm::barrier, everyRank);
         if (spec.jitWarmup() > 0)
         {
-            rehearse(everyRank, () ->
-            {
-                for (final int size : spec.sizes())
-                {
-                    pause(comm.rank() == 0);
-                    comm.barrier();
-                    measure(spec, pair, sender, size, 0, rehearsalCalls(spec, size));
-                }
-            });
+            rehearse(everyRank, () -> rehearseSizes(comm, spec, comm.rank() == 0,
+                size -> measure(spec, pair, sender, size, 0, rehearsalCalls(spec, size))));
         }
         awaitQuietCompiler();
         for (final int size : spec.sizes())
@@ -258,13 +252,8 @@ public final class BenchRank
                 {
                     loop.run(false, spec.sizes().get(0), 1, RECOMPILE_RUN - 1);
                 }
-                for (final int size : spec.sizes())
-                {
-                    pause(timer);
-                    comm.barrier();
-                    // reported, as the measurement is: its gather and its histogram are in the profile too
-                    reportWarmUp(loop.run(true, size, 1, rehearsalCalls(spec, size)));
-                }
+                // reported, as the measurement is: its gather and its histogram are in the profile too
+                rehearseSizes(comm, spec, timer, size -> reportWarmUp(loop.run(true, size, 1, rehearsalCalls(spec, size))));
             });
         }
         awaitQuietCompiler();
@@ -303,7 +292,7 @@ public final class BenchRank
      */
     private static void warmUp(
         final BenchSpec measured, final PairTransport transport, final boolean timer, final Runnable between,
-        final Vote everyRank)
+        final Vote everyRank) throws InterruptedException
     {
         final BenchSpec spec = measured.warmUp();
         if (spec.jitWarmup() == 0)
@@ -317,7 +306,7 @@ public final class BenchRank
     /**
      * Repeats {@code round} until one compiled nothing on any rank, at most {@value #ROUNDS_LIMIT_MILLIS} ms.
      */
-    private static void untilQuiet(final Vote everyRank, final Runnable round)
+    private static void untilQuiet(final Vote everyRank, final InterruptibleRound round) throws InterruptedException
     {
         final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ROUNDS_LIMIT_MILLIS);
         boolean compiled = true;
@@ -348,23 +337,34 @@ public final class BenchRank
      */
     private static void rehearse(final Vote everyRank, final InterruptibleRound round) throws InterruptedException
     {
-        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ROUNDS_LIMIT_MILLIS);
-        boolean compiled = true;
-        while (compiled)
+        untilQuiet(everyRank, () ->
         {
-            final long before = compilationMillis();
             round.run();
-            awaitQuietCompiler();
-            compiled = !everyRank.all(compilationMillis() == before || System.nanoTime() - deadline > 0);
+            awaitQuietCompiler(); // what the round queued is compiled, and counted in this round
+        });
+        round.run(); // unvoted: the caller's quiet wait follows
+    }
+
+    /**
+     * One rehearsal of each measured size's start, as the measurement makes it: the timer's pause after its
+     * progress line, the barrier, then {@code calls} at the size.
+     */
+    private static void rehearseSizes(
+        final Communicator comm, final BenchSpec spec, final boolean timer, final IntConsumer calls) throws InterruptedException
+    {
+        for (final int size : spec.sizes())
+        {
+            pause(timer);
+            comm.barrier();
+            calls.accept(size);
         }
-        round.run();
-        awaitQuietCompiler();
     }
 
     /**
      * @return the calls (round trips, windows) a rehearsal makes at {@code size}: a fifth of the measured
-     * iterations, at most {@value #REHEARSAL_CALLS}: a method that C2 threw away is compiled again after about
-     * a thousand calls, and the rehearsal must get there.
+     * iterations, at most {@value #REHEARSAL_CALLS}, so that each size's own branches are in the profile (a
+     * method thrown away is compiled again only after {@value #RECOMPILE_CALLS} or so calls: the collectives'
+     * rehearsal makes those first).
      */
     private static int rehearsalCalls(final BenchSpec spec, final int size)
     {

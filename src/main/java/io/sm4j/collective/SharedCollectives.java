@@ -1108,12 +1108,9 @@ final class SharedCollectives
                 writePieces(at, done, bytes, send, sendOffset, counts, displacements); // scatterv
                 return;
             }
-            for (int p = 0; p < size; p++)
+            for (int p = 0; p < size && bytes > 0; p++)
             {
-                if (bytes > 0)
-                {
-                    mine.putBytes(pieceAt(at, p), send, sendOffset + p * length + done, bytes);
-                }
+                mine.putBytes(pieceAt(at, p), send, sendOffset + p * length + done, bytes);
             }
         }
 

@@ -51,9 +51,8 @@ class CollectiveTest
         final String[] words = setting.split(" ");
         final int ranks = Integer.parseInt(words[1]);
         final int buffer = Integer.parseInt(words[0]);
-        final LayoutParams params = LayoutParams.builder(ranks)
-            .collectiveContexts(buffer == 0 ? 0 : LayoutParams.DEFAULT_COLLECTIVE_CONTEXTS)
-            .collectiveBufferSize(buffer == 0 ? LayoutParams.defaultCollectiveBufferSize(ranks) : buffer).build();
+        final LayoutParams.Builder builder = LayoutParams.builder(ranks);
+        final LayoutParams params = (buffer == 0 ? builder.collectiveContexts(0) : builder.collectiveBufferSize(buffer)).build();
         final JobRunner job = JobRunner.run(params, Map.of(), CollectiveApp.class.getName(),
             "check", String.valueOf(20_261_126 + ranks), ranks > 5 ? "2" : "4");
         assertEquals(0, job.exitCode(), job.out() + job.err());

@@ -10,8 +10,10 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -89,10 +91,8 @@ class StatCommandTest
                 final String watched = watchOut.toString();
                 assertTrue(watched.startsWith("-- ") && watched.contains(segment + ": READY, 2 ranks\n"), watched);
                 assertTrue(watched.endsWith(segment + ": gone (the job has ended)\n"), watched);
-                final StringWriter err = new StringWriter();
-                assertEquals(1, Sm4jCli.execute(new String[]{ "stat", segment.toString() }, new PrintWriter(new StringWriter(), true),
-                    new PrintWriter(err, true)));
-                assertEquals("sm4j stat: " + segment + ": no such file (the job has ended, or the name is wrong)\n", err.toString());
+                assertRejected(1, "sm4j stat: " + segment + ": no such file (the job has ended, or the name is wrong)",
+                    "stat", segment.toString());
             }
             finally
             {
@@ -178,25 +178,20 @@ class StatCommandTest
             assertTrue(json.contains("\"state\":\"ABORTED\",\"abort\":\"") && json.contains("boom"), json);
 
             final Path cut = dir.path.resolve("sm4j-user-00000000000000bb.seg");
-            try (java.nio.channels.FileChannel from = java.nio.channels.FileChannel.open(segment);
-                java.nio.channels.FileChannel to = java.nio.channels.FileChannel.open(cut,
-                    java.nio.file.StandardOpenOption.CREATE_NEW, java.nio.file.StandardOpenOption.WRITE))
+            try (FileChannel from = FileChannel.open(segment);
+                FileChannel to = FileChannel.open(cut, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE))
             {
                 from.transferTo(0, from.size() / 2, to); // the header whole, half of the rest
             }
-            final StringWriter out = new StringWriter();
-            final StringWriter err = new StringWriter();
-            assertEquals(1, Sm4jCli.execute(new String[]{ "stat", cut.toString() }, new PrintWriter(out, true),
-                new PrintWriter(err, true)));
-            assertEquals(1, err.toString().lines().count(), err.toString());
-            assertTrue(err.toString().startsWith("sm4j stat: " + cut + ": "), err.toString());
-            assertEquals("", out.toString());
-            final StringWriter dirErr = new StringWriter();
-            final StringWriter dirOut = new StringWriter();
-            assertEquals(0, Sm4jCli.execute(new String[]{ "stat", "--dir", dir.path.toString() },
-                new PrintWriter(dirOut, true), new PrintWriter(dirErr, true)));
-            assertEquals(err.toString(), dirErr.toString(), "the cut file, one line");
-            assertTrue(dirOut.toString().startsWith(segment + ": ABORTED ("), dirOut.toString());
+            final Output one = execute("stat", cut.toString());
+            assertEquals(1, one.code(), one.err());
+            assertEquals(1, one.err().lines().count(), one.err());
+            assertTrue(one.err().startsWith("sm4j stat: " + cut + ": "), one.err());
+            assertEquals("", one.out());
+            final Output all = execute("stat", "--dir", dir.path.toString());
+            assertEquals(0, all.code(), all.err());
+            assertEquals(one.err(), all.err(), "the cut file, one line");
+            assertTrue(all.out().startsWith(segment + ": ABORTED ("), all.out());
         }
     }
 
@@ -212,13 +207,11 @@ class StatCommandTest
             final Path empty = Files.createFile(dir.path.resolve("sm4j-user-00000000000000aa.seg"));
             assertRejected(1, "sm4j stat: " + garbage + ": not an sm4j segment: its magic is 0x" + Long.toHexString(java.nio.ByteBuffer.wrap(bytes).order(java.nio.ByteOrder.nativeOrder()).getLong()), "stat", garbage.toString());
             assertRejected(1, "sm4j stat: " + empty + ": not an sm4j segment: shorter than a header", "stat", empty.toString());
-            final StringWriter out = new StringWriter();
-            final StringWriter err = new StringWriter();
-            assertEquals(0, Sm4jCli.execute(new String[]{ "stat", "--dir", dir.path.toString() }, new PrintWriter(out, true),
-                new PrintWriter(err, true)));
-            assertEquals("no sm4j jobs in " + dir.path + "\n", out.toString());
+            final Output all = execute("stat", "--dir", dir.path.toString());
+            assertEquals(0, all.code(), all.err());
+            assertEquals("no sm4j jobs in " + dir.path + "\n", all.out());
             assertEquals(List.of("sm4j stat: " + empty + ": not an sm4j segment: shorter than a header",
-                "sm4j stat: " + garbage + ": not an sm4j segment: its magic is 0x" + Long.toHexString(java.nio.ByteBuffer.wrap(bytes).order(java.nio.ByteOrder.nativeOrder()).getLong())), err.toString().lines().toList());
+                "sm4j stat: " + garbage + ": not an sm4j segment: its magic is 0x" + Long.toHexString(java.nio.ByteBuffer.wrap(bytes).order(java.nio.ByteOrder.nativeOrder()).getLong())), all.err().lines().toList());
             assertRejected(2, "sm4j stat: --watch must be between 0 and 3600 seconds, not -1.0", "stat", "--watch", "-1",
                 garbage.toString());
             assertRejected(2, "sm4j stat: give a SEGMENT or --dir, not both", "stat", garbage.toString(), "--dir", dir.path.toString());
@@ -242,9 +235,9 @@ class StatCommandTest
 
     private static void assertRejected(final int code, final String line, final String... args)
     {
-        final StringWriter err = new StringWriter();
-        assertEquals(code, Sm4jCli.execute(args, new PrintWriter(new StringWriter(), true), new PrintWriter(err, true)), err.toString());
-        assertEquals(line + "\n", err.toString());
+        final Output output = execute(args);
+        assertEquals(code, output.code(), output.err());
+        assertEquals(line + "\n", output.err());
     }
 
     private static String stat(final String... args)
@@ -256,10 +249,22 @@ class StatCommandTest
 
     private static String run(final int code, final String... args)
     {
+        final Output output = execute(args);
+        assertEquals(code, output.code(), output.err());
+        return output.out();
+    }
+
+    /** What one {@code sm4j} command returned and wrote. */
+    private record Output(int code, String out, String err)
+    {
+    }
+
+    private static Output execute(final String... args)
+    {
         final StringWriter out = new StringWriter();
         final StringWriter err = new StringWriter();
-        assertEquals(code, Sm4jCli.execute(args, new PrintWriter(out, true), new PrintWriter(err, true)), err.toString());
-        return out.toString();
+        final int code = Sm4jCli.execute(args, new PrintWriter(out, true), new PrintWriter(err, true));
+        return new Output(code, out.toString(), err.toString());
     }
 
     private static long field(final String object, final String name)

@@ -167,8 +167,6 @@ class WaitTest
                 }
                 Procs.signal("-KILL", Long.toString(rankPid));
                 awaitZombie(rankPid);
-                assertTrue(ProcessHandle.of(rankPid).map(ProcessHandle::isAlive).orElse(false),
-                    "the scenario: ProcessHandle still calls the zombie alive");
                 for (int rank = 0; rank < 2; rank++)
                 {
                     final Process survivor = survivors.get(rank);
@@ -227,8 +225,6 @@ class WaitTest
                 for (final String pid : pids)
                 {
                     awaitZombie(Long.parseLong(pid));
-                    assertTrue(ProcessHandle.of(Long.parseLong(pid)).map(ProcessHandle::isAlive).orElse(false),
-                        "the scenario: ProcessHandle still calls the zombie alive");
                 }
                 assertFalse(dir.isEmpty(), "the scenario: nobody was left to remove the files");
                 final StringWriter cleaned = new StringWriter();
@@ -303,7 +299,8 @@ class WaitTest
     }
 
     /**
-     * Waits until /proc says {@code pid} is a zombie (state Z): killed and not reaped.
+     * Waits until /proc says {@code pid} is a zombie (state Z): killed and not reaped, and still alive to
+     * {@link ProcessHandle#isAlive()} (the scenario the tests are about).
      */
     private static void awaitZombie(final long pid) throws Exception
     {
@@ -314,6 +311,8 @@ class WaitTest
             state = Procs.statField(pid, 0);
             if (state.equals("Z"))
             {
+                assertTrue(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false),
+                    "the scenario: ProcessHandle still calls the zombie alive");
                 return;
             }
             Thread.sleep(10);
