@@ -217,7 +217,7 @@ public final class BenchRank
     private static void runCollective(final Communicator comm, final BenchSpec spec) throws InterruptedException
     {
         final boolean timer = comm.rank() == 0;
-        final CollectiveLoop loop = new CollectiveLoop(comm, spec.test(), spec.maxSize());
+        final CollectiveLoop loop = new CollectiveLoop(comm, spec.test(), spec.maxSize(), spec.shared());
         comm.barrier();
         if (spec.jitWarmup() > 0)
         {
@@ -511,17 +511,24 @@ public final class BenchRank
 
     /**
      * The first {@link #COLD_ROUND_TRIPS} 8-byte round trips after attach, before any warm-up: what a short
-     * job sees while the JIT has not compiled the path yet. Printed by the timing rank as a comment line.
+     * job sees while the JIT has not compiled the path yet. Printed by the timing rank as a comment line, with
+     * the window's wall time and the time this JVM's compiler threads spent compiling in it (the cost the
+     * window pays for: docs/benchmarks.md, "Cold start").
      */
     private static void coldStart(final PairTransport transport, final boolean timer)
     {
+        final long compiledBefore = compilationMillis();
+        final long start = System.nanoTime();
         final ResultLine cold = OsuLoops.latency(transport, timer, 8, 0, COLD_ROUND_TRIPS);
+        final long wallMillis = (System.nanoTime() - start) / 1_000_000;
+        final long compiledMillis = compilationMillis() - compiledBefore;
         if (cold != null)
         {
             final double[] v = cold.values();
             System.out.println(String.format(java.util.Locale.ROOT, "# cold start: the first %,d round trips of 8 B " +
-                "after attach, before any warm-up: mean %.2f us one-way, p50 %.2f, p99 %.2f, max %.2f (the table's 8 B " +
-                "row is after the warm-up)", COLD_ROUND_TRIPS, v[0], v[1], v[2], v[4]));
+                "after attach, before any warm-up: mean %.2f us one-way, p50 %.2f, p99 %.2f, max %.2f; %,d ms in all, " +
+                "in which this JVM's JIT compiled for %,d ms (the table's 8 B row is after the warm-up)",
+                COLD_ROUND_TRIPS, v[0], v[1], v[2], v[4], wallMillis, compiledMillis));
         }
     }
 

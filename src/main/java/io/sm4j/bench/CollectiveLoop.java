@@ -3,6 +3,7 @@ package io.sm4j.bench;
 import io.sm4j.collective.Op;
 import io.sm4j.message.Communicator;
 import org.HdrHistogram.Histogram;
+import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
@@ -15,26 +16,33 @@ final class CollectiveLoop
 {
     private final Communicator comm;
     private final BenchTest test;
-    private final byte[] bytes;
+    private final MutableDirectBuffer bytes;
     /** gather's, allgather's and alltoall's n blocks. */
-    private final byte[] blocksIn;
-    private final byte[] blocksOut;
+    private final MutableDirectBuffer blocksIn;
+    private final MutableDirectBuffer blocksOut;
     private final float[] floats;
     private final float[] sums;
 
     /**
      * @param largest the largest size measured: the buffers are allocated once, for it.
+     * @param shared  the byte data's buffers are shared buffers ({@code --buffers shared}: an allGather's or
+     *                allToAll's readers copy straight out of them), else arrays.
      */
-    CollectiveLoop(final Communicator comm, final BenchTest test, final int largest)
+    CollectiveLoop(final Communicator comm, final BenchTest test, final int largest, final boolean shared)
     {
         this.comm = comm;
         this.test = test;
-        this.bytes = new byte[largest];
         final boolean blocks = test == BenchTest.GATHER || test == BenchTest.ALLGATHER || test == BenchTest.ALLTOALL;
-        this.blocksIn = new byte[blocks ? largest * comm.size() : 0];
-        this.blocksOut = new byte[blocks ? largest * comm.size() : 0];
+        this.bytes = buffer(comm, shared, largest);
+        this.blocksIn = buffer(comm, shared, blocks ? largest * comm.size() : 0);
+        this.blocksOut = buffer(comm, shared, blocks ? largest * comm.size() : 0);
         this.floats = new float[largest / Float.BYTES];
         this.sums = new float[largest / Float.BYTES];
+    }
+
+    private static MutableDirectBuffer buffer(final Communicator comm, final boolean shared, final int length)
+    {
+        return shared && length > 0 ? comm.allocate(length) : new UnsafeBuffer(new byte[length]);
     }
 
     /**
@@ -61,9 +69,9 @@ final class CollectiveLoop
                 case REDUCE -> comm.reduce(in, out, Op.SUM, 0);
                 case REDUCE_SCATTER -> comm.reduceScatter(in, out, Op.SUM);
                 case BCAST -> comm.bcast(bytes, 0, size, 0);
-                case GATHER -> comm.gather(bytes, 0, size, blocksIn, 0);
-                case ALLGATHER -> comm.allGather(bytes, 0, size, blocksIn);
-                case ALLTOALL -> comm.allToAll(blocksOut, blocksIn, size);
+                case GATHER -> comm.gather(bytes, 0, size, blocksIn, 0, 0);
+                case ALLGATHER -> comm.allGather(bytes, 0, size, blocksIn, 0);
+                case ALLTOALL -> comm.allToAll(blocksOut, 0, blocksIn, 0, size);
                 default -> comm.barrier();
             }
             if (i >= skip)

@@ -63,6 +63,13 @@ final class SharedCollectives
      * then combines n whole vectors, a slice of each is combined once.
      */
     private static final int WHOLE_VECTOR_HALF = 16 * 1024;
+    /**
+     * The least bytes per rank (allGather) or per block (allToAll) that a rank's shared buffer
+     * ({@code Communicator.allocate}) leaves in place, its readers copying them straight out of it
+     * ({@link #inPlace}): below it the half's copy costs less than the step that tells the writer its readers are
+     * done.
+     */
+    static final int SINGLE_COPY_MIN = 8 * 1024;
     /** The least half with which a bcast goes through the region for eight halves instead of four ({@link #bcasts}). */
     private static final int LONG_BCAST_HALF = 128 * 1024;
 
@@ -98,6 +105,14 @@ final class SharedCollectives
      * another's step), so every later call is refused.
      */
     private boolean unfinished;
+    /**
+     * Set in an allGather or allToAll once some rank's data of it, this rank's included, was read in place
+     * ({@link #inPlace}): as every rank reads every rank's source record, it is set on all of them alike, and
+     * the call takes one more step, whose posts tell the writers that their buffers are read.
+     */
+    private boolean readInPlace;
+    /** Set in an allGather or allToAll whose data of this rank's stays in place ({@link #inPlace}). */
+    private boolean ownInPlace;
     private final BarrierSteps barrierSteps = new BarrierSteps();
     private final BcastSteps bcastSteps = new BcastSteps();
     private final ReduceSteps reduceSteps = new ReduceSteps();
@@ -305,7 +320,12 @@ final class SharedCollectives
     {
         gatherSteps.reads = everyone || rank == root;
         gatherSteps.blocks(null, null, length);
-        run(gatherSteps.with(send, sendOffset, recv, recvOffset), tag, length, root, half);
+        gatherSteps.with(send, sendOffset, recv, recvOffset);
+        if (everyone)
+        {
+            inPlace(gatherSteps, length, length);
+        }
+        run(gatherSteps, tag, length, root, half);
     }
 
     /**
@@ -385,7 +405,9 @@ final class SharedCollectives
     {
         scatterSteps.everyone = true;
         scatterSteps.blocks(null, null, blockLength);
-        run(scatterSteps.with(send, sendOffset, recv, recvOffset), tag, blockLength, 0, piece);
+        scatterSteps.with(send, sendOffset, recv, recvOffset);
+        inPlace(scatterSteps, blockLength, blockLength * size);
+        run(scatterSteps, tag, blockLength, 0, piece);
     }
 
     /**
@@ -454,6 +476,10 @@ final class SharedCollectives
                 }
                 done += bytes;
             }
+            if (readInPlace)
+            {
+                readersDone(steps);
+            }
             unfinished = false; // every rank took the same steps: a count the root finds wrong leaves them in line
             steps.finish();
             return fits;
@@ -465,6 +491,84 @@ final class SharedCollectives
         finally
         {
             region.exit();
+        }
+    }
+
+    /**
+     * For allGather and allToAll: each step's source record says where this rank's data of the step is, and it
+     * stays in place, in the shared buffer {@code send} lies in, if it is one of this rank's and the call moves
+     * {@link #SINGLE_COPY_MIN} bytes or more per rank or block: the one copy is then each reader's, out of it
+     * (as Open MPI's single-copy mechanisms, CMA or XPMEM, for any buffer).
+     *
+     * @param sendLength the bytes of {@code send} the call reads.
+     */
+    private void inPlace(final BlockSteps steps, final int blockLength, final int sendLength)
+    {
+        steps.sources = true;
+        steps.sourcePosition = blockLength >= SINGLE_COPY_MIN ? region.sharedPosition(steps.send, steps.sendOffset, sendLength) : -1;
+        steps.sourceChunk = steps.sourcePosition < 0 ? 0 : region.sharedChunk(steps.send);
+    }
+
+    /**
+     * Writes this step's source record from {@code steps} ({@link #inPlace}).
+     *
+     * @return true if this rank's data stays in place: nothing is to be copied into the half.
+     */
+    private boolean writeSource(final BlockSteps steps)
+    {
+        final int record = CollectiveSlotDescriptor.inlineOffset(step + 1); // posted next, after the write
+        mine.putLong(record + CollectiveSlotDescriptor.SOURCE_CHUNK, steps.sourceChunk);
+        mine.putLong(record + CollectiveSlotDescriptor.SOURCE_POSITION, steps.sourcePosition);
+        if (steps.sourcePosition < 0)
+        {
+            return false;
+        }
+        readInPlace = true;
+        ownInPlace = true;
+        return true;
+    }
+
+    /**
+     * Copies {@code bytes} from {@code from} (from the start of its data of the call) of rank {@code p}'s data
+     * of this step into {@code recv} at {@code into}, straight out of {@code p}'s shared buffer if its source
+     * record names one ({@link #inPlace}; {@code p} has posted the step).
+     *
+     * @return false if {@code p}'s data is in its half: nothing was copied.
+     */
+    private boolean copyInPlace(final int p, final long from, final MutableDirectBuffer recv, final int into, final int bytes)
+    {
+        final AtomicBuffer slot = slots[p];
+        final int record = CollectiveSlotDescriptor.inlineOffset(step);
+        final long position = slot.getLong(record + CollectiveSlotDescriptor.SOURCE_POSITION);
+        if (position < 0)
+        {
+            return false;
+        }
+        readInPlace = true;
+        // untrusted: the peer's windows check the chunk and the bytes against the buffer's file
+        region.copyShared(p, slot.getLong(record + CollectiveSlotDescriptor.SOURCE_CHUNK), position + from, recv, into, bytes);
+        return true;
+    }
+
+    /**
+     * The step after an allGather's or allToAll's last, taken by every rank once some rank's data was read in
+     * place ({@link #readInPlace}): each posts it after its reads, and a rank whose own data stayed in place
+     * waits for every post, so that its buffer is read before the call returns (MPI's send buffer may be
+     * changed then).
+     */
+    private void readersDone(final Steps steps)
+    {
+        begin(steps.tag, false);
+        post(steps.tag, steps.posted(), steps.root);
+        if (ownInPlace)
+        {
+            for (int p = 0; p < size; p++)
+            {
+                if (p != rank)
+                {
+                    awaitCall(p, steps.tag, steps.length, steps.root);
+                }
+            }
         }
     }
 
@@ -969,6 +1073,11 @@ final class SharedCollectives
         int[] displacements;
         /** This rank's block's length. */
         int own;
+        /** allGather and allToAll: the steps write and read source records ({@link #inPlace}). */
+        boolean sources;
+        /** With {@link #sources}: this rank's shared buffer holding its data of the call, and the data's position in it, or -1. */
+        long sourceChunk;
+        long sourcePosition = -1;
 
         /**
          * For a call whose every rank knows the length.
@@ -979,6 +1088,8 @@ final class SharedCollectives
             this.displacements = displacements;
             this.own = own;
             this.agreement = null;
+            this.sources = false;
+            this.sourcePosition = -1;
         }
 
         /**
@@ -1006,6 +1117,10 @@ final class SharedCollectives
         @Override
         void write(final int at, final int done, final int bytes)
         {
+            if (sources && writeSource(this))
+            {
+                return;
+            }
             final int chunk = clip(own, done, bytes);
             if (chunk > 0) // a block already sent whole: its offset may lie past the end of the buffer
             {
@@ -1024,8 +1139,15 @@ final class SharedCollectives
                     final int chunk = chunkOf(p, done, bytes);
                     if (chunk > 0)
                     {
-                        final int block = counts == null ? p * length : displacements[p];
-                        recv.putBytes(recvOffset + block + done, slots[p], at, chunk);
+                        final int into = recvOffset + (counts == null ? p * length : displacements[p]) + done;
+                        if (p == rank)
+                        {
+                            recv.putBytes(into, send, sendOffset + done, chunk); // its own block: from where it is
+                        }
+                        else if (!sources || !copyInPlace(p, done, recv, into, chunk))
+                        {
+                            recv.putBytes(into, slots[p], at, chunk);
+                        }
                     }
                 }
             }
@@ -1108,6 +1230,10 @@ final class SharedCollectives
                 writePieces(at, done, bytes, send, sendOffset, counts, displacements); // scatterv
                 return;
             }
+            if (sources && writeSource(this))
+            {
+                return;
+            }
             for (int p = 0; p < size && bytes > 0; p++)
             {
                 mine.putBytes(pieceAt(at, p), send, sendOffset + p * length + done, bytes);
@@ -1128,7 +1254,17 @@ final class SharedCollectives
             }
             for (int p = 0; p < size; p++)
             {
-                copyPiece(p, recvOffset + p * length + done, at, bytes);
+                final int recvAt = recvOffset + p * length + done;
+                if (p == rank)
+                {
+                    recv.putBytes(recvAt, send, sendOffset + rank * length + done, bytes); // its own piece: from where it is
+                    continue;
+                }
+                awaitCall(p, tag, length, root);
+                if (!sources || !copyInPlace(p, (long)rank * length + done, recv, recvAt, bytes))
+                {
+                    recv.putBytes(recvAt, slots[p], pieceAt(at, rank), bytes);
+                }
             }
         }
 
@@ -1258,6 +1394,8 @@ final class SharedCollectives
         }
         region.enter();
         unfinished = true;
+        readInPlace = false;
+        ownInPlace = false;
     }
 
     /**

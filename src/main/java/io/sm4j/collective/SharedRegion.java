@@ -1,12 +1,15 @@
 package io.sm4j.collective;
 
 import io.sm4j.segment.Sm4jException;
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.AtomicBuffer;
 
 /**
  * A communicator's collective region in the segment, as {@link SharedCollectives} needs it from the layers
  * below: each of its ranks' slots ({@link io.sm4j.layout.CollectiveSlotDescriptor}), waiting and waking
- * through the rank's progress engine, and the mapping kept alive while a collective touches it.
+ * through the rank's progress engine, the mapping kept alive while a collective touches it, and the ranks'
+ * shared buffers ({@code Communicator.allocate}), which a collective may read in place.
  */
 public interface SharedRegion
 {
@@ -34,6 +37,26 @@ public interface SharedRegion
      * Rings {@code rank} if it sleeps: this rank has posted a step it may wait for.
      */
     void wake(int rank);
+
+    /**
+     * @return the payload position of {@code length} bytes at {@code offset} of {@code buffer} if they lie in a
+     *         shared buffer of this rank's that its peers can {@link #copyShared} from ({@link #sharedChunk}
+     *         names it), else -1 (any other buffer, or a shared one re-wrapped or freed).
+     */
+    long sharedPosition(DirectBuffer buffer, int offset, int length);
+
+    /**
+     * @return the chunk id of {@code buffer}, for which {@link #sharedPosition} was not -1.
+     */
+    long sharedChunk(DirectBuffer buffer);
+
+    /**
+     * Copies {@code length} bytes at payload {@code position} of rank {@code rank}'s shared buffer {@code chunkId}
+     * into {@code into} at {@code offset}.
+     *
+     * @throws Sm4jException if the buffer is gone or does not hold those bytes.
+     */
+    void copyShared(int rank, long chunkId, long position, MutableDirectBuffer into, int offset, int length);
 
     /**
      * Keeps the mapping alive until {@link #exit} (a close from another thread waits for it).

@@ -15,9 +15,9 @@ package io.sm4j.layout;
  *  +---------------------------------------------------------------+ 20
  *  |   call record 1: collective | length | root (3 x 32)         |
  *  +---------------------------------------------------------------+ 32
- *  |   inline data 0: up to 16 bytes (even steps)                  |
+ *  |   inline data 0: up to 16 bytes, or a source record (even)    |
  *  +---------------------------------------------------------------+ 48
- *  |   inline data 1: up to 16 bytes (odd steps)                   |
+ *  |   inline data 1: up to 16 bytes, or a source record (odd)     |
  *  +---------------------------------------------------------------+ 64
  *  |                 Padding to the end of the cacheline           |
  *  +---------------------------------------------------------------+ cacheline
@@ -29,6 +29,17 @@ package io.sm4j.layout;
  * A bcast, reduce or allReduce of at most {@link #INLINE_BYTES} bytes writes its data in the line, in place of
  * the half of the same parity: a reader that acquires the step then finds the record and the data in the one
  * cacheline it has just fetched, instead of fetching a second.
+ * An allGather's or allToAll's step (never inline) writes a source record there instead: where the rank's data
+ * of the step is. A position of -1 says in the half; else the data stays in a shared buffer of the rank's
+ * ({@code Communicator.allocate}), named by its chunk id, at that payload position, and each reader copies its
+ * part straight out of it (single copy):
+ * <pre>
+ *  +---------------------------------------------------------------+ inline data s
+ *  |   chunk id of the rank's shared buffer (64 bits)              |
+ *  +---------------------------------------------------------------+ + 8
+ *  |   payload position of the step's data in it, or -1 (64 bits)  |
+ *  +---------------------------------------------------------------+ + 16
+ * </pre>
  * A record's length is the call's (per rank or per block); in a gatherv, scatterv or allToAllv, whose
  * ranks do not all know it before the call, each rank posts its own (its block, the root's largest count,
  * its longest block), from which every rank learns the call's after the first step.
@@ -48,6 +59,10 @@ public final class CollectiveSlotDescriptor
     /** The most data a step may write in the line. */
     public static final int INLINE_BYTES = 16;
     public static final int LINE_LENGTH = INLINE_OFFSET + 2 * INLINE_BYTES;
+    /** In a source record (at {@link #inlineOffset}): the chunk id of the rank's shared buffer. */
+    public static final int SOURCE_CHUNK = 0;
+    /** In a source record: the payload position of the step's data in that buffer, or -1 if it is in the half. */
+    public static final int SOURCE_POSITION = Long.BYTES;
 
     private CollectiveSlotDescriptor()
     {

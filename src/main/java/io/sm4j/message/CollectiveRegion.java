@@ -5,12 +5,18 @@ import io.sm4j.layout.CollectiveSlotDescriptor;
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.segment.Sm4jException;
 import io.sm4j.transport.Endpoint;
+import io.sm4j.window.LocalWindows;
+import io.sm4j.window.PeerWindows;
+import io.sm4j.window.SharedBuffer;
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.AtomicBuffer;
 
 /**
  * A communicator's collective region ({@link SharedRegion}): the slots of its ranks in the region of its
  * context, waits in the rank's one progress engine (which fail, as every other wait, once the awaited rank
- * has detached or the job is aborted), and wakes through the peers' doorbells.
+ * has detached or the job is aborted), wakes through the peers' doorbells, and reads the ranks' shared buffers
+ * through the rank's kept mappings of them.
  */
 final class CollectiveRegion implements SharedRegion
 {
@@ -21,12 +27,16 @@ final class CollectiveRegion implements SharedRegion
     private final AtomicBuffer[] slots;
     private final int cacheline;
     private final int bufferSize;
+    private final LocalWindows ownWindows;
+    private final PeerWindows peerWindows;
     /** The wait in progress (one at a time: the communicator is single-threaded), reused: a wait allocates nothing. */
     private int awaitedRank;
     private long awaitedStep;
     private final Awaitable posted = this::posted;
 
-    private CollectiveRegion(final Endpoint endpoint, final Progress progress, final int[] world, final AtomicBuffer[] slots)
+    private CollectiveRegion(
+        final Endpoint endpoint, final Progress progress, final int[] world, final AtomicBuffer[] slots,
+        final LocalWindows ownWindows, final PeerWindows peerWindows)
     {
         final LayoutParams params = endpoint.layout().params();
         this.endpoint = endpoint;
@@ -35,13 +45,19 @@ final class CollectiveRegion implements SharedRegion
         this.slots = slots;
         this.cacheline = params.cacheline();
         this.bufferSize = params.collectiveBufferSize();
+        this.ownWindows = ownWindows;
+        this.peerWindows = peerWindows;
     }
 
     /**
-     * @param group the world rank of each of the communicator's ranks, or null for the world's.
+     * @param group       the world rank of each of the communicator's ranks, or null for the world's.
+     * @param ownWindows  this rank's shared buffers.
+     * @param peerWindows this rank's mappings of its peers' shared buffers.
      * @return the region of communicator context {@code context}, or null if the layout gives it none.
      */
-    static CollectiveRegion of(final Endpoint endpoint, final Progress progress, final int context, final int[] group)
+    static CollectiveRegion of(
+        final Endpoint endpoint, final Progress progress, final int context, final int[] group,
+        final LocalWindows ownWindows, final PeerWindows peerWindows)
     {
         final int size = group == null ? endpoint.size() : group.length;
         final int[] world = new int[size];
@@ -55,7 +71,7 @@ final class CollectiveRegion implements SharedRegion
                 return null;
             }
         }
-        return new CollectiveRegion(endpoint, progress, world, slots);
+        return new CollectiveRegion(endpoint, progress, world, slots, ownWindows, peerWindows);
     }
 
     @Override
@@ -106,6 +122,26 @@ final class CollectiveRegion implements SharedRegion
     public void wake(final int rank)
     {
         endpoint.wake(world[rank]);
+    }
+
+    @Override
+    public long sharedPosition(final DirectBuffer buffer, final int offset, final int length)
+    {
+        return buffer instanceof SharedBuffer shared ? shared.sharedPosition(ownWindows, offset, length) : -1;
+    }
+
+    @Override
+    public long sharedChunk(final DirectBuffer buffer)
+    {
+        return ((SharedBuffer)buffer).chunkId();
+    }
+
+    @Override
+    public void copyShared(
+        final int rank, final long chunkId, final long position, final MutableDirectBuffer into, final int offset,
+        final int length)
+    {
+        peerWindows.copy(world[rank], chunkId, position, into, offset, length);
     }
 
     @Override

@@ -970,7 +970,7 @@ public final class Communicator implements AutoCloseable
     {
         if (collectives == null)
         {
-            collectives = new Collectives(new CollectiveChannel(this), CollectiveRegion.of(endpoint, engine, context, group));
+            collectives = new Collectives(new CollectiveChannel(this), CollectiveRegion.of(endpoint, engine, context, group, ownWindows, peerWindows));
         }
         return collectives;
     }

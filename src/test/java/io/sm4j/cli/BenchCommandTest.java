@@ -60,7 +60,8 @@ class BenchCommandTest
             " +[+-]\\d+\\.\\d\\d us over two threads \\(\\d+\\.\\d\\d us\\)"), summary);
         assertEquals(1, lines.stream().filter(l -> l.startsWith("#   ")).count(), run.out());
         assertTrue(run.err().matches("(?s).*\\[0] # cold start: the first 20,000 round trips of 8 B after attach, before any " +
-            "warm-up: mean \\d+\\.\\d\\d us one-way, p50 \\d+\\.\\d\\d.*"), run.err());
+            "warm-up: mean \\d+\\.\\d\\d us one-way, p50 \\d+\\.\\d\\d, p99 [\\d.]+, max [\\d.]+; [\\d,]+ ms in all, in which this JVM's " +
+            "JIT compiled for [\\d,]+ ms .*"), run.err());
         // the warm-up's result lines reach the launcher, which parses and drops them: they are not shown
         assertFalse(run.err().lines().anyMatch(l -> l.matches("\\[\\d+] W .*")), run.err());
     }

@@ -63,6 +63,7 @@ public final class CollectiveApp
                 case "pairs" -> pairsDiffer(comm);
                 case "scattered" -> scatteredDiffer(comm);
                 case "die" -> die(comm);
+                case "inplace" -> inPlace(comm, Integer.parseInt(args[1]));
                 default -> throw new IllegalArgumentException(args[0]);
             }
         }
@@ -734,6 +735,59 @@ public final class CollectiveApp
         final byte[] data = new byte[length];
         fill(data, rank, salt);
         return data;
+    }
+
+    /**
+     * allGather and allToAll whose ranks send from shared buffers (read in place from 8 KiB per rank or block),
+     * or from arrays, or from a shared buffer's view that is no longer its own memory, mixed per round and
+     * rank: lengths around the in-place limit and over several steps of the region, at an offset into the
+     * buffer. Each rank overwrites its send buffer as soon as the call returns: a rank that returned while a peer
+     * still read its buffer in place shows as those bytes in the peer's result.
+     */
+    private static void inPlace(final Communicator comm, final int rounds)
+    {
+        final int n = comm.size();
+        final int[] lengths = { 8191, 8192, 20_000, 65_536, 300_000 };
+        final int offset = 24;
+        final int largest = 300_000;
+        final org.agrona.MutableDirectBuffer shared = comm.allocate(offset + largest * n);
+        final UnsafeBuffer copied = new UnsafeBuffer(new byte[offset + largest * n]);
+        final UnsafeBuffer rewrapped = new UnsafeBuffer(0, 0);
+        final byte[] pattern = new byte[largest * n];
+        final byte[] received = new byte[largest * n];
+        final UnsafeBuffer recv = new UnsafeBuffer(received);
+        for (int round = 0; round < rounds; round++)
+        {
+            final int length = lengths[round % lengths.length];
+            final boolean toAll = (round / lengths.length) % 2 == 1;
+            final int kind = (round + comm.rank()) % 3; // 0: shared, 1: an array, 2: the shared buffer re-wrapped
+            if (kind == 2)
+            {
+                rewrapped.wrap(shared.addressOffset(), shared.capacity());
+            }
+            final org.agrona.MutableDirectBuffer send = kind == 0 ? shared : kind == 1 ? copied : rewrapped;
+            final int sent = toAll ? length * n : length;
+            fill(pattern, 0, sent, comm.rank(), round);
+            send.putBytes(offset, pattern, 0, sent);
+            Arrays.fill(received, (byte)0);
+            if (toAll)
+            {
+                comm.allToAll(send, offset, recv, 0, length);
+            }
+            else
+            {
+                comm.allGather(send, offset, length, recv, 0);
+            }
+            send.setMemory(offset, sent, (byte)-1); // at once: a peer still reading it in place would see this
+            for (int p = 0; p < n; p++)
+            {
+                fill(pattern, 0, sent, p, round);
+                final int from = toAll ? comm.rank() * length : 0;
+                expect(Arrays.equals(received, p * length, (p + 1) * length, pattern, from, from + length),
+                    (toAll ? "allToAll" : "allGather") + " of " + length + " bytes, rank " + p + "'s block,", round);
+            }
+        }
+        System.out.println("in place ok " + comm.rank());
     }
 
     private static void fill(final byte[] data, final int rank, final long salt)

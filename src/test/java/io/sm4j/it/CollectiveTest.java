@@ -63,6 +63,25 @@ class CollectiveTest
         assertFalse(job.leftFiles(), "files left behind");
     }
 
+    /**
+     * allGather and allToAll from shared buffers, read in place by every rank (CollectiveApp's "inplace"):
+     * mixed with arrays and re-wrapped views, around the 8 KiB limit and over several steps (300,000 bytes per
+     * rank: 3 halves of 128 KiB), each round's send buffers rewritten as soon as the call returns.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = { 2, 3, 4 })
+    void sharedBuffersReadInPlaceShouldGiveEveryBlockAndBeFreeOnReturn(final int ranks) throws IOException
+    {
+        final JobRunner job = JobRunner.run(LayoutParams.defaults(ranks), Map.of(), CollectiveApp.class.getName(),
+            "inplace", "60");
+        assertEquals(0, job.exitCode(), job.out() + job.err());
+        for (int rank = 0; rank < ranks; rank++)
+        {
+            assertTrue(job.out().contains("in place ok " + rank), job.out() + job.err());
+        }
+        assertFalse(job.leftFiles(), "files left behind");
+    }
+
     @Test
     void ranksThatCallDifferentCollectivesShouldFailWithOneLineInsteadOfWaiting() throws IOException
     {
