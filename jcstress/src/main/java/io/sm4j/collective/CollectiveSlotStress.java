@@ -3,6 +3,8 @@ package io.sm4j.collective;
 import io.sm4j.layout.CollectiveSlotDescriptor;
 import io.sm4j.segment.Sm4jException;
 import org.agrona.BufferUtil;
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.openjdk.jcstress.annotations.Actor;
@@ -20,7 +22,8 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  * The collective region's step protocol ({@link SharedCollectives}), with the real class over off-heap slots:
  * a writer's half and call record are visible once its step is (release / acquire), and a half is not
  * rewritten two steps later until every reader has posted the step between (so a reader never reads the
- * later data in place of the earlier). In package {@code io.sm4j.collective} because
+ * later data in place of the earlier); a rank's data read in place from its shared buffer is read before the
+ * rank's call returns. In package {@code io.sm4j.collective} because
  * {@link SharedCollectives} is package-private.
  */
 public final class CollectiveSlotStress
@@ -32,10 +35,14 @@ public final class CollectiveSlotStress
     {
     }
 
-    /** Two ranks' slots, each waiting by spinning on the other's step word. */
+    /**
+     * Two ranks' slots, each waiting by spinning on the other's step word; a rank's shared buffer (chunk id: its
+     * rank), if {@link #shared} names one, is read in place by the other.
+     */
     abstract static class TwoRanks implements SharedRegion
     {
         final AtomicBuffer[] slots = new AtomicBuffer[2];
+        final DirectBuffer[] shared = new DirectBuffer[2];
         final SharedCollectives rank0;
         final SharedCollectives rank1;
 
@@ -79,6 +86,26 @@ public final class CollectiveSlotStress
         @Override
         public void wake(final int rank)
         {
+        }
+
+        @Override
+        public long sharedPosition(final DirectBuffer buffer, final int offset, final int length)
+        {
+            return buffer == shared[0] || buffer == shared[1] ? offset : -1;
+        }
+
+        @Override
+        public long sharedChunk(final DirectBuffer buffer)
+        {
+            return buffer == shared[0] ? 0 : 1;
+        }
+
+        @Override
+        public void copyShared(
+            final int rank, final long chunkId, final long position, final MutableDirectBuffer into, final int offset,
+            final int length)
+        {
+            into.putBytes(offset, shared[(int)chunkId], (int)position, length);
         }
 
         @Override
@@ -130,6 +157,52 @@ public final class CollectiveSlotStress
             r.r2 = (int)in.getLong(0);
             rank1.bcast(in, 0, 8, 0, Collectives.BCAST_TAG);
             r.r3 = (int)in.getLong(0);
+        }
+    }
+
+    /**
+     * Rank 0 allGathers from its shared buffer (read in place by rank 1, over 16 steps of 512-byte halves) and
+     * overwrites it as soon as its call returns; rank 1 allGathers from an array. Rank 1 must have rank 0's
+     * bytes as they were during the call, first and last, and rank 0 rank 1's.
+     */
+    @JCStressTest
+    @Outcome(id = "1, 1, 2", expect = ACCEPTABLE, desc = "Rank 1 read rank 0's buffer in place before rank 0's call returned.")
+    @Outcome(expect = FORBIDDEN, desc = "Rank 0 returned while rank 1 still read its buffer, or a block is missing.")
+    @State
+    public static class InPlaceAllGathersReadBeforeReturn extends TwoRanks
+    {
+        private static final int LENGTH = SharedCollectives.SINGLE_COPY_MIN;
+        private final UnsafeBuffer send0 = new UnsafeBuffer(new byte[LENGTH]);
+        private final UnsafeBuffer send1 = new UnsafeBuffer(new byte[LENGTH]);
+        private final UnsafeBuffer recv0 = new UnsafeBuffer(new byte[2 * LENGTH]);
+        private final UnsafeBuffer recv1 = new UnsafeBuffer(new byte[2 * LENGTH]);
+
+        public InPlaceAllGathersReadBeforeReturn()
+        {
+            send0.setMemory(0, LENGTH, (byte)1);
+            send1.setMemory(0, LENGTH, (byte)2);
+            shared[0] = send0;
+        }
+
+        @Actor
+        public void rank0()
+        {
+            rank0.gather(send0, 0, LENGTH, recv0, 0, 0, true, Collectives.ALL_GATHER_TAG);
+            send0.setMemory(0, LENGTH, (byte)9);
+        }
+
+        @Actor
+        public void rank1()
+        {
+            rank1.gather(send1, 0, LENGTH, recv1, 0, 0, true, Collectives.ALL_GATHER_TAG);
+        }
+
+        @Arbiter
+        public void arbiter(final III_Result r)
+        {
+            r.r1 = recv1.getByte(0);
+            r.r2 = recv1.getByte(LENGTH - 1);
+            r.r3 = recv0.getByte(LENGTH);
         }
     }
 
