@@ -46,9 +46,17 @@ public final class CollectiveSlotStress
         final SharedCollectives rank0;
         final SharedCollectives rank1;
 
+        private final int bufferSize;
+
         TwoRanks()
         {
-            final int stride = (int)CollectiveSlotDescriptor.stride(CACHELINE, BUFFER);
+            this(BUFFER);
+        }
+
+        TwoRanks(final int bufferSize)
+        {
+            this.bufferSize = bufferSize;
+            final int stride = (int)CollectiveSlotDescriptor.stride(CACHELINE, bufferSize);
             final UnsafeBuffer memory = new UnsafeBuffer(BufferUtil.allocateDirectAligned(2 * stride, CACHELINE));
             slots[0] = new UnsafeBuffer(memory, 0, stride);
             slots[1] = new UnsafeBuffer(memory, stride, stride);
@@ -71,7 +79,7 @@ public final class CollectiveSlotStress
         @Override
         public int bufferSize()
         {
-            return BUFFER;
+            return bufferSize;
         }
 
         @Override
@@ -161,7 +169,7 @@ public final class CollectiveSlotStress
     }
 
     /**
-     * Rank 0 allGathers from its shared buffer (read in place by rank 1, over 16 steps of 512-byte halves) and
+     * Rank 0 allGathers from its shared buffer (read in place by rank 1, in one step of a half) and
      * overwrites it as soon as its call returns; rank 1 allGathers from an array. Rank 1 must have rank 0's
      * bytes as they were during the call, first and last, and rank 0 rank 1's.
      */
@@ -179,6 +187,7 @@ public final class CollectiveSlotStress
 
         public InPlaceAllGathersReadBeforeReturn()
         {
+            super(2 * LENGTH);
             send0.setMemory(0, LENGTH, (byte)1);
             send1.setMemory(0, LENGTH, (byte)2);
             shared[0] = send0;
