@@ -113,6 +113,11 @@ final class SharedCollectives
     private boolean readInPlace;
     /** Set in an allGather or allToAll whose data of this rank's stays in place ({@link #inPlace}). */
     private boolean ownInPlace;
+    /**
+     * Set in an allGather's or allToAll's first step once every rank's data, this rank's included, is found in
+     * place ({@link #everyoneInPlace}): each reader then copies the whole call in that step, its last.
+     */
+    private boolean wholeInPlace;
     private final BarrierSteps barrierSteps = new BarrierSteps();
     private final BcastSteps bcastSteps = new BcastSteps();
     private final ReduceSteps reduceSteps = new ReduceSteps();
@@ -475,6 +480,10 @@ final class SharedCollectives
                     steps.read(at, done, bytes);
                 }
                 done += bytes;
+                if (wholeInPlace)
+                {
+                    break; // every rank read the whole call in place in this step
+                }
             }
             if (readInPlace)
             {
@@ -548,6 +557,36 @@ final class SharedCollectives
         // untrusted: the peer's windows check the chunk and the bytes against the buffer's file
         region.copyShared(p, slot.getLong(record + CollectiveSlotDescriptor.SOURCE_CHUNK), position + from, recv, into, bytes);
         return true;
+    }
+
+    /**
+     * In the first step of an allGather or allToAll whose data of this rank's stays in place: waits for every
+     * rank's post of it and sets {@link #wholeInPlace} if all their data stays in place too (so it is set on
+     * every rank alike, or on none: a rank whose data is in its half says so in its record).
+     *
+     * @return the bytes of each rank's data (each block) to read in this step: the call's whole length if
+     *         {@link #wholeInPlace}, else {@code bytes}.
+     */
+    private int everyoneInPlace(final Steps steps, final int done, final int bytes)
+    {
+        if (done > 0 || !ownInPlace)
+        {
+            return bytes;
+        }
+        final int record = CollectiveSlotDescriptor.inlineOffset(step);
+        for (int p = 0; p < size; p++)
+        {
+            if (p != rank)
+            {
+                awaitCall(p, steps.tag, steps.length, steps.root);
+                if (slots[p].getLong(record + CollectiveSlotDescriptor.SOURCE_POSITION) < 0)
+                {
+                    return bytes;
+                }
+            }
+        }
+        wholeInPlace = true;
+        return steps.length;
     }
 
     /**
@@ -1129,10 +1168,11 @@ final class SharedCollectives
         }
 
         @Override
-        void read(final int at, final int done, final int bytes)
+        void read(final int at, final int done, final int stepBytes)
         {
             if (reads)
             {
+                final int bytes = sources ? everyoneInPlace(this, done, stepBytes) : stepBytes;
                 for (int p = 0; p < size; p++)
                 {
                     awaitCall(p, tag, length, root);
@@ -1252,18 +1292,19 @@ final class SharedCollectives
                 copyPiece(root, recvOffset + done, at, clip(own, done, bytes));
                 return;
             }
+            final int pieceBytes = sources ? everyoneInPlace(this, done, bytes) : bytes;
             for (int p = 0; p < size; p++)
             {
                 final int recvAt = recvOffset + p * length + done;
                 if (p == rank)
                 {
-                    recv.putBytes(recvAt, send, sendOffset + rank * length + done, bytes); // its own piece: from where it is
+                    recv.putBytes(recvAt, send, sendOffset + rank * length + done, pieceBytes); // its own piece: from where it is
                     continue;
                 }
                 awaitCall(p, tag, length, root);
-                if (!sources || !copyInPlace(p, (long)rank * length + done, recv, recvAt, bytes))
+                if (!sources || !copyInPlace(p, (long)rank * length + done, recv, recvAt, pieceBytes))
                 {
-                    recv.putBytes(recvAt, slots[p], pieceAt(at, rank), bytes);
+                    recv.putBytes(recvAt, slots[p], pieceAt(at, rank), pieceBytes);
                 }
             }
         }
@@ -1396,6 +1437,7 @@ final class SharedCollectives
         unfinished = true;
         readInPlace = false;
         ownInPlace = false;
+        wholeInPlace = false;
     }
 
     /**

@@ -740,7 +740,7 @@ public final class CollectiveApp
     /**
      * allGather and allToAll whose ranks send from shared buffers (read in place from 8 KiB per rank or block),
      * or from arrays, or from a shared buffer's view that is no longer its own memory, mixed per round and
-     * rank: lengths around the in-place limit and over several steps of the region, at an offset into the
+     * rank or all shared: lengths around the in-place limit and over several steps of the region, at an offset into the
      * buffer. Each rank overwrites its send buffer as soon as the call returns: a rank that returned while a peer
      * still read its buffer in place shows as those bytes in the peer's result.
      */
@@ -760,7 +760,9 @@ public final class CollectiveApp
         {
             final int length = lengths[round % lengths.length];
             final boolean toAll = (round / lengths.length) % 2 == 1;
-            final int kind = (round + comm.rank()) % 3; // 0: shared, 1: an array, 2: the shared buffer re-wrapped
+            // 0: shared, 1: an array, 2: the shared buffer re-wrapped; every fourth round all shared (then read whole
+            // in the first step)
+            final int kind = round % 4 == 3 ? 0 : (round + comm.rank()) % 3;
             if (kind == 2)
             {
                 rewrapped.wrap(shared.addressOffset(), shared.capacity());
