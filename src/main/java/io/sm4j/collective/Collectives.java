@@ -803,7 +803,9 @@ public final class Collectives
 
     /**
      * Rank r sends its block {@code d} ({@code blockLength} bytes at {@code sendOffset + d * blockLength}) to
-     * rank d, which receives it as its block r in {@code recv}.
+     * rank d, which receives it as its block r in {@code recv}. {@code send} and {@code recv} must not overlap
+     * (MPI's rule): the other ranks may still read a shared {@code send} in place while this rank fills
+     * {@code recv}.
      */
     public void allToAll(
         final DirectBuffer send, final int sendOffset, final MutableDirectBuffer recv, final int recvOffset, final int blockLength)

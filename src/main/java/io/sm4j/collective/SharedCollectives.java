@@ -31,6 +31,10 @@ import java.util.function.LongPredicate;
  *     rank) copies all n;</li>
  * <li>{@link #scatter}, {@link #allToAll} (a half holding {@link #MIN_PIECE} bytes per rank or more): the
  *     writer puts one piece per destination in its half, each rank copies its own;</li>
+ * <li>a bcast's, allGather's or allToAll's data of {@link #SINGLE_COPY_MIN} bytes or more per rank in a shared
+ *     buffer of its rank's ({@link #inPlace}): not copied into the half; each reader copies it straight out of
+ *     the buffer, named in the step's source record, whole in the first step if every rank's data (a bcast's
+ *     root's) is in place, and one more step tells the writers that they may return;</li>
  * <li>{@link #gatherv}, {@link #scatterv}, {@link #allToAllv}: as gather, scatter and allToAll, once the ranks
  *     have agreed in the first step on how long the call is ({@link Agreement}: only the root knows a
  *     gatherv's or scatterv's counts, each rank only its own pairs' of an allToAllv); scatterv and allToAllv
@@ -45,10 +49,12 @@ import java.util.function.LongPredicate;
  * lengths of gatherv, scatterv and allToAllv differ by design and are checked against the counts instead,
  * after the call's last step.
  * <p>
- * Memory ordering: a rank writes its half and call record with plain stores, then release-stores the step;
- * a reader acquire-loads the step, then reads. A rank starts step s only once every rank has posted s - 1
- * ({@link #begin}), which each does after it finished reading step s - 2's halves: so a half and a call
- * record (used by every second step) are never rewritten under a reader (jcstress: CollectiveSlotStress).
+ * Memory ordering: a rank writes its half, call record and inline data or source record with plain stores,
+ * then release-stores the step; a reader acquire-loads the step, then reads. A rank starts step s only once
+ * every rank has posted s - 1 ({@link #begin}), which each does after it finished reading step s - 2's halves:
+ * so a half and a call record (used by every second step) are never rewritten under a reader. A rank whose
+ * data was read in place returns only once every rank has posted the step after its reads
+ * ({@link #readersDone}) (jcstress: CollectiveSlotStress).
  * Not thread-safe: one thread calls a communicator's collectives at a time.
  */
 final class SharedCollectives
@@ -260,7 +266,14 @@ final class SharedCollectives
 
     void bcast(final MutableDirectBuffer buffer, final int offset, final int length, final int root, final int tag)
     {
-        run(bcastSteps.with(buffer, offset, buffer, offset), tag, length, root, half);
+        bcastSteps.with(buffer, offset, buffer, offset);
+        bcastSteps.sources = false;
+        bcastSteps.sourcePosition = -1;
+        if (length >= SINGLE_COPY_MIN) // never inline, where the record's place holds data
+        {
+            inPlace(bcastSteps, length, rank == root ? length : 0);
+        }
+        run(bcastSteps, tag, length, root, half);
     }
 
     /**
@@ -504,17 +517,19 @@ final class SharedCollectives
     }
 
     /**
-     * For allGather and allToAll: each step's source record says where this rank's data of the step is, and it
-     * stays in place, in the shared buffer {@code send} lies in, if it is one of this rank's and the call moves
-     * {@link #SINGLE_COPY_MIN} bytes or more per rank or block: the one copy is then each reader's, out of it
-     * (as Open MPI's single-copy mechanisms, CMA or XPMEM, for any buffer).
+     * For allGather, allToAll and a bcast of {@link #SINGLE_COPY_MIN} bytes or more: each step's source record
+     * says where this rank's data of the step is, and it stays in place, in the shared buffer {@code send} lies
+     * in, if it is one of this rank's and the call moves {@link #SINGLE_COPY_MIN} bytes or more per rank or block:
+     * the one copy is then each reader's, out of it (as Open MPI's single-copy mechanisms, CMA or XPMEM, for any
+     * buffer).
      *
-     * @param sendLength the bytes of {@code send} the call reads.
+     * @param sendLength the bytes of {@code send} the call reads (0: none, as a bcast's reader).
      */
-    private void inPlace(final BlockSteps steps, final int blockLength, final int sendLength)
+    private void inPlace(final Steps steps, final int blockLength, final int sendLength)
     {
         steps.sources = true;
-        steps.sourcePosition = blockLength >= SINGLE_COPY_MIN ? region.sharedPosition(steps.send, steps.sendOffset, sendLength) : -1;
+        steps.sourcePosition = blockLength >= SINGLE_COPY_MIN && sendLength > 0 ?
+            region.sharedPosition(steps.send, steps.sendOffset, sendLength) : -1;
         steps.sourceChunk = steps.sourcePosition < 0 ? 0 : region.sharedChunk(steps.send);
     }
 
@@ -523,9 +538,10 @@ final class SharedCollectives
      *
      * @return true if this rank's data stays in place: nothing is to be copied into the half.
      */
-    private boolean writeSource(final BlockSteps steps)
+    private boolean writeSource(final Steps steps)
     {
         final int record = CollectiveSlotDescriptor.inlineOffset(step + 1); // posted next, after the write
+        // NOTE: plain stores, published by post's release store of the step (read after the readers' acquire)
         mine.putLong(record + CollectiveSlotDescriptor.SOURCE_CHUNK, steps.sourceChunk);
         mine.putLong(record + CollectiveSlotDescriptor.SOURCE_POSITION, steps.sourcePosition);
         if (steps.sourcePosition < 0)
@@ -551,12 +567,36 @@ final class SharedCollectives
         final long position = slot.getLong(record + CollectiveSlotDescriptor.SOURCE_POSITION);
         if (position < 0)
         {
+            if (wholeInPlace)
+            {
+                // read in place a moment ago (everyoneInPlace): the record was rewritten under this step
+                throw fail("rank " + rank + " found rank " + p + "'s source record of step " + step + " changed during the step");
+            }
             return false;
         }
         readInPlace = true;
-        // untrusted: the peer's windows check the chunk and the bytes against the buffer's file
-        region.copyShared(p, slot.getLong(record + CollectiveSlotDescriptor.SOURCE_CHUNK), position + from, recv, into, bytes);
+        try
+        {
+            // untrusted: the peer's windows check the chunk and the bytes against the buffer's file
+            region.copyShared(p, slot.getLong(record + CollectiveSlotDescriptor.SOURCE_CHUNK), position + from, recv, into, bytes);
+        }
+        catch (final Sm4jException ex)
+        {
+            // a writer waits for this rank's post of the next step, every rank for its steps: end the job instead
+            throw fail("rank " + rank + " could not read rank " + p + "'s data in place: " + ex.getMessage());
+        }
         return true;
+    }
+
+    /**
+     * Aborts the job with {@code reason} (a step this rank cannot finish would leave its peers waiting).
+     *
+     * @return the error to throw.
+     */
+    private Sm4jException fail(final String reason)
+    {
+        region.abort(reason);
+        return new Sm4jException(reason);
     }
 
     /**
@@ -598,6 +638,8 @@ final class SharedCollectives
     private void readersDone(final Steps steps)
     {
         begin(steps.tag, false);
+        // NOTE: the release store of this post orders this rank's loads from the writers' buffers before it; a
+        // writer's acquire of it (awaitCall) lets it return and its caller change the buffer
         post(steps.tag, steps.posted(), steps.root);
         if (ownInPlace)
         {
@@ -632,6 +674,14 @@ final class SharedCollectives
         int sendOffset;
         MutableDirectBuffer recv;
         int recvOffset;
+        /**
+         * bcast, allGather and allToAll: the steps write and read source records ({@link #inPlace}); reset by each
+         * call of those, never set by the others.
+         */
+        boolean sources;
+        /** With {@link #sources}: this rank's shared buffer holding its data of the call, and the data's position in it, or -1. */
+        long sourceChunk;
+        long sourcePosition = -1;
 
         /**
          * @return these steps, moving from {@code send} and into {@code recv} in the call to come.
@@ -877,20 +927,31 @@ final class SharedCollectives
         @Override
         void write(final int at, final int done, final int bytes)
         {
-            if (rank == root)
+            if (rank == root && !(sources && writeSource(this)))
             {
                 mine.putBytes(at, send, sendOffset + done, bytes);
             }
         }
 
+        /**
+         * A root whose data stays in place is read whole in the first step, which is then the last on every rank
+         * ({@link #wholeInPlace}: the root knows it of itself, the readers from its record).
+         */
         @Override
         void read(final int at, final int done, final int bytes)
         {
-            if (rank != root)
+            if (rank == root)
             {
-                awaitCall(root, tag, length, root);
-                recv.putBytes(recvOffset + done, slots[root], at, bytes);
+                wholeInPlace = ownInPlace;
+                return;
             }
+            awaitCall(root, tag, length, root);
+            if (sources && copyInPlace(root, done, recv, recvOffset + done, length - done))
+            {
+                wholeInPlace = true;
+                return;
+            }
+            recv.putBytes(recvOffset + done, slots[root], at, bytes);
         }
     }
 
@@ -1112,11 +1173,6 @@ final class SharedCollectives
         int[] displacements;
         /** This rank's block's length. */
         int own;
-        /** allGather and allToAll: the steps write and read source records ({@link #inPlace}). */
-        boolean sources;
-        /** With {@link #sources}: this rank's shared buffer holding its data of the call, and the data's position in it, or -1. */
-        long sourceChunk;
-        long sourcePosition = -1;
 
         /**
          * For a call whose every rank knows the length.
@@ -1145,7 +1201,8 @@ final class SharedCollectives
     }
 
     /**
-     * Every rank writes a chunk of its block; the readers copy all n. Blocks of {@code length} bytes each, in
+     * Every rank writes a chunk of its block (or, allGather, a source record: {@link #inPlace}); the readers copy
+     * all n, their own block from where it is. Blocks of {@code length} bytes each, in
      * rank order; or ({@code counts} not null, the "v" form) rank r's of {@code counts[r]} bytes at
      * {@code displacements[r]}, {@code length} being the largest, so a step may carry less of a block, or none.
      */
@@ -1251,8 +1308,9 @@ final class SharedCollectives
     }
 
     /**
-     * Scatter (the root writes a piece per rank) and allToAll ({@code everyone} writes a piece per rank):
-     * each rank copies its own piece from every writer.
+     * Scatter (the root writes a piece per rank) and allToAll ({@code everyone} writes a piece per rank, or a
+     * source record: {@link #inPlace}): each rank copies its own piece from every writer (allToAll: its own
+     * block from where it is).
      */
     private final class ScatterSteps extends BlockSteps
     {
@@ -1302,7 +1360,7 @@ final class SharedCollectives
                     continue;
                 }
                 awaitCall(p, tag, length, root);
-                if (!sources || !copyInPlace(p, (long)rank * length + done, recv, recvAt, pieceBytes))
+                if (!copyInPlace(p, (long)rank * length + done, recv, recvAt, pieceBytes)) // allToAll: always sources
                 {
                     recv.putBytes(recvAt, slots[p], pieceAt(at, rank), pieceBytes);
                 }

@@ -59,6 +59,12 @@ public interface SharedRegion
     void copyShared(int rank, long chunkId, long position, MutableDirectBuffer into, int offset, int length);
 
     /**
+     * Aborts the job with {@code reason}: for a rank that cannot finish a collective's step, whose peers would
+     * otherwise wait for its posts until it left.
+     */
+    void abort(String reason);
+
+    /**
      * Keeps the mapping alive until {@link #exit} (a close from another thread waits for it).
      */
     void enter();

@@ -29,23 +29,23 @@ package io.sm4j.layout;
  * A bcast, reduce or allReduce of at most {@link #INLINE_BYTES} bytes writes its data in the line, in place of
  * the half of the same parity: a reader that acquires the step then finds the record and the data in the one
  * cacheline it has just fetched, instead of fetching a second.
- * An allGather's or allToAll's step (never inline) writes a source record there instead: where the rank's data
- * of the step is. A position of -1 says in the half; else the data stays in a shared buffer of the rank's
- * ({@code Communicator.allocate}), named by its chunk id, at that payload position, and each reader copies its
- * part straight out of it (single copy):
+ * An allGather's or allToAll's step, and a bcast's of 8 KiB or more (never inline), writes a source record
+ * there instead: where the rank's data of the step is. A position of -1 says in the half; else the data stays
+ * in a shared buffer of the rank's ({@code Communicator.allocate}), named by its chunk id, from that payload
+ * position on (the start of its data of the call), and each reader copies its part straight out of it:
  * <pre>
  *  +---------------------------------------------------------------+ inline data s
  *  |   chunk id of the rank's shared buffer (64 bits)              |
  *  +---------------------------------------------------------------+ + 8
- *  |   payload position of the step's data in it, or -1 (64 bits)  |
+ *  |   payload position of its data of the call, or -1 (64 bits)   |
  *  +---------------------------------------------------------------+ + 16
  * </pre>
  * A record's length is the call's (per rank or per block); in a gatherv, scatterv or allToAllv, whose
  * ranks do not all know it before the call, each rank posts its own (its block, the root's largest count,
  * its longest block), from which every rank learns the call's after the first step.
  * A rank posts step s only once every rank of the communicator has posted s - 1 (so no rank is more than
- * one step ahead of another): a half and its call record are rewritten at s + 2 only after every reader
- * has posted s + 1, which it does after it is done with step s.
+ * one step ahead of another): a half, its call record and its inline data or source record are rewritten
+ * at s + 2 only after every reader has posted s + 1, which it does after it is done with step s.
  */
 public final class CollectiveSlotDescriptor
 {
@@ -61,7 +61,10 @@ public final class CollectiveSlotDescriptor
     public static final int LINE_LENGTH = INLINE_OFFSET + 2 * INLINE_BYTES;
     /** In a source record (at {@link #inlineOffset}): the chunk id of the rank's shared buffer. */
     public static final int SOURCE_CHUNK = 0;
-    /** In a source record: the payload position of the step's data in that buffer, or -1 if it is in the half. */
+    /**
+     * In a source record: the payload position in that buffer of the start of the rank's data of the call (the
+     * same in every step: a reader adds its block's offset and the step's), or -1 if the data is in the half.
+     */
     public static final int SOURCE_POSITION = Long.BYTES;
 
     private CollectiveSlotDescriptor()

@@ -145,6 +145,12 @@ final class CollectiveRegion implements SharedRegion
     }
 
     @Override
+    public void abort(final String reason)
+    {
+        endpoint.job().abort(reason);
+    }
+
+    @Override
     public void enter()
     {
         endpoint.enterMapping();

@@ -6,6 +6,7 @@ import io.sm4j.collective.OpReference;
 import io.sm4j.message.Communicator;
 import io.sm4j.message.Request;
 import io.sm4j.message.Status;
+import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.ByteBuffer;
@@ -738,7 +739,7 @@ public final class CollectiveApp
     }
 
     /**
-     * allGather and allToAll whose ranks send from shared buffers (read in place from 8 KiB per rank or block),
+     * bcast, allGather and allToAll whose ranks send from shared buffers (read in place from 8 KiB per rank or block),
      * or from arrays, or from a shared buffer's view that is no longer its own memory, mixed per round and
      * rank or all shared: lengths around the in-place limit and over several steps of the region, at an offset into the
      * buffer. Each rank overwrites its send buffer as soon as the call returns: a rank that returned while a peer
@@ -750,7 +751,7 @@ public final class CollectiveApp
         final int[] lengths = { 8191, 8192, 20_000, 65_536, 300_000 };
         final int offset = 24;
         final int largest = 300_000;
-        final org.agrona.MutableDirectBuffer shared = comm.allocate(offset + largest * n);
+        final MutableDirectBuffer shared = comm.allocate(offset + largest * n);
         final UnsafeBuffer copied = new UnsafeBuffer(new byte[offset + largest * n]);
         final UnsafeBuffer rewrapped = new UnsafeBuffer(0, 0);
         final byte[] pattern = new byte[largest * n];
@@ -767,11 +768,29 @@ public final class CollectiveApp
             {
                 rewrapped.wrap(shared.addressOffset(), shared.capacity());
             }
-            final org.agrona.MutableDirectBuffer send = kind == 0 ? shared : kind == 1 ? copied : rewrapped;
+            final MutableDirectBuffer send = kind == 0 ? shared : kind == 1 ? copied : rewrapped;
             final int sent = toAll ? length * n : length;
             fill(pattern, 0, sent, comm.rank(), round);
             send.putBytes(offset, pattern, 0, sent);
             Arrays.fill(received, (byte)0);
+            final int root = round % n;
+            if (comm.rank() == root)
+            {
+                send.putBytes(offset, pattern, 0, length);
+            }
+            final UnsafeBuffer bcast = comm.rank() == root ? null : new UnsafeBuffer(new byte[length]);
+            comm.bcast(bcast == null ? send : bcast, bcast == null ? offset : 0, length, root);
+            if (comm.rank() == root)
+            {
+                send.setMemory(offset, length, (byte)-1); // at once: a peer still reading it in place would see this
+                send.putBytes(offset, pattern, 0, sent);
+            }
+            else
+            {
+                final byte[] theirs = new byte[length];
+                fill(theirs, 0, length, root, round);
+                expect(Arrays.equals(bcast.byteArray(), theirs), "bcast of " + length + " bytes from rank " + root, round);
+            }
             if (toAll)
             {
                 comm.allToAll(send, offset, recv, 0, length);

@@ -117,6 +117,12 @@ public final class CollectiveSlotStress
         }
 
         @Override
+        public void abort(final String reason)
+        {
+            throw new IllegalStateException(reason);
+        }
+
+        @Override
         public void enter()
         {
         }
@@ -212,6 +218,54 @@ public final class CollectiveSlotStress
             r.r1 = recv1.getByte(0);
             r.r2 = recv1.getByte(LENGTH - 1);
             r.r3 = recv0.getByte(LENGTH);
+        }
+    }
+
+    /**
+     * Both ranks allToAll from their shared buffers (so each reads the other's block whole in the first step,
+     * the last) and overwrite them as soon as their calls return: each must have the other's block as it was.
+     */
+    @JCStressTest
+    @Outcome(id = "2, 2, 1", expect = ACCEPTABLE, desc = "Each rank read the other's block in place before the other returned.")
+    @Outcome(expect = FORBIDDEN, desc = "A rank returned while the other still read its buffer, or a block is missing.")
+    @State
+    public static class InPlaceAllToAllsReadBeforeReturn extends TwoRanks
+    {
+        private static final int BLOCK = SharedCollectives.SINGLE_COPY_MIN;
+        private final UnsafeBuffer send0 = new UnsafeBuffer(new byte[2 * BLOCK]);
+        private final UnsafeBuffer send1 = new UnsafeBuffer(new byte[2 * BLOCK]);
+        private final UnsafeBuffer recv0 = new UnsafeBuffer(new byte[2 * BLOCK]);
+        private final UnsafeBuffer recv1 = new UnsafeBuffer(new byte[2 * BLOCK]);
+
+        public InPlaceAllToAllsReadBeforeReturn()
+        {
+            super(4 * BLOCK);
+            send0.setMemory(BLOCK, BLOCK, (byte)1); // rank 0's block for rank 1
+            send1.setMemory(0, BLOCK, (byte)2); // rank 1's block for rank 0
+            shared[0] = send0;
+            shared[1] = send1;
+        }
+
+        @Actor
+        public void rank0()
+        {
+            rank0.allToAll(send0, 0, recv0, 0, BLOCK, Collectives.ALL_TO_ALL_TAG);
+            send0.setMemory(0, 2 * BLOCK, (byte)9);
+        }
+
+        @Actor
+        public void rank1()
+        {
+            rank1.allToAll(send1, 0, recv1, 0, BLOCK, Collectives.ALL_TO_ALL_TAG);
+            send1.setMemory(0, 2 * BLOCK, (byte)9);
+        }
+
+        @Arbiter
+        public void arbiter(final III_Result r)
+        {
+            r.r1 = recv0.getByte(BLOCK);
+            r.r2 = recv0.getByte(2 * BLOCK - 1);
+            r.r3 = recv1.getByte(BLOCK - 1) == 1 && recv1.getByte(0) == 1 ? 1 : 0;
         }
     }
 
