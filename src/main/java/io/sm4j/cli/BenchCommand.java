@@ -127,7 +127,7 @@ final class BenchCommand implements Callable<Integer>
     @Option(names = "--requests", paramLabel = "KIND", description = "How sm4j's windows (bw, bibw, mbw_mr) send and receive: persistent (sendInit/recvInit once, then start: allocation-free, as a Java application that cares writes it) or isend (a new isend/irecv request per message, as osu_bw) (default: ${DEFAULT-VALUE}).")
     Requests requests = Requests.persistent;
 
-    @Option(names = "--buffers", paramLabel = "KIND", description = "What sm4j's ranks send from and receive into: direct (ByteBuffers: messages above the eager limit go through the fragment pipeline, two copies) or shared (buffers from Communicator.allocate: one copy, the receiver's straight out of the sender's buffer; allgather and alltoall from 8 KiB per rank: each rank reads the others' data in place) (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--buffers", paramLabel = "KIND", description = "What sm4j's ranks send from and receive into: direct (ByteBuffers: messages above the eager limit go through the fragment pipeline, two copies) or shared (buffers from Communicator.allocate: one copy, the receiver's straight out of the sender's buffer; bcast, allgather and alltoall from 8 KiB per rank: each rank reads the others' data in place) (default: ${DEFAULT-VALUE}).")
     Buffers buffers = Buffers.direct;
 
     @Option(names = "--pause-us", paramLabel = "MICROS", description = "wake: the pause before every round trip, long enough that the receiver sleeps (default: ${DEFAULT-VALUE}).")
@@ -368,7 +368,7 @@ final class BenchCommand implements Callable<Integer>
         }
         facts.add("rank JVMs: " + String.join(" ", BenchRunner.rankJvmArgs(jvmArgs)));
         facts.add("sm4j buffers: " + (buffers == Buffers.shared ?
-            (test.collective() ? "shared (Communicator.allocate): allgather and alltoall from 8 KiB per rank read each rank's data in place, one copy" :
+            (test.collective() ? "shared (Communicator.allocate): bcast, allgather and alltoall from 8 KiB per rank read each rank's data in place, one copy" :
             "shared (Communicator.allocate): one copy above the eager limit, the receiver's out of the sender's buffer") :
             "direct ByteBuffers: two copies above the eager limit, through the fragment pipeline"));
         if (!test.collective() && test != BenchTest.WAKE && maxSize >= 1 << 20)
