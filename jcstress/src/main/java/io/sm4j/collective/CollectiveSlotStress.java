@@ -174,6 +174,26 @@ public final class CollectiveSlotStress
         }
     }
 
+    /** Two ranks' send and receive buffers of a call that reads in place, each rank's data {@link #BLOCK} bytes per rank. */
+    abstract static class InPlaceRanks extends TwoRanks
+    {
+        static final int BLOCK = SharedCollectives.SINGLE_COPY_MIN;
+        final UnsafeBuffer send0;
+        final UnsafeBuffer send1;
+        final UnsafeBuffer recv0 = new UnsafeBuffer(new byte[2 * BLOCK]);
+        final UnsafeBuffer recv1 = new UnsafeBuffer(new byte[2 * BLOCK]);
+
+        /**
+         * @param sendLength each rank's send buffer's bytes; the region's buffer holds two halves of that.
+         */
+        InPlaceRanks(final int sendLength)
+        {
+            super(2 * sendLength);
+            send0 = new UnsafeBuffer(new byte[sendLength]);
+            send1 = new UnsafeBuffer(new byte[sendLength]);
+        }
+    }
+
     /**
      * Rank 0 allGathers from its shared buffer (read in place by rank 1, in one step of a half) and
      * overwrites it as soon as its call returns; rank 1 allGathers from an array. Rank 1 must have rank 0's
@@ -183,41 +203,35 @@ public final class CollectiveSlotStress
     @Outcome(id = "1, 1, 2", expect = ACCEPTABLE, desc = "Rank 1 read rank 0's buffer in place before rank 0's call returned.")
     @Outcome(expect = FORBIDDEN, desc = "Rank 0 returned while rank 1 still read its buffer, or a block is missing.")
     @State
-    public static class InPlaceAllGathersReadBeforeReturn extends TwoRanks
+    public static class InPlaceAllGathersReadBeforeReturn extends InPlaceRanks
     {
-        private static final int LENGTH = SharedCollectives.SINGLE_COPY_MIN;
-        private final UnsafeBuffer send0 = new UnsafeBuffer(new byte[LENGTH]);
-        private final UnsafeBuffer send1 = new UnsafeBuffer(new byte[LENGTH]);
-        private final UnsafeBuffer recv0 = new UnsafeBuffer(new byte[2 * LENGTH]);
-        private final UnsafeBuffer recv1 = new UnsafeBuffer(new byte[2 * LENGTH]);
-
         public InPlaceAllGathersReadBeforeReturn()
         {
-            super(2 * LENGTH);
-            send0.setMemory(0, LENGTH, (byte)1);
-            send1.setMemory(0, LENGTH, (byte)2);
+            super(BLOCK);
+            send0.setMemory(0, BLOCK, (byte)1);
+            send1.setMemory(0, BLOCK, (byte)2);
             shared[0] = send0;
         }
 
         @Actor
         public void rank0()
         {
-            rank0.gather(send0, 0, LENGTH, recv0, 0, 0, true, Collectives.ALL_GATHER_TAG);
-            send0.setMemory(0, LENGTH, (byte)9);
+            rank0.gather(send0, 0, BLOCK, recv0, 0, 0, true, Collectives.ALL_GATHER_TAG);
+            send0.setMemory(0, BLOCK, (byte)9);
         }
 
         @Actor
         public void rank1()
         {
-            rank1.gather(send1, 0, LENGTH, recv1, 0, 0, true, Collectives.ALL_GATHER_TAG);
+            rank1.gather(send1, 0, BLOCK, recv1, 0, 0, true, Collectives.ALL_GATHER_TAG);
         }
 
         @Arbiter
         public void arbiter(final III_Result r)
         {
             r.r1 = recv1.getByte(0);
-            r.r2 = recv1.getByte(LENGTH - 1);
-            r.r3 = recv0.getByte(LENGTH);
+            r.r2 = recv1.getByte(BLOCK - 1);
+            r.r3 = recv0.getByte(BLOCK);
         }
     }
 
@@ -229,17 +243,11 @@ public final class CollectiveSlotStress
     @Outcome(id = "2, 2, 1", expect = ACCEPTABLE, desc = "Each rank read the other's block in place before the other returned.")
     @Outcome(expect = FORBIDDEN, desc = "A rank returned while the other still read its buffer, or a block is missing.")
     @State
-    public static class InPlaceAllToAllsReadBeforeReturn extends TwoRanks
+    public static class InPlaceAllToAllsReadBeforeReturn extends InPlaceRanks
     {
-        private static final int BLOCK = SharedCollectives.SINGLE_COPY_MIN;
-        private final UnsafeBuffer send0 = new UnsafeBuffer(new byte[2 * BLOCK]);
-        private final UnsafeBuffer send1 = new UnsafeBuffer(new byte[2 * BLOCK]);
-        private final UnsafeBuffer recv0 = new UnsafeBuffer(new byte[2 * BLOCK]);
-        private final UnsafeBuffer recv1 = new UnsafeBuffer(new byte[2 * BLOCK]);
-
         public InPlaceAllToAllsReadBeforeReturn()
         {
-            super(4 * BLOCK);
+            super(2 * BLOCK);
             send0.setMemory(BLOCK, BLOCK, (byte)1); // rank 0's block for rank 1
             send1.setMemory(0, BLOCK, (byte)2); // rank 1's block for rank 0
             shared[0] = send0;
