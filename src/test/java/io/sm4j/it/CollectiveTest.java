@@ -69,7 +69,7 @@ class CollectiveTest
      * rank: 3 halves of 128 KiB), each round's send buffers rewritten as soon as the call returns.
      */
     @ParameterizedTest
-    @ValueSource(ints = { 2, 3, 4 })
+    @ValueSource(ints = { 1, 2, 3, 4 })
     void sharedBuffersReadInPlaceShouldGiveEveryBlockAndBeFreeOnReturn(final int ranks) throws IOException
     {
         final JobRunner job = JobRunner.run(LayoutParams.defaults(ranks), Map.of(), CollectiveApp.class.getName(),
