@@ -25,15 +25,16 @@ final class CollectiveLoop
 
     /**
      * @param largest the largest size measured: the buffers are allocated once, for it.
-     * @param shared  the byte data's buffers are shared buffers ({@code --buffers shared}: an allGather's or
-     *                allToAll's readers copy straight out of them), else arrays.
+     * @param shared  the byte data's buffers (bcast, gather, allgather, alltoall) are shared buffers
+     *                ({@code --buffers shared}: a bcast's, allGather's or allToAll's readers copy straight out of
+     *                them), else arrays.
      */
     CollectiveLoop(final Communicator comm, final BenchTest test, final int largest, final boolean shared)
     {
         this.comm = comm;
         this.test = test;
         final boolean blocks = test == BenchTest.GATHER || test == BenchTest.ALLGATHER || test == BenchTest.ALLTOALL;
-        this.bytes = buffer(comm, shared, largest);
+        this.bytes = buffer(comm, shared && (blocks || test == BenchTest.BCAST), largest);
         this.blocksIn = buffer(comm, shared, blocks ? largest * comm.size() : 0);
         this.blocksOut = buffer(comm, shared, blocks ? largest * comm.size() : 0);
         this.floats = new float[largest / Float.BYTES];

@@ -70,7 +70,7 @@ final class SharedCollectives
      */
     private static final int WHOLE_VECTOR_HALF = 16 * 1024;
     /**
-     * The least bytes per rank (allGather) or per block (allToAll) that a rank's shared buffer
+     * The least bytes (bcast), bytes per rank (allGather) or per block (allToAll) that a rank's shared buffer
      * ({@code Communicator.allocate}) leaves in place, its readers copying them straight out of it
      * ({@link #inPlace}): below it the half's copy costs less than the step that tells the writer its readers are
      * done.
@@ -112,16 +112,16 @@ final class SharedCollectives
      */
     private boolean unfinished;
     /**
-     * Set in an allGather or allToAll once some rank's data of it, this rank's included, was read in place
+     * Set in a bcast, allGather or allToAll once some rank's data of it, this rank's included, was read in place
      * ({@link #inPlace}): as every rank reads every rank's source record, it is set on all of them alike, and
      * the call takes one more step, whose posts tell the writers that their buffers are read.
      */
     private boolean readInPlace;
-    /** Set in an allGather or allToAll whose data of this rank's stays in place ({@link #inPlace}). */
+    /** Set in a bcast, allGather or allToAll whose data of this rank's stays in place ({@link #inPlace}). */
     private boolean ownInPlace;
     /**
-     * Set in an allGather's or allToAll's first step once every rank's data, this rank's included, is found in
-     * place ({@link #everyoneInPlace}): each reader then copies the whole call in that step, its last.
+     * Set in the first step once every rank's data, this rank's included, is found in place (a bcast's root's;
+     * {@link #everyoneInPlace}): each reader then copies the whole call in that step, its last.
      */
     private boolean wholeInPlace;
     private final BarrierSteps barrierSteps = new BarrierSteps();
@@ -266,13 +266,7 @@ final class SharedCollectives
 
     void bcast(final MutableDirectBuffer buffer, final int offset, final int length, final int root, final int tag)
     {
-        bcastSteps.with(buffer, offset, buffer, offset);
-        bcastSteps.sources = false;
-        bcastSteps.sourcePosition = -1;
-        if (length >= SINGLE_COPY_MIN) // never inline, where the record's place holds data
-        {
-            inPlace(bcastSteps, length, rank == root ? length : 0);
-        }
+        inPlace(bcastSteps.with(buffer, offset, buffer, offset), length, rank == root ? length : 0);
         run(bcastSteps, tag, length, root, half);
     }
 
@@ -517,19 +511,22 @@ final class SharedCollectives
     }
 
     /**
-     * For allGather, allToAll and a bcast of {@link #SINGLE_COPY_MIN} bytes or more: each step's source record
-     * says where this rank's data of the step is, and it stays in place, in the shared buffer {@code send} lies
-     * in, if it is one of this rank's and the call moves {@link #SINGLE_COPY_MIN} bytes or more per rank or block:
-     * the one copy is then each reader's, out of it (as Open MPI's single-copy mechanisms, CMA or XPMEM, for any
-     * buffer).
+     * For a bcast, allGather or allToAll of {@link #SINGLE_COPY_MIN} bytes or more per rank or block (the same on
+     * every rank: MPI's lengths match, and a reader checks them before it reads; never inline, where a record's
+     * place holds data): each step's source record says where this rank's data of the step is, and it stays in
+     * place, in the shared buffer {@code send} lies in, if it is one of this rank's: the one copy is then each
+     * reader's, out of it (as Open MPI's single-copy mechanisms, CMA or XPMEM, for any buffer).
      *
      * @param sendLength the bytes of {@code send} the call reads (0: none, as a bcast's reader).
      */
     private void inPlace(final Steps steps, final int blockLength, final int sendLength)
     {
+        if (blockLength < SINGLE_COPY_MIN)
+        {
+            return; // the half's copy costs less than the step that tells a writer its readers are done
+        }
         steps.sources = true;
-        steps.sourcePosition = blockLength >= SINGLE_COPY_MIN && sendLength > 0 ?
-            region.sharedPosition(steps.send, steps.sendOffset, sendLength) : -1;
+        steps.sourcePosition = sendLength > 0 ? region.sharedPosition(steps.send, steps.sendOffset, sendLength) : -1;
         steps.sourceChunk = steps.sourcePosition < 0 ? 0 : region.sharedChunk(steps.send);
     }
 
@@ -675,8 +672,8 @@ final class SharedCollectives
         MutableDirectBuffer recv;
         int recvOffset;
         /**
-         * bcast, allGather and allToAll: the steps write and read source records ({@link #inPlace}); reset by each
-         * call of those, never set by the others.
+         * bcast, allGather and allToAll of {@link #SINGLE_COPY_MIN} bytes or more per rank or block: the steps write
+         * and read source records ({@link #inPlace}); cleared by {@link #with} for every call.
          */
         boolean sources;
         /** With {@link #sources}: this rank's shared buffer holding its data of the call, and the data's position in it, or -1. */
@@ -692,6 +689,8 @@ final class SharedCollectives
             this.sendOffset = sendOffset;
             this.recv = recv;
             this.recvOffset = recvOffset;
+            this.sources = false; // until inPlace says otherwise
+            this.sourcePosition = -1;
             return this;
         }
 
@@ -1183,8 +1182,6 @@ final class SharedCollectives
             this.displacements = displacements;
             this.own = own;
             this.agreement = null;
-            this.sources = false;
-            this.sourcePosition = -1;
         }
 
         /**
@@ -1360,7 +1357,7 @@ final class SharedCollectives
                     continue;
                 }
                 awaitCall(p, tag, length, root);
-                if (!copyInPlace(p, (long)rank * length + done, recv, recvAt, pieceBytes)) // allToAll: always sources
+                if (!sources || !copyInPlace(p, (long)rank * length + done, recv, recvAt, pieceBytes))
                 {
                     recv.putBytes(recvAt, slots[p], pieceAt(at, rank), pieceBytes);
                 }
