@@ -2,6 +2,7 @@ package io.sm4j.message;
 
 import io.sm4j.segment.SegmentFiles;
 import io.sm4j.segment.Sm4jException;
+import io.sm4j.transport.TransportOptions;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -57,9 +58,19 @@ public final class ThreadJob
      */
     public static void run(final Path dir, final int size, final RankBody body) throws InterruptedException
     {
-        if (body == null)
+        run(dir, size, TransportOptions.defaults(), body);
+    }
+
+    /**
+     * As {@link #run(Path, int, RankBody)}, each rank attached with {@code options} (how it waits, its
+     * unexpected-message budget, ...) instead of the defaults.
+     */
+    public static void run(final Path dir, final int size, final TransportOptions options, final RankBody body)
+        throws InterruptedException
+    {
+        if (body == null || options == null)
         {
-            throw new NullPointerException("body is null");
+            throw new NullPointerException(body == null ? "body is null" : "options is null");
         }
         final Path segment = Communicator.createSegment(dir, size);
         final AtomicReference<Failure> first = new AtomicReference<>();
@@ -70,7 +81,7 @@ public final class ThreadJob
             for (int rank = 0; rank < size; rank++)
             {
                 final int r = rank;
-                final Thread thread = new Thread(() -> runRank(segment, r, size, body, first, others), "sm4j-rank-" + r);
+                final Thread thread = new Thread(() -> runRank(segment, r, size, options, body, first, others), "sm4j-rank-" + r);
                 threads.add(thread);
                 thread.start();
             }
@@ -94,10 +105,10 @@ public final class ThreadJob
     }
 
     private static void runRank(
-        final Path segment, final int rank, final int size, final RankBody body, final AtomicReference<Failure> first,
-        final List<Throwable> others)
+        final Path segment, final int rank, final int size, final TransportOptions options, final RankBody body,
+        final AtomicReference<Failure> first, final List<Throwable> others)
     {
-        try (Communicator comm = Communicator.attach(segment, rank, size))
+        try (Communicator comm = Communicator.attach(segment, rank, size, options))
         {
             try
             {

@@ -1,11 +1,17 @@
 package io.sm4j.path;
 
 import io.sm4j.message.ThreadJob;
+import io.sm4j.transport.TransportOptions;
 
 /**
  * The debuggee of {@link PathTraceTest}: two ranks as threads of this JVM ping-pong blocking 8-byte
  * messages until the path is warm, then rank 0 sends one more to rank 1, which receives it with a blocking
  * {@code recv}. {@link #mark} brackets that one message for the debugger.
+ * <p>
+ * The ranks spin while they wait ({@link TransportOptions.Idle#SPIN}): a warm ping-pong's waits end inside
+ * the default policy's spin phase, but the debugger's events stretch the traced message's send a
+ * thousandfold, long enough for a waiting receiver under the default policy to go on to yield, arm its
+ * doorbell or not by chance, and so the count would measure the debugger's speed.
  */
 public final class PathTraceApp
 {
@@ -32,7 +38,10 @@ public final class PathTraceApp
 
     public static void main(final String[] args) throws Exception
     {
-        ThreadJob.run(2, comm ->
+        final TransportOptions defaults = TransportOptions.defaults();
+        final TransportOptions spin = new TransportOptions(defaults.attachTimeout(), defaults.lazyFreeBatch(),
+            TransportOptions.Idle.SPIN, defaults.launcherPid(), defaults.unexpectedBytes(), defaults.bell());
+        ThreadJob.run(null, 2, spin, comm ->
         {
             final byte[] message = new byte[8];
             final int peer = 1 - comm.rank();

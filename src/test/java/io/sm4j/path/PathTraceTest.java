@@ -36,12 +36,23 @@ class PathTraceTest
 {
     /** Where the path stands (docs/transport.md, "Progress: one engine"); issue 20 asks for 12. */
     private static final int MAX_CLASSES = 41;
+    /**
+     * Entered only when a rank's periodic health check runs (every 100 ms), which a traced window may hold
+     * by chance: that check is not the message's path, so such a trace is taken again.
+     */
+    private static final String HEALTH_TICK = "segment.RankRegistry.heartbeat";
+    private static final int TRACES = 3;
 
     @Test
     @Timeout(120)
     void oneBlockingSmallMessageShouldRunInFewClasses() throws Exception
     {
-        final Map<String, TreeSet<String>> classesByThread = trace();
+        Map<String, TreeSet<String>> classesByThread = null;
+        for (int i = 0; i < TRACES && classesByThread == null; i++)
+        {
+            classesByThread = trace();
+        }
+        assertTrue(classesByThread != null, "a health check ran inside each of " + TRACES + " traced windows");
         final TreeSet<String> all = new TreeSet<>();
         classesByThread.values().forEach(all::addAll);
         final StringBuilder listing = new StringBuilder();
@@ -52,6 +63,9 @@ class PathTraceTest
         assertTrue(all.size() <= MAX_CLASSES, all.size() + " classes on the path, more than " + MAX_CLASSES + ":\n" + listing);
     }
 
+    /**
+     * @return the sm4j classes entered on each rank's thread, or null if a health check ran in the window.
+     */
     static Map<String, TreeSet<String>> trace() throws Exception
     {
         final LaunchingConnector connector = Bootstrap.virtualMachineManager().defaultConnector();
@@ -61,6 +75,7 @@ class PathTraceTest
             + " --add-opens java.base/jdk.internal.misc=ALL-UNNAMED");
         final VirtualMachine vm = connector.launch(arguments);
         final Map<String, TreeSet<String>> classesByThread = new TreeMap<>();
+        boolean healthTick = false;
         try
         {
             final ClassPrepareRequest prepare = vm.eventRequestManager().createClassPrepareRequest();
@@ -105,17 +120,19 @@ class PathTraceTest
                         final String thread = entry.thread().name();
                         if (thread.startsWith("sm4j-rank-"))
                         {
-                            classesByThread.computeIfAbsent(thread, t -> new TreeSet<>())
-                                .add(entry.method().declaringType().name().replace("io.sm4j.", ""));
+                            final String type = entry.method().declaringType().name().replace("io.sm4j.", "");
+                            final String method = type + "." + entry.method().name();
+                            classesByThread.computeIfAbsent(thread, t -> new TreeSet<>()).add(type);
+                            healthTick |= method.equals(HEALTH_TICK);
                             if (System.getenv("SM4J_TRACE_METHODS") != null)
                             {
-                                System.out.println(thread + " " + entry.method().declaringType().name().replace("io.sm4j.", "") + "." + entry.method().name());
+                                System.out.println(thread + " " + method);
                             }
                         }
                     }
                     else if (event instanceof VMDeathEvent || event instanceof VMDisconnectEvent)
                     {
-                        return classesByThread;
+                        return healthTick ? null : classesByThread;
                     }
                 }
                 events.resume();
