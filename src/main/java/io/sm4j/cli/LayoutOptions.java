@@ -12,8 +12,9 @@ import picocli.CommandLine.Option;
 public final class LayoutOptions
 {
     @Option(names = "--eager-limit", paramLabel = "BYTES",
-        description = "Bytes of one eager fragment, header included (default: ${DEFAULT-VALUE}).")
-    int eagerLimit = LayoutParams.DEFAULT_EAGER_LIMIT;
+        description = "Bytes of one eager fragment, header included: larger messages go by rendezvous (default: " +
+            LayoutParams.DEFAULT_EAGER_LIMIT + ", a 4 KiB message and its 16 bytes of headers).")
+    Integer eagerLimit;
 
     @Mixin
     PipelineOptions pipeline = new PipelineOptions();
@@ -60,13 +61,21 @@ public final class LayoutOptions
      */
     public LayoutParams toParams(final int peers)
     {
+        return toParams(peers, LayoutParams.DEFAULT_EAGER_LIMIT);
+    }
+
+    /**
+     * As {@link #toParams(int)}, with {@code defaultEagerLimit} unless {@code --eager-limit} was given.
+     */
+    public LayoutParams toParams(final int peers, final int defaultEagerLimit)
+    {
         final LayoutParams.Builder builder = collective.applyTo(pipeline.applyTo(LayoutParams.builder(peers)));
         if (eagerFragsPerPeer != null)
         {
             builder.eagerFragsPerPeer(eagerFragsPerPeer);
         }
         return builder
-            .eagerLimit(eagerLimit)
+            .eagerLimit(eagerLimit == null ? defaultEagerLimit : eagerLimit)
             .queueEntries(queueEntries)
             .cacheline(cacheline)
             .pageSize(pageSize)

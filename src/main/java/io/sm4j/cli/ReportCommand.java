@@ -59,7 +59,7 @@ final class ReportCommand implements Callable<Integer>
     Integer peers;
 
     @Option(names = "--profile", paramLabel = "PROFILE", converter = ProfileConverter.class,
-        description = "Whose structures to count: sm4j (default) or ompi-1.3 (Open MPI 1.3.0's sizes, to check against the RFC).")
+        description = "Whose structures to count: sm4j (default) or ompi-1.3 (Open MPI 1.3.0's sizes and its eager limit, 4096 unless --eager-limit is given, to check against the RFC).")
     Profile profile = Profile.sm4j;
 
     @Option(names = "--sweep", paramLabel = "FROM..TO", description = "Sweep the rank count over a range instead of one -n.")
@@ -97,7 +97,7 @@ final class ReportCommand implements Callable<Integer>
         {
             throw new IllegalArgumentException("-n N is required (or --sweep FROM..TO --out PREFIX)");
         }
-        final LayoutParams params = layout.toParams(peers);
+        final LayoutParams params = layout.toParams(peers, eagerLimit());
         final long created = SegmentLayout.compute(params).totalBytes();
         final String table = MemoryTable.of(params, model).render();
         final PrintWriter stdout = spec.commandLine().getOut();
@@ -130,7 +130,8 @@ final class ReportCommand implements Callable<Integer>
             throw new IllegalArgumentException("--sweep " + sweep + ": expected FROM..TO with 1 <= FROM <= TO <= " +
                 LayoutParams.MAX_PEERS);
         }
-        final Sweep result = Sweep.run(layout::toParams, model, from, to);
+        final int eagerLimit = eagerLimit();
+        final Sweep result = Sweep.run(n -> layout.toParams(n, eagerLimit), model, from, to);
         final Path data = Path.of(out + "." + format.name());
         final Path png = Path.of(out + ".png");
         if (out.toAbsolutePath().getParent() != null)
@@ -152,6 +153,14 @@ final class ReportCommand implements Callable<Integer>
             " structures, n = " + from + ".." + to, png);
         spec.commandLine().getOut().println("wrote " + result.points().size() + " peer counts to " + data + " and " + png);
         return 0;
+    }
+
+    /**
+     * @return the eager limit unless {@code --eager-limit} says otherwise: Open MPI 1.3's for its profile.
+     */
+    private int eagerLimit()
+    {
+        return profile == Profile.ompi_1_3 ? OmpiV13Model.EAGER_LIMIT : LayoutParams.DEFAULT_EAGER_LIMIT;
     }
 
     private static int parsePeers(final String text)

@@ -41,7 +41,15 @@ public record LayoutParams(
     int collectiveContexts,
     int collectiveBufferSize)
 {
-    public static final int DEFAULT_EAGER_LIMIT = 4096;
+    /**
+     * A 4 KiB message (a page, 512 doubles) and its 16 bytes of headers (the fragment's length and sender, the
+     * message's type and tag): one eager fragment. At 4096, as Open MPI's sm BTL counts it, a 4 KiB message
+     * went by rendezvous (RNDV, ACK, FRAG: three trips where eager takes one), 2.5 times slower between two
+     * ranks and 3 times with 4 ranks on 2 cores (docs/benchmarks.md, "4 KiB messages go eager"). A fragment
+     * is laid out at a whole number of cachelines, so this costs 3 % more eager-fragment memory at 128-byte
+     * cachelines (1.6 % at 64).
+     */
+    public static final int DEFAULT_EAGER_LIMIT = 4096 + 16;
     public static final int DEFAULT_MAX_FRAG_SIZE = 32768;
     public static final int DEFAULT_QUEUE_ENTRIES = 128;
     /**

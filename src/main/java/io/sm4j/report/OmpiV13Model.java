@@ -40,6 +40,17 @@ public final class OmpiV13Model implements MemoryModel
     static final int FREE_LIST_INC = 64;
     /** btl_sm_sm_extra_procs: FIFO arrays are sized for n + 2 processes. */
     static final int EXTRA_PROCS = 2;
+    /** btl_sm_eager_limit: bytes of an eager fragment's payload, the sm BTL's header not included. */
+    public static final int EAGER_LIMIT = 4096;
+
+    /**
+     * @param peers ranks on the node.
+     * @return sm4j's defaults for {@code peers} ranks with Open MPI 1.3's eager limit: the RFC's case.
+     */
+    public static LayoutParams defaults(final int peers)
+    {
+        return LayoutParams.builder(peers).eagerLimit(EAGER_LIMIT).build();
+    }
 
     @Override
     public Map<Category, Long> bytes(final LayoutParams params)

@@ -189,7 +189,7 @@ class BenchCommandTest
         "bench latency --peers 1         | sm4j bench: --peers 1: expected 2..4096",
         "bench latency --chart x.jpg     | sm4j bench: --chart x.jpg: expected a .png file name",
         "bench latency --layout diagonal | sm4j bench: Invalid value for option '--layout'",
-        "bench latency --max-frag 100    | sm4j bench: eagerLimit=4096 (expected: <= maxFragSize=100)",
+        "bench latency --max-frag 100    | sm4j bench: eagerLimit=4112 (expected: <= maxFragSize=100)",
         "bench latency --max-frags-per-rank 0 | sm4j bench: --max-frags-per-rank 0: expected >= 1" })
     void badInputShouldBeOneLineWithExitCodeTwo(final String args, final String expected)
     {

@@ -67,6 +67,38 @@ class CommunicatorTest extends TwoCommunicators
     }
 
     /**
+     * By default a 4 KiB message goes eager (the eager limit counts its 16 bytes of headers on top): its isend
+     * completes with no receive posted, the bytes kept in shared memory; a byte more goes by rendezvous, whose
+     * isend waits for its receive.
+     */
+    @Test
+    void aFourKibMessageShouldGoEagerByDefault()
+    {
+        assertEquals(4096, rank0.eagerPayload());
+        final byte[] page = new byte[4096];
+        final byte[] larger = new byte[4097];
+        for (int i = 0; i < larger.length; i++)
+        {
+            larger[i] = (byte)(i * 31 + 7);
+        }
+        System.arraycopy(larger, 1, page, 0, page.length);
+        final Request eager = rank0.isend(1, 5, page, 0, page.length);
+        assertTrue(eager.test(), "a 4 KiB isend waited for its receive");
+        final Request rendezvous = rank0.isend(1, 6, larger, 0, larger.length);
+        assertFalse(rendezvous.test(), "a 4097-byte isend completed with no receive posted");
+        final byte[] pageIn = new byte[page.length];
+        assertEquals(new Status(0, 5, page.length), rank1.recv(0, 5, pageIn));
+        assertArrayEquals(page, pageIn);
+        final byte[] largerIn = new byte[larger.length];
+        final Request receive = rank1.irecv(0, 6, largerIn, 0, largerIn.length);
+        while (!(rendezvous.test() & receive.test()))
+        {
+            Thread.onSpinWait(); // one thread makes both ranks' progress: each test is a pass of its rank
+        }
+        assertArrayEquals(larger, largerIn);
+    }
+
+    /**
      * The collectives and the multi-request calls refuse bad input with a line naming it, before anything is
      * sent: the peer, which calls nothing, would otherwise wait.
      */

@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class OmpiV13ModelTest
 {
-    private static final MemoryTable RFC_CASE = MemoryTable.of(LayoutParams.defaults(1024), new OmpiV13Model());
+    private static final MemoryTable RFC_CASE = MemoryTable.of(OmpiV13Model.defaults(1024), new OmpiV13Model());
 
     @ParameterizedTest(name = "{0}")
     @CsvSource({

@@ -165,7 +165,7 @@ class EndpointTest
     void shouldRejectBadArgumentsBeforeTouchingSharedMemory()
     {
         final int max = rank0.maxPayload();
-        assertEquals("length=" + (max + 1) + " exceeds maxPayload=" + max + " (eagerLimit=4096 less the 8-byte header)",
+        assertEquals("length=" + (max + 1) + " exceeds maxPayload=" + max + " (eagerLimit=" + LayoutParams.DEFAULT_EAGER_LIMIT + " less the 8-byte header)",
             assertThrows(IllegalArgumentException.class, () -> CopyingSends.send(rank0, 1, new byte[max + 1])).getMessage());
         assertEquals("dest=0 (expected: 0..1, not this rank 0)",
             assertThrows(IllegalArgumentException.class, () -> CopyingSends.send(rank0, 0, new byte[1])).getMessage());
