@@ -49,12 +49,12 @@ class FailureTest
         {
             final StringWriter out = new StringWriter();
             final StringWriter err = new StringWriter();
-            final int code = Sm4jCli.execute(new String[]{ "run", "-n", "2", "--dir", dir.path.toString(), "--timeout", "3",
+            final int code = Sm4jCli.execute(new String[]{ "run", "-n", "2", "--dir", dir.path.toString(), "--timeout", "6",
                 "--", FailureApp.class.getName(), "wait" }, new PrintWriter(out, true), new PrintWriter(err, true));
             assertEquals(JobLauncher.TIMED_OUT, code, out + "" + err);
-            assertTrue(err.toString().matches("(?s).*sm4j run: time limit of 3 s passed with rank 0 \\(last waited in sm4j \\d+ ms " +
+            assertTrue(err.toString().matches("(?s).*sm4j run: time limit of 6 s passed with rank 0 \\(last waited in sm4j \\d+ ms " +
                 "ago\\), rank 1 \\(last waited in sm4j \\d+ ms ago\\) still running; aborting the job.*"), err.toString());
-            assertTrue(out.toString().contains("[1] rank 1 saw: job aborted by the launcher: time limit of 3 s passed"), out.toString());
+            assertTrue(out.toString().contains("[1] rank 1 saw: job aborted by the launcher: time limit of 6 s passed"), out.toString());
             assertTrue(dir.isEmpty(), "segment left behind");
         }
     }

@@ -46,7 +46,7 @@ class WaitTest
      * at the moment it reads ARMED or up to 2 us later: the receiver's first look, its second look a nap
      * later, or the sender's ring must catch each one. A lost wake-up would leave the receiver asleep until
      * its sleep's timeout (100 ms): the watchdog is the count of sleeps that ended by timeout, which may not
-     * exceed the sends that the sender itself made 50 ms or more after it saw the receiver arm (it was
+     * exceed the sends that the sender itself made 50 ms or more after the receiver's previous answer (it was
      * descheduled; 0 on a quiet machine).
      */
     @Test
