@@ -55,6 +55,14 @@ public final class LayoutOptions
     CollectiveOptions collective = new CollectiveOptions();
 
     /**
+     * @return the {@code --eager-limit} given, else {@code otherwise}.
+     */
+    public int eagerLimitOr(final int otherwise)
+    {
+        return eagerLimit == null ? otherwise : eagerLimit;
+    }
+
+    /**
      * @param peers ranks on the node.
      * @return validated parameters.
      * @throws IllegalArgumentException naming the first invalid parameter.
@@ -75,7 +83,7 @@ public final class LayoutOptions
             builder.eagerFragsPerPeer(eagerFragsPerPeer);
         }
         return builder
-            .eagerLimit(eagerLimit == null ? defaultEagerLimit : eagerLimit)
+            .eagerLimit(eagerLimitOr(defaultEagerLimit))
             .queueEntries(queueEntries)
             .cacheline(cacheline)
             .pageSize(pageSize)

@@ -109,7 +109,7 @@ final class ReportCommand implements Callable<Integer>
         stdout.printf("Open MPI 1.3.0 default file  min(512 MiB, max(128 MiB, n x 32 MiB)) %,22d bytes%n",
             OmpiFileSizes.v130Default(params.peers()));
         stdout.printf("Open MPI 1.8 computed file   (raised to 128 MiB)                  %,22d bytes%n",
-            OmpiFileSizes.v18Formula(params));
+            OmpiFileSizes.v18Formula(params, layout.eagerLimitOr(OmpiV13Model.EAGER_LIMIT)));
         stdout.printf("sm4j creates                 (%s, %s)%s %,22d bytes%n", params.policy(), params.threadMode(),
             " ".repeat(Math.max(0, 35 - params.policy().name().length() - params.threadMode().name().length())),
             created);
@@ -131,7 +131,8 @@ final class ReportCommand implements Callable<Integer>
                 LayoutParams.MAX_PEERS);
         }
         final int eagerLimit = eagerLimit();
-        final Sweep result = Sweep.run(n -> layout.toParams(n, eagerLimit), model, from, to);
+        final Sweep result = Sweep.run(n -> layout.toParams(n, eagerLimit), layout.eagerLimitOr(OmpiV13Model.EAGER_LIMIT),
+            model, from, to);
         final Path data = Path.of(out + "." + format.name());
         final Path png = Path.of(out + ".png");
         if (out.toAbsolutePath().getParent() != null)

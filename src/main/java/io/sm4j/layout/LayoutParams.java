@@ -138,7 +138,7 @@ public record LayoutParams(
      * The default eager fragments per peer: {@value #DEFAULT_EAGER_FRAGS_PER_SENDER} per sender shared by its
      * {@code n - 1} peers, at least {@value #MIN_DEFAULT_EAGER_FRAGS_PER_PEER} (the RFC's count) and at most
      * {@value #MAX_DEFAULT_EAGER_FRAGS_PER_PEER}: 16 up to 5 ranks, 9 at 8, 4 at 16, 2 from 33 on. With the
-     * RFC's 2, a window of eager messages that do not fit a fast box record (993 bytes to 4 KiB by default)
+     * RFC's 2, a window of eager messages that do not fit a fast box record (1,009 bytes to 4 KiB by default)
      * waited for a credit every second message: with 4 ranks on 2 cores, a context switch each, and
      * {@code mbw_mr} moved 1 KiB at 189-248 MB/s against 2,756-2,849 with 16 (docs/benchmarks.md). The
      * budget keeps the pools' growth linear in {@code n} until the floor takes over at 33 ranks, where the

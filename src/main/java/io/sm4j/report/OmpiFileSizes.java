@@ -37,15 +37,17 @@ public final class OmpiFileSizes
      * {@code n * [nfifos(640 + 8 fifo_size + 4 CL) + (2n + 64)(eager + 2 CL) + 8(maxfrag + 2 CL)]},
      * raised to its minimum.
      *
-     * @param params peers, eager limit, max fragment size and cacheline are used.
+     * @param params     peers, max fragment size and cacheline are used.
+     * @param eagerLimit Open MPI's eager limit: its default ({@link OmpiV13Model#EAGER_LIMIT}) unless the
+     *                   user set one; sm4j's default counts 16 bytes of headers that Open MPI's does not.
      * @return bytes.
      */
-    public static long v18Formula(final LayoutParams params)
+    public static long v18Formula(final LayoutParams params, final int eagerLimit)
     {
         final long n = params.peers();
         final long cl = params.cacheline();
         final long perPeer = V18_NUM_FIFOS * (V18_FIFO_CONSTANT + 8 * V18_FIFO_SIZE + 4 * cl) +
-            (2 * n + 64) * (params.eagerLimit() + 2 * cl) +
+            (2 * n + 64) * (eagerLimit + 2 * cl) +
             8 * (params.maxFragSize() + 2 * cl);
         return Math.max(MIN_SIZE, Math.multiplyExact(n, perPeer));
     }

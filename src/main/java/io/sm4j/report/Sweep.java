@@ -32,12 +32,14 @@ public final class Sweep
 
     /**
      * @param paramsFor the parameters of each point's peer count (a default may depend on it).
+     * @param ompiEagerLimit the eager limit of the Open MPI 1.8 formula ({@link OmpiFileSizes#v18Formula}).
      * @param model whose structures to count.
      * @param from  first peer count, >= 1.
      * @param to    last peer count, >= from.
      * @return the sweep.
      */
-    public static Sweep run(final IntFunction<LayoutParams> paramsFor, final MemoryModel model, final int from, final int to)
+    public static Sweep run(
+        final IntFunction<LayoutParams> paramsFor, final int ompiEagerLimit, final MemoryModel model, final int from, final int to)
     {
         if (from < 1 || to < from || to > LayoutParams.MAX_PEERS)
         {
@@ -54,7 +56,7 @@ public final class Sweep
             {
                 totals[column.ordinal()] = table.total(column);
             }
-            points.add(new Point(peers, totals, OmpiFileSizes.v130Default(peers), OmpiFileSizes.v18Formula(params)));
+            points.add(new Point(peers, totals, OmpiFileSizes.v130Default(peers), OmpiFileSizes.v18Formula(params, ompiEagerLimit)));
         }
         return new Sweep(points);
     }

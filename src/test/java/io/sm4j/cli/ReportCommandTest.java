@@ -2,6 +2,8 @@ package io.sm4j.cli;
 
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.layout.SegmentLayout;
+import io.sm4j.report.OmpiFileSizes;
+import io.sm4j.report.OmpiV13Model;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -27,6 +29,12 @@ class ReportCommandTest
         assertTrue(run.out().contains(String.format("%,d bytes", total)), run.out());
         assertTrue(run.out().contains("CB queues+tails"), run.out());
         assertTrue(run.out().contains(String.format("%,d bytes", 512L << 20)), "Open MPI 1.3.0 default: " + run.out());
+        // Open MPI's own eager limit, not sm4j's (which counts 16 bytes of headers on top), unless one is given
+        final LayoutParams ompi = OmpiV13Model.defaults(1024);
+        assertTrue(run.out().contains(String.format("%,d bytes", OmpiFileSizes.v18Formula(ompi, OmpiV13Model.EAGER_LIMIT))),
+            "Open MPI 1.8 formula: " + run.out());
+        final CliRun given = CliRun.of("report", "-n", "1024", "--eager-limit", "256");
+        assertTrue(given.out().contains(String.format("%,d bytes", OmpiFileSizes.v18Formula(ompi, 256))), given.out());
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.sm4j.it;
 
+import io.sm4j.layout.FragmentDescriptor;
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.layout.Policy;
 import io.sm4j.layout.ThreadMode;
@@ -22,7 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class ExchangeTest
 {
-    /** 4089 fragments per pair: every payload size from 0 to the transport's eager payload (4088) once. */
+    /** A fragment per pair of every payload size from 0 to the transport's eager payload (4104 by default) once. */
     @ParameterizedTest(name = "{0} ranks, {1} {2}, {3}, cacheline {4}, {5} entries, {6} eager/peer, {7} fast boxes")
     @CsvSource({
         "2, AGGREGATED, 4096, SINGLE,   128, 128, 2, 8",
@@ -41,7 +42,7 @@ class ExchangeTest
         final int ranks, final Policy policy, final int pageSize, final ThreadMode mode, final int cacheline,
         final int entries, final int eagerPerPeer, final int fastBoxes) throws IOException
     {
-        final int count = 4089;
+        final int count = LayoutParams.DEFAULT_EAGER_LIMIT - FragmentDescriptor.HEADER_LENGTH + 1;
         final LayoutParams params = LayoutParams.builder(ranks).policy(policy).pageSize(pageSize).threadMode(mode)
             .cacheline(cacheline).queueEntries(entries).eagerFragsPerPeer(eagerPerPeer).fastBoxes(fastBoxes).build();
         final JobRunner job = JobRunner.run(params, Map.of(), ExchangeApp.class.getName(), Integer.toString(count));

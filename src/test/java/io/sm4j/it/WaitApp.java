@@ -1,5 +1,6 @@
 package io.sm4j.it;
 
+import io.sm4j.job.HealthMonitor;
 import io.sm4j.layout.DoorbellDescriptor;
 import io.sm4j.message.Communicator;
 import io.sm4j.message.Request;
@@ -25,7 +26,8 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code wake N}: rank 0 sends N messages to rank 1, each timed to land while rank 1 arms its doorbell
  *       (rank 0 watches rank 1's doorbell word in the segment and sends once it reads ARMED, at once or a
  *       moment later); rank 1 answers each. Rank 1 prints the messages it received, its sleeps and how many
- *       ended by timeout; rank 0 how many of its sends were held up 50 ms or more (descheduled).</li>
+ *       ended by timeout; rank 0 how many of those timeouts its own late sends could explain: a send made
+ *       100 ms or more after rank 1's answer (this rank descheduled) excuses one per 100 ms.</li>
  *   <li>{@code quiet MILLIS}: rank 1 waits in recv while rank 0 sends nothing for MILLIS ms, then one
  *       message; rank 1 prints the CPU its process used meanwhile and how soon it woke.</li>
  *   <li>{@code allpairs ROUNDS FLOOD}: every rank sends to every other (8 B to 32 KiB, isend/irecv), a
@@ -61,11 +63,14 @@ public final class WaitApp
 
     private static void wake(final int messages)
     {
+        // rank 1 cannot wait before every rank has attached: its first wait starts after this
+        long answered = System.nanoTime();
         final Endpoint endpoint = Endpoints.attachFromEnvironment();
         try (Communicator comm = new Communicator(endpoint);
             Segment view = Segment.attach(Path.of(System.getenv(Endpoints.SEGMENT_ENV)), Duration.ofSeconds(5)))
         {
             final byte[] buffer = new byte[8];
+            final UnsafeBuffer stamp = new UnsafeBuffer(buffer); // rank 1's answers carry when it sent them
             if (comm.rank() == 0)
             {
                 final UnsafeBuffer bell = view.views().bell(1);
@@ -75,8 +80,7 @@ public final class WaitApp
                 int held = 0;
                 for (int i = 0; i < messages; i++)
                 {
-                    final long start = System.nanoTime();
-                    final long deadline = start + TimeUnit.MILLISECONDS.toNanos(20);
+                    final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20);
                     while (!armed(bell) && System.nanoTime() - deadline < 0)
                     {
                         Thread.onSpinWait();
@@ -85,11 +89,13 @@ public final class WaitApp
                     armed += armed(bell) ? 1 : 0;
                     spinNanos(ThreadLocalRandom.current().nextInt(3) * 1_000L); // on the arm, or a little after it
                     comm.send(1, TAG, buffer);
-                    // this rank itself was held up (descheduled) between the previous answer and this message,
-                    // long enough for rank 1's sleep to end by timeout (before this rank saw it armed, or after):
-                    // a lost wake-up does not slow the send, only the answer; the wait for the arm lasts 20 ms at most
-                    held += System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(50) ? 1 : 0;
+                    // rank 1 began to wait after it sent its answer, and each of its sleeps lasts 100 ms at most
+                    // (HealthMonitor.INTERVAL_NANOS): so many of them can have ended by timeout before this message
+                    // rang, if this rank was held up (descheduled) that long; a lost wake-up does not slow the send,
+                    // only the answer, so it cannot excuse itself here
+                    held += (int)((System.nanoTime() - answered) / HealthMonitor.INTERVAL_NANOS);
                     comm.recv(1, TAG, buffer);
+                    answered = stamp.getLong(0);
                     final long took = System.nanoTime() - seen;
                     slow += took >= TimeUnit.MILLISECONDS.toNanos(50) ? 1 : 0;
                     // found by rank 1's second look, after its nap, rather than by a ring (or this rank was held up)
@@ -97,7 +103,7 @@ public final class WaitApp
                 }
                 System.out.println("rank 0 sent " + messages + " messages, " + armed + " of them to an armed rank 1, " +
                     napped + " round trips slower than 1 ms, " + slow + " round trips slower than 50 ms, " + held +
-                    " sends held up 50 ms or more");
+                    " sleeps its sends held up could excuse");
             }
             else
             {
@@ -106,6 +112,7 @@ public final class WaitApp
                 {
                     comm.recv(0, TAG, buffer);
                     received++;
+                    stamp.putLong(0, System.nanoTime()); // System.nanoTime() is the machine's monotonic clock
                     comm.send(0, TAG, buffer);
                 }
                 final Endpoint.WaitCounters counters = endpoint.waitCounters();

@@ -380,8 +380,8 @@ class EndpointTest
         final LayoutParams params = LayoutParams.builder(2).fastBoxes(fastBoxes).fastBoxSize(1024).build();
         try (TwoRanks two = new TwoRanks(params))
         {
-            // 8 bytes of sequence, then 0 .. 4080 bytes (up to maxPayload) and a max-size one
-            final int[] sizes = { 0, 8, 60, 64, 96, 200, 1000, 4080, 10_000 };
+            // 8 bytes of sequence, then 0 .. maxPayload - 8 bytes (up to maxPayload) and a max-size one
+            final int[] sizes = { 0, 8, 60, 64, 96, 200, 1000, two.rank0.maxPayload() - Long.BYTES, 10_000 };
             final int count = 5000;
             final UnsafeBuffer payload = new UnsafeBuffer(new byte[10_000]);
             final SendClaim claim = new SendClaim();
