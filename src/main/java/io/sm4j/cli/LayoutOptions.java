@@ -11,11 +11,6 @@ import picocli.CommandLine.Option;
  */
 public final class LayoutOptions
 {
-    @Option(names = "--eager-limit", paramLabel = "BYTES",
-        description = "Bytes of one eager fragment, header included: larger messages go by rendezvous (default: " +
-            LayoutParams.DEFAULT_EAGER_LIMIT + ", a 4 KiB message and its 16 bytes of headers).")
-    Integer eagerLimit;
-
     @Mixin
     PipelineOptions pipeline = new PipelineOptions();
 
@@ -59,7 +54,7 @@ public final class LayoutOptions
      */
     public int eagerLimitOr(final int otherwise)
     {
-        return eagerLimit == null ? otherwise : eagerLimit;
+        return pipeline.eagerLimitOr(otherwise);
     }
 
     /**
@@ -77,13 +72,12 @@ public final class LayoutOptions
      */
     public LayoutParams toParams(final int peers, final int defaultEagerLimit)
     {
-        final LayoutParams.Builder builder = collective.applyTo(pipeline.applyTo(LayoutParams.builder(peers)));
+        final LayoutParams.Builder builder = collective.applyTo(pipeline.applyTo(LayoutParams.builder(peers), defaultEagerLimit));
         if (eagerFragsPerPeer != null)
         {
             builder.eagerFragsPerPeer(eagerFragsPerPeer);
         }
         return builder
-            .eagerLimit(eagerLimitOr(defaultEagerLimit))
             .queueEntries(queueEntries)
             .cacheline(cacheline)
             .pageSize(pageSize)

@@ -4,11 +4,16 @@ import io.sm4j.layout.LayoutParams;
 import picocli.CommandLine.Option;
 
 /**
- * The large-message pipeline's parameters (fragment size and depth) as command-line options: part of
- * {@link LayoutOptions}, and on their own in {@code sm4j bench}, which tunes them.
+ * The message protocol's sizes (the eager limit, and the large-message pipeline's fragment size and depth) as
+ * command-line options: part of {@link LayoutOptions}, and on their own in {@code sm4j bench}, which tunes them.
  */
 public final class PipelineOptions
 {
+    @Option(names = "--eager-limit", paramLabel = "BYTES",
+        description = "Bytes of one eager fragment, header included: larger messages go by rendezvous (default: " +
+            LayoutParams.DEFAULT_EAGER_LIMIT + ", a 4 KiB message and its 16 bytes of headers).")
+    Integer eagerLimit;
+
     @Option(names = "--max-frag", paramLabel = "BYTES",
         description = "Bytes of one max-size fragment, header included (default: ${DEFAULT-VALUE}).")
     int maxFragSize = LayoutParams.DEFAULT_MAX_FRAG_SIZE;
@@ -17,8 +22,19 @@ public final class PipelineOptions
         description = "Max-size fragments each sender owns: the large-message pipeline's depth (default: ${DEFAULT-VALUE}).")
     int maxFragsPerRank = LayoutParams.DEFAULT_MAX_FRAGS_PER_RANK;
 
-    LayoutParams.Builder applyTo(final LayoutParams.Builder builder)
+    /**
+     * @return the {@code --eager-limit} given, else {@code otherwise}.
+     */
+    int eagerLimitOr(final int otherwise)
     {
-        return builder.maxFragSize(maxFragSize).maxFragsPerRank(maxFragsPerRank);
+        return eagerLimit == null ? otherwise : eagerLimit;
+    }
+
+    /**
+     * Sets the three sizes, the eager limit {@code defaultEagerLimit} unless {@code --eager-limit} was given.
+     */
+    LayoutParams.Builder applyTo(final LayoutParams.Builder builder, final int defaultEagerLimit)
+    {
+        return builder.eagerLimit(eagerLimitOr(defaultEagerLimit)).maxFragSize(maxFragSize).maxFragsPerRank(maxFragsPerRank);
     }
 }

@@ -35,7 +35,7 @@ class BenchCommandTest
         final List<String> lines = run.out().lines().toList();
         assertTrue(lines.get(0).matches("# OSU MPI-style Latency Test \\(sm4j \\S+\\)"), lines.get(0));
         assertTrue(lines.get(1).matches("# \\d+ cores, Java .*, idle strategy auto \\((spin, then sleep|yield first: [^)]*)\\), doorbell (futex|socket \\([^()]*\\)), thread mode SINGLE, layout AGGREGATED, " +
-            "segment for 2 ranks, 2 running, bound to nothing, large-message pipeline 8 x 32768 B, collective regions 2 x 262144 B"), lines.get(1));
+            "segment for 2 ranks, 2 running, bound to nothing, eager limit 4112 B, large-message pipeline 8 x 32768 B, collective regions 2 x 262144 B"), lines.get(1));
         final String header = lines.stream().filter(l -> l.startsWith("# Size")).findFirst().orElseThrow();
         assertTrue(header.matches("# Size\\s+Avg Latency\\(us\\)\\s+p50\\(us\\)\\s+p99\\(us\\)\\s+p99.9\\(us\\)\\s+max\\(us\\)\\s+" +
             "agrona\\(us\\)\\s+x\\s+uds\\(us\\)\\s+x\\s+threads\\(us\\)\\s+x.*"), header);
@@ -166,9 +166,9 @@ class BenchCommandTest
     void pipelineOptionsShouldShapeTheLargeMessagePath()
     {
         final CliRun run = CliRun.of(args("bench", "bw", "-m", "262144:262144", "-W", "4", "--max-frag", "65536",
-            "--max-frags-per-rank", "4"));
+            "--max-frags-per-rank", "4", "--eager-limit", "8208"));
         assertEquals(0, run.exitCode(), run.err());
-        assertTrue(run.out().contains("large-message pipeline 4 x 65536 B"), run.out());
+        assertTrue(run.out().contains("eager limit 8208 B, large-message pipeline 4 x 65536 B"), run.out());
         assertTrue(run.out().lines().anyMatch(l -> l.startsWith("262144 ")), run.out());
     }
 
@@ -189,7 +189,8 @@ class BenchCommandTest
         "bench latency --peers 1         | sm4j bench: --peers 1: expected 2..4096",
         "bench latency --chart x.jpg     | sm4j bench: --chart x.jpg: expected a .png file name",
         "bench latency --layout diagonal | sm4j bench: Invalid value for option '--layout'",
-        "bench latency --max-frag 100    | sm4j bench: eagerLimit=4112 (expected: <= maxFragSize=100)",
+        "bench latency --max-frag 100    | sm4j bench: --eager-limit 4112: expected <= --max-frag 100",
+        "bench latency --eager-limit 10  | sm4j bench: --eager-limit 10: expected >= 64",
         "bench latency --max-frags-per-rank 0 | sm4j bench: --max-frags-per-rank 0: expected >= 1" })
     void badInputShouldBeOneLineWithExitCodeTwo(final String args, final String expected)
     {
