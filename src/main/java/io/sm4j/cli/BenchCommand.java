@@ -11,12 +11,13 @@ import io.sm4j.bench.BenchTest;
 import io.sm4j.bench.BusyCores;
 import io.sm4j.bench.MemcpyRate;
 import io.sm4j.bench.OmpiBaseline;
+import io.sm4j.job.CpuBudget;
 import io.sm4j.launch.Binding;
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.layout.Policy;
 import io.sm4j.layout.ThreadMode;
+import io.sm4j.segment.NativeCopy;
 import io.sm4j.segment.SegmentFiles;
-import io.sm4j.job.CpuBudget;
 import io.sm4j.transport.TransportOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -368,6 +369,10 @@ final class BenchCommand implements Callable<Integer>
                 "share cores with each other or with other processes, figures will be noisy", processes, cores, Math.max(0, busy)));
         }
         facts.add("rank JVMs: " + String.join(" ", BenchRunner.rankJvmArgs(jvmArgs)));
+        if ("native".equals(System.getenv(NativeCopy.ENV)))
+        {
+            facts.add("copies into the segment from " + NativeCopy.MIN_BYTES + " B: the C library's memcpy (" + NativeCopy.ENV + "=native)");
+        }
         facts.add("sm4j buffers: " + (buffers == Buffers.shared ?
             (test.collective() ? "shared (Communicator.allocate): bcast, allgather and alltoall from 8 KiB per rank read each rank's data in place, one copy" :
             "shared (Communicator.allocate): one copy above the eager limit, the receiver's out of the sender's buffer") :

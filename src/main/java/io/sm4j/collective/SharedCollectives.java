@@ -1,6 +1,7 @@
 package io.sm4j.collective;
 
 import io.sm4j.layout.CollectiveSlotDescriptor;
+import io.sm4j.segment.NativeCopy;
 import io.sm4j.segment.Sm4jException;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
@@ -928,7 +929,7 @@ final class SharedCollectives
         {
             if (rank == root && !(sources && writeSource(this)))
             {
-                mine.putBytes(at, send, sendOffset + done, bytes);
+                NativeCopy.putBytes(mine, at, send, sendOffset + done, bytes);
             }
         }
 
@@ -962,7 +963,7 @@ final class SharedCollectives
         @Override
         void write(final int at, final int done, final int bytes)
         {
-            mine.putBytes(at, send, sendOffset + done, bytes);
+            NativeCopy.putBytes(mine, at, send, sendOffset + done, bytes);
         }
     }
 
@@ -1004,7 +1005,7 @@ final class SharedCollectives
         {
             for (int p = 0; p < size; p++)
             {
-                mine.putBytes(at + p * slice, send, sendOffset + p * length + done, bytes);
+                NativeCopy.putBytes(mine, at + p * slice, send, sendOffset + p * length + done, bytes);
             }
         }
 
@@ -1045,7 +1046,7 @@ final class SharedCollectives
             if (previousBytes > 0)
             {
                 final int from = sliceStart(rank, previousBytes);
-                mine.putBytes(at + partBytes, combined, 0, sliceStart(rank + 1, previousBytes) - from);
+                NativeCopy.putBytes(mine, at + partBytes, combined, 0, sliceStart(rank + 1, previousBytes) - from);
             }
         }
 
@@ -1217,7 +1218,7 @@ final class SharedCollectives
             final int chunk = clip(own, done, bytes);
             if (chunk > 0) // a block already sent whole: its offset may lie past the end of the buffer
             {
-                mine.putBytes(at, send, sendOffset + done, chunk);
+                NativeCopy.putBytes(mine, at, send, sendOffset + done, chunk);
             }
         }
 
@@ -1274,7 +1275,7 @@ final class SharedCollectives
             final int chunk = clip(counts[p], done, bytes);
             if (chunk > 0) // a block already sent whole: its offset may lie past the end of the buffer
             {
-                mine.putBytes(vPieceAt(at, p), send, sendOffset + displacements[p] + done, chunk);
+                NativeCopy.putBytes(mine, vPieceAt(at, p), send, sendOffset + displacements[p] + done, chunk);
             }
         }
     }
@@ -1331,7 +1332,7 @@ final class SharedCollectives
             }
             for (int p = 0; p < size && bytes > 0; p++)
             {
-                mine.putBytes(pieceAt(at, p), send, sendOffset + p * length + done, bytes);
+                NativeCopy.putBytes(mine, pieceAt(at, p), send, sendOffset + p * length + done, bytes);
             }
         }
 

@@ -1,13 +1,14 @@
 package io.sm4j.launch;
 
+import io.sm4j.job.CpuBudget;
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.segment.JobAbortedException;
 import io.sm4j.segment.JvmAccess;
+import io.sm4j.segment.NativeCopy;
 import io.sm4j.segment.Segment;
 import io.sm4j.segment.SegmentFiles;
 import io.sm4j.segment.Sm4jException;
 import io.sm4j.segment.StaleSegments;
-import io.sm4j.job.CpuBudget;
 import io.sm4j.transport.Endpoints;
 import io.sm4j.transport.TransportOptions;
 
@@ -190,6 +191,7 @@ public final class JobLauncher
         final TransportOptions options = TransportOptions.fromEnvironment(env);
         options.lazyFreeBatch(job.params().queueEntries());
         options.checkBell();
+        NativeCopy.checkForRanks(env.get(NativeCopy.ENV));
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.sm4j.message;
 
 import io.sm4j.job.RankCounters;
+import io.sm4j.segment.NativeCopy;
 import io.sm4j.transport.Endpoint;
 import io.sm4j.transport.SendClaim;
 import org.agrona.DirectBuffer;
@@ -161,7 +162,7 @@ final class MessageSender
                 buffer.putLong(SEQUENCE_OFFSET, sequence);
                 buffer.putLong(AUX_OFFSET, aux);
             }
-            buffer.putBytes(header, payload, offset, length);
+            NativeCopy.putBytes(buffer, header, payload, offset, length);
             if (type == EAGER || type == RNDV || type == RGET)
             {
                 // before the commit, which leaves the endpoint's gate: a close from another thread cannot unmap

@@ -1,7 +1,7 @@
 package io.sm4j.transport;
 
-import io.sm4j.job.RankCounters;
 import io.sm4j.job.HealthMonitor;
+import io.sm4j.job.RankCounters;
 import io.sm4j.job.RankJob;
 import io.sm4j.layout.CbWrapperDescriptor;
 import io.sm4j.layout.CountersDescriptor;
@@ -11,10 +11,11 @@ import io.sm4j.layout.SegmentLayout;
 import io.sm4j.layout.ThreadMode;
 import io.sm4j.segment.JobAbortedException;
 import io.sm4j.segment.MappingGuard;
+import io.sm4j.segment.NativeCopy;
 import io.sm4j.segment.RankRegistry;
 import io.sm4j.segment.Segment;
-import io.sm4j.segment.Sm4jException;
 import io.sm4j.segment.SegmentFiles;
+import io.sm4j.segment.Sm4jException;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
@@ -127,6 +128,7 @@ public final class Endpoint implements AutoCloseable, MappingGuard
             throw new IllegalArgumentException("rank=" + rank + " (expected: 0.." + (peers - 1) + ")");
         }
         options.lazyFreeBatch(segment.layout().params().queueEntries()); // a bad setting fails before registering
+        NativeCopy.check(System.getenv(NativeCopy.ENV));
         final Futex futex = Futex.forSetting(options.bell());
         BellWord.declareFutex(segment.views().bell(rank), futex != null); // before registering: released by it
         segment.ranks().register(rank);

@@ -1,14 +1,12 @@
 package io.sm4j.transport;
 
 import io.sm4j.segment.BadSettingException;
+import io.sm4j.segment.Downcalls;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.lang.invoke.MethodHandle;
-import java.lang.reflect.Array;
-import java.lang.reflect.Method;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.Optional;
 
 /**
  * Linux's futex on a word of the shared mapping, called through the Foreign Function and Memory API of JDK
@@ -16,10 +14,8 @@ import java.util.Optional;
  * process wakes it with {@code FUTEX_WAKE} on the same word. Shared (not {@code FUTEX_PRIVATE_FLAG}): the
  * kernel keys the wait on the file's page, so ranks in different processes meet on it.
  * <p>
- * sm4j is compiled for JDK 17, which has no such API: the downcall is built by reflection once, as a method
- * handle of primitive type {@code (long, long, int, int, long, long, int) long} (a pointer passed as a
- * {@code long}, which the x86-64 and AArch64 calling conventions pass alike), and called with
- * {@code invokeExact}, which needs no class of the API at compile time. {@link #forSetting} gives none where
+ * The downcall is built once ({@link Downcalls}), as a method handle of type
+ * {@code (long, long, int, int, long, long, int) long}. {@link #forSetting} gives none where
  * that is not possible (JDK 17-21, another OS or architecture, or native access not enabled: JDK 22+ warns
  * on a restricted call without {@code --enable-native-access=ALL-UNNAMED}, which sm4j's launchers pass).
  * <p>
@@ -89,11 +85,7 @@ final class Futex
         {
             return "no futex syscall number for " + System.getProperty("os.arch");
         }
-        if (Runtime.version().feature() < 22)
-        {
-            return "JDK " + Runtime.version().feature() + " has no foreign function API, JDK 22+ has";
-        }
-        return !ofThisJvm || nativeAccess() ? null : "native access is not enabled: add --enable-native-access=ALL-UNNAMED";
+        return Downcalls.unavailableReason(ofThisJvm);
     }
 
     /**
@@ -151,19 +143,6 @@ final class Futex
         }
     }
 
-    private static boolean nativeAccess()
-    {
-        try
-        {
-            final Method enabled = Module.class.getMethod("isNativeAccessEnabled");
-            return (boolean)enabled.invoke(Futex.class.getModule());
-        }
-        catch (final ReflectiveOperationException | RuntimeException ex)
-        {
-            return false;
-        }
-    }
-
     /**
      * The downcall, linked once per JVM at its first use (every rank of a ThreadJob shares it; each has its own
      * {@link Futex} for its timeout).
@@ -188,36 +167,9 @@ final class Futex
     {
         try
         {
-            final Class<?> linkerType = Class.forName("java.lang.foreign.Linker");
-            final Class<?> lookupType = Class.forName("java.lang.foreign.SymbolLookup");
-            final Class<?> layoutType = Class.forName("java.lang.foreign.MemoryLayout");
-            final Class<?> valueLayout = Class.forName("java.lang.foreign.ValueLayout");
-            final Class<?> descriptorType = Class.forName("java.lang.foreign.FunctionDescriptor");
-            final Class<?> segmentType = Class.forName("java.lang.foreign.MemorySegment");
-            final Class<?> optionType = Class.forName("java.lang.foreign.Linker$Option");
-
-            final Object linker = linkerType.getMethod("nativeLinker").invoke(null);
-            final Object lookup = linkerType.getMethod("defaultLookup").invoke(linker);
-            final Optional<?> symbol = (Optional<?>)lookupType.getMethod("find", String.class).invoke(lookup, "syscall");
-            if (symbol.isEmpty())
-            {
-                return null;
-            }
-            final Object javaLong = valueLayout.getField("JAVA_LONG").get(null);
-            final Object javaInt = valueLayout.getField("JAVA_INT").get(null);
-            final Object[] argumentLayouts = {javaLong, javaLong, javaInt, javaInt, javaLong, javaLong, javaInt};
-            final Object arguments = Array.newInstance(layoutType, argumentLayouts.length);
-            for (int i = 0; i < argumentLayouts.length; i++)
-            {
-                Array.set(arguments, i, argumentLayouts[i]);
-            }
-            final Object descriptor = descriptorType.getMethod("of", layoutType, arguments.getClass())
-                .invoke(null, javaLong, arguments);
-            final Object options = Array.newInstance(optionType, 1);
-            Array.set(options, 0, optionType.getMethod("firstVariadicArg", int.class).invoke(null, 1));
-            return (MethodHandle)linkerType
-                .getMethod("downcallHandle", segmentType, descriptorType, options.getClass())
-                .invoke(linker, symbol.get(), descriptor, options);
+            return Downcalls.link("syscall",
+                new String[]{"JAVA_LONG", "JAVA_LONG", "JAVA_LONG", "JAVA_INT", "JAVA_INT", "JAVA_LONG", "JAVA_LONG", "JAVA_INT"},
+                "firstVariadicArg", 1).orElse(null);
         }
         catch (final ReflectiveOperationException | RuntimeException | LinkageError ex)
         {

@@ -145,7 +145,7 @@ class FutexDoorbellTest
     /**
      * @return the java of a JDK 22 or later, or the test is skipped.
      */
-    private static Path newerJava() throws IOException
+    static Path newerJava() throws IOException
     {
         final String home = System.getProperty("sm4j.jdk22");
         if (home != null && !home.isEmpty())
