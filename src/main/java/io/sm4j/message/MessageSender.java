@@ -162,7 +162,14 @@ final class MessageSender
                 buffer.putLong(SEQUENCE_OFFSET, sequence);
                 buffer.putLong(AUX_OFFSET, aux);
             }
-            NativeCopy.putBytes(buffer, header, payload, offset, length);
+            if (length < NativeCopy.MIN_BYTES)
+            {
+                buffer.putBytes(header, payload, offset, length); // a small message's path stays the JVM's copy alone
+            }
+            else
+            {
+                NativeCopy.putBytes(buffer, header, payload, offset, length);
+            }
             if (type == EAGER || type == RNDV || type == RGET)
             {
                 // before the commit, which leaves the endpoint's gate: a close from another thread cannot unmap
