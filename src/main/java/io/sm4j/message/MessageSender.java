@@ -180,7 +180,9 @@ final class MessageSender
         }
         catch (final InternalError error)
         {
-            throw endpoint.fault(error); // the claimed memory faulted: the file was truncated
+            // the JVM's copy, or a header store, faulted: the file was truncated (NativeCopy's memcpy cannot fault
+            // so: a SIGBUS in native code ends the JVM, which is why it is opt-in)
+            throw endpoint.fault(error);
         }
         finally
         {

@@ -14,9 +14,10 @@ import java.util.Optional;
  * {@code memcpy} through a critical downcall ({@link Downcalls}). The JVM's copy writes with vector stores,
  * each of which first fetches its line for ownership from the core that read it last (the reader of the
  * last message or collective step); {@code memcpy} ({@code rep movsb} where the CPU has ERMS) writes whole
- * lines without fetching them: a 64 KiB write into lines the reader holds took 2.1-2.6 us against 0.8, and
- * 11.5-12.0 against 0.8-2.1 in this machine's slower mode (docs/benchmarks.md, "The write into shared
- * memory").
+ * lines without fetching them: a 64 KiB write into lines the reader holds took 2.1 us against 0.8 (Java, JDK
+ * 25), and 11.5-12.0 against 0.8-2.1 in this machine's slower mode (C; docs/benchmarks.md, "The write into
+ * shared memory"). A copy goes in pieces of at most {@link #PIECE_BYTES}: a critical downcall holds off the
+ * collector until it returns.
  * <p>
  * Not the default: a copy into a mapping whose file another process truncated raises SIGBUS in native code,
  * which crashes the JVM, where the JVM's own copy raises an {@link InternalError} that sm4j reports in one
@@ -28,6 +29,8 @@ public final class NativeCopy
     public static final String ENV = "SM4J_COPY";
     /** Shorter copies go through the JVM either way: a downcall costs tens of nanoseconds. */
     public static final int MIN_BYTES = 4096;
+    /** The most one downcall copies (about 100 us), so that a collection waits no longer for it. */
+    static final int PIECE_BYTES = 1 << 20;
 
     private NativeCopy()
     {
@@ -51,16 +54,20 @@ public final class NativeCopy
         final byte[] array = src.byteArray();
         try
         {
-            if (array == null)
+            for (int done = 0; done < length; done += PIECE_BYTES)
             {
-                final long ignored = (long)memcpy.invokeExact(dst.addressOffset() + dstIndex,
-                    src.addressOffset() + srcIndex, (long)length);
-            }
-            else
-            {
-                // a heap array: passed as a segment of it to a critical downcall, during which it cannot move
-                final long ignored = (long)Chosen.FROM_ARRAY.invokeExact(dst.addressOffset() + dstIndex, array,
-                    src.addressOffset() - BufferUtil.ARRAY_BASE_OFFSET + srcIndex, (long)length);
+                final long piece = Math.min(PIECE_BYTES, length - done);
+                if (array == null)
+                {
+                    final long ignored = (long)memcpy.invokeExact(dst.addressOffset() + dstIndex + done,
+                        src.addressOffset() + srcIndex + done, piece);
+                }
+                else
+                {
+                    // a heap array: passed as a segment of it to a critical downcall, during which it cannot move
+                    final long ignored = (long)Chosen.FROM_ARRAY.invokeExact(dst.addressOffset() + dstIndex + done,
+                        array, src.addressOffset() - BufferUtil.ARRAY_BASE_OFFSET + srcIndex + done, piece);
+                }
             }
         }
         catch (final Throwable unexpected)

@@ -44,7 +44,7 @@ public final class NativeCopyApp
                 check(message, size, "message of " + size + " bytes");
             }
         }
-        for (int block = 8192; block <= 256 << 10; block <<= 2)
+        for (int block = 8192; block <= 256 << 10; block <<= 1)
         {
             final ByteBuffer bcast = slice(block, direct);
             if (rank == 0)

@@ -19,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * {@code SM4J_COPY=native} over real JVMs on a JDK 22+ ({@link FutexDoorbellTest#newerJava}; skipped without
  * one): the ranks copy into the segment with the C library's memcpy, and every byte of messages, bcasts,
- * allGathers and allToAlls from direct buffers arrives intact ({@link NativeCopyApp}).
+ * allGathers and allToAlls from direct and heap buffers arrives intact ({@link NativeCopyApp}).
  */
 class NativeCopyJobTest
 {
