@@ -150,28 +150,7 @@ final class ProgressEngine implements Progress
         catch (final InternalError error)
         {
             // a fault of compiled code surfaces on a return a little after the access: the finally's too
-            throw translated(error);
-        }
-    }
-
-    /**
-     * @return {@code error} as {@link #fault} names it. A second access of the same pass that faulted surfaces
-     *         while the first is translated (a truncated file faults every access): it is translated instead,
-     *         so that no raw {@link InternalError} leaves the wait.
-     */
-    private Sm4jException translated(final InternalError error)
-    {
-        InternalError current = error;
-        while (true)
-        {
-            try
-            {
-                return fault(current);
-            }
-            catch (final InternalError late)
-            {
-                current = late;
-            }
+            throw fault(error);
         }
     }
 

@@ -393,17 +393,36 @@ public final class Segment implements AutoCloseable
      * file was truncated under the job) raises SIGBUS, which the JVM turns into an {@link InternalError}
      * ("a fault occurred in an unsafe memory access") in the thread that touched it.
      *
+     * The JVM raises a fault of compiled code a little after the access, and a truncated file faults every
+     * access: a later access's fault may surface while this one is explained. It is explained instead, so that
+     * no raw {@link InternalError} reaches a caller of whichever layer translates it.
+     *
      * @return an exception naming the file and its length, if the file is now shorter than its layout.
      * @throws InternalError {@code error} itself if the file still has its length (not a fault of ours).
      */
     public Sm4jException fault(final InternalError error)
     {
-        final long length = fileLength();
-        if (length >= layout.totalBytes())
+        InternalError current = error;
+        while (true)
         {
-            throw error;
+            try
+            {
+                final long length = fileLength();
+                if (length >= layout.totalBytes())
+                {
+                    throw current;
+                }
+                return truncated(length, current);
+            }
+            catch (final InternalError late)
+            {
+                if (late == current)
+                {
+                    throw late; // the file has its length: not a fault of ours
+                }
+                current = late;
+            }
         }
-        return truncated(length, error);
     }
 
     /**
