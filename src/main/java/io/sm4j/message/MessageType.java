@@ -11,7 +11,8 @@ package io.sm4j.message;
  *  FRAG     0          byte offset            receiver request id                    a max-size chunk
  *  BARRIER  0          barrier epoch          0                                      -
  *  RGET     user tag   message seq (per pair) total length                           the sender's shared buffer:
- *                                                                                    chunk id (8), position (8)
+ *                                                                                    chunk id (8), position (8); or
+ *                                                                                    PROCESS_MEMORY (8), address (8)
  *  PUSH     0          message seq of RNDV    receiver request id                    the receiver's shared buffer:
  *                                                                                    chunk id, position, from (8 each)
  *  HELP     0          split copy's sequence  length << 1 | 1 for a get              the origin's shared buffer: chunk
@@ -20,6 +21,10 @@ package io.sm4j.message;
  * </pre>
  * RGET is a large message sent from a shared buffer: the receiver that matches it copies every byte straight
  * out of the sender's buffer, then ACKs it with {@link #COPIED} (or {@link #DISCARD}), and the send completes.
+ * A RGET whose chunk id is {@link #PROCESS_MEMORY} names an address of off-heap memory in the sender's process,
+ * which the receiver reads through the kernel ({@link io.sm4j.transport.PeerMemory}); a receiver that cannot
+ * answers as to a RNDV whose first bytes it dropped (its request id | {@link #FROM_START}), and the sender streams
+ * the whole message through the pipeline.
  * A large message into a shared buffer of the receiver's own is pushed: the receiver answers a RNDV with PUSH
  * (copy bytes {@code from..total} into my buffer, there) instead of an ACK, the sender copies them straight
  * from its buffer, whatever its kind, and ACKs the receive with {@link #PUSHED}: one copy instead of the
@@ -47,6 +52,8 @@ final class MessageType
     static final int PUSH_PAYLOAD = 3 * Long.BYTES;
     /** HELP's payload: the origin's chunk id and position, the target's chunk id and offset. */
     static final int HELP_PAYLOAD = 4 * Long.BYTES;
+    /** RGET's chunk id for a message in the sender's process memory, at the address its position gives. */
+    static final long PROCESS_MEMORY = -1;
     /** ACK aux telling the sender the receiver discarded the message (truncation). */
     static final long DISCARD = -1;
     /**

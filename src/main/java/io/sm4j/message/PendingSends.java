@@ -129,10 +129,13 @@ final class PendingSends
         }
         final long sequence = nextRendezvous[request.dest];
         final long shared = request.buffer instanceof SharedBuffer own ? own.sharedPosition(ownWindows, request.offset, request.length) : -1;
+        final boolean fromProcess = shared < 0 && readsFromProcess(request);
         // NOTE: the caller's stores to the buffer precede the RGET's commit (a release): the receiver that
-        // acquires the RGET copies them
+        // acquires the RGET copies them (a read of this process's memory by the kernel, after that acquire, too)
         if (shared >= 0 ? !sender.trySendShared(request.dest, request.tag, sequence, request.length,
             ((SharedBuffer)request.buffer).chunkId(), shared) :
+            fromProcess ? !sender.trySendShared(request.dest, request.tag, sequence, request.length,
+                MessageType.PROCESS_MEMORY, request.buffer.addressOffset() + request.offset) :
             !sender.trySendRendezvous(request.dest, request.tag, sequence, request.length, request.buffer,
                 request.offset, rendezvousPayload))
         {
@@ -140,10 +143,23 @@ final class PendingSends
         }
         nextRendezvous[request.dest]++;
         request.sequence = sequence;
-        request.sent = shared >= 0 ? request.length : rendezvousPayload; // single copy: the receiver takes it all
-        request.shared = shared >= 0;
+        // single copy: the receiver takes it all
+        request.sent = shared >= 0 || fromProcess ? request.length : rendezvousPayload;
+        request.shared = shared >= 0 || fromProcess;
+        request.fromProcess = fromProcess;
         rendezvous.awaitAck(request);
         return true;
+    }
+
+    /**
+     * @return true if {@code request}, a large send, goes for its receiver to read from this process
+     *         ({@link io.sm4j.transport.PeerMemory}): long enough, from off-heap memory at an address that stays
+     *         put (not an array, which the collector moves; not a shared buffer, which goes by its own RGET).
+     */
+    private boolean readsFromProcess(final SendRequest request)
+    {
+        return request.length >= io.sm4j.transport.PeerMemory.MIN_BYTES && endpoint.peerMemory() != null &&
+            request.buffer.byteArray() == null && !(request.buffer instanceof SharedBuffer);
     }
 
     /**

@@ -104,7 +104,9 @@ final class Rendezvous
             throw f.protocolError("ACK for no pending send (sequence " + f.sequence() + ")");
         }
         request.awaitingAck = false;
-        if (request.shared != (f.aux() == COPIED) && f.aux() != DISCARD)
+        // a RGET from this process's memory that its receiver could not read is streamed, from the start
+        final boolean streamed = request.fromProcess && (f.aux() & FROM_START) != 0 && f.aux() != DISCARD && f.aux() != COPIED;
+        if (request.shared != (f.aux() == COPIED) && f.aux() != DISCARD && !streamed)
         {
             throw f.protocolError("ACK " + f.aux() + " for a " + (request.shared ? "RGET" : "RNDV") + " (sequence " +
                 f.sequence() + ")");
@@ -114,6 +116,7 @@ final class Rendezvous
             request.complete();
             return null;
         }
+        request.shared = false;
         if ((f.aux() & FROM_START) != 0)
         {
             request.sent = 0; // the receiver dropped the first chunk the RNDV carried

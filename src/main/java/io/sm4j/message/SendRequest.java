@@ -21,6 +21,11 @@ final class SendRequest extends Request
     boolean awaitingAck;
     /** A large send by RGET: the receiver copies it from this rank's shared buffer and answers COPIED. */
     boolean shared;
+    /**
+     * A RGET of off-heap memory ({@link MessageType#PROCESS_MEMORY}): its receiver reads it from this process,
+     * or, if it cannot, has it streamed as a RNDV's whole message.
+     */
+    boolean fromProcess;
     /** System.nanoTime() when it was queued for room (counted as a wait when it starts). */
     long queuedAt;
 
@@ -47,6 +52,7 @@ final class SendRequest extends Request
         sent = 0;
         awaitingAck = false;
         shared = false;
+        fromProcess = false;
     }
 
     @Override

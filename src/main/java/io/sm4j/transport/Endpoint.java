@@ -70,6 +70,8 @@ public final class Endpoint implements AutoCloseable, MappingGuard
     private final OptionalLock pollLock;
     private final HealthMonitor health;
     private final RankCounters counters;
+    /** Null if this rank neither sends large messages by reference nor reads them ({@link TransportOptions.PeerReads}). */
+    private final PeerMemory peerMemory;
     private final long unexpectedBytes;
     private final CallGate gate;
     private final RankJob job;
@@ -108,6 +110,8 @@ public final class Endpoint implements AutoCloseable, MappingGuard
         pollLock = OptionalLock.create(multiple);
         job = new RankJob(segment, rank, options.launcherPid() != 0, this, peerBells::ringAll); // only keeps this
         health = new HealthMonitor(segment, rank, options.launcherPid(), peerBells::ringAll, counters);
+        peerMemory = options.peerReads() == TransportOptions.PeerReads.AUTO && PeerMemory.available() ?
+            new PeerMemory(ranks, size) : null;
         bell = Doorbell.open(segment.views().bell(rank), futex, peerBells, SegmentFiles.bellPath(segment.path(), rank), multiple); // a file: late
         final boolean contended = options.startsContended(size);
         this.ownCores = !contended;
@@ -162,6 +166,15 @@ public final class Endpoint implements AutoCloseable, MappingGuard
     public RankCounters counters()
     {
         return counters;
+    }
+
+    /**
+     * @return what reads large messages sent from off-heap memory straight out of their sender's process, or
+     *         null if this rank sends and receives them through the fragment pipeline only.
+     */
+    public PeerMemory peerMemory()
+    {
+        return peerMemory;
     }
 
     /**
@@ -659,6 +672,10 @@ public final class Endpoint implements AutoCloseable, MappingGuard
      */
     private void closeResources()
     {
+        if (peerMemory != null)
+        {
+            peerMemory.close();
+        }
         bell.close();
         peerBells.close();
         health.close();

@@ -20,15 +20,18 @@ import java.util.Map;
  *                        heap (by default a quarter of the heap, at most 64 MiB); beyond it, senders wait
  *                        (back-pressure) until the rank receives.
  * @param bell            what a sleeping rank blocks on ({@link Bell}).
+ * @param peerReads       whether this rank reads large messages sent from off-heap memory straight out of
+ *                        their sender's process ({@link PeerReads}).
  */
 public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle idle, long launcherPid, long unexpectedBytes,
-    Bell bell)
+    Bell bell, PeerReads peerReads)
 {
     public static final String ATTACH_TIMEOUT_ENV = "SM4J_ATTACH_TIMEOUT_MS";
     public static final String LAZY_FREE_ENV = "SM4J_LAZY_FREE";
     public static final String IDLE_ENV = "SM4J_IDLE";
     public static final String UNEXPECTED_BYTES_ENV = "SM4J_UNEXPECTED_BYTES";
     public static final String BELL_ENV = "SM4J_DOORBELL";
+    public static final String PEER_READS_ENV = "SM4J_PEER_READS";
     /** The most unexpected messages a rank keeps by default: 64 MiB, less with a heap under 256 MiB. */
     public static final long DEFAULT_UNEXPECTED_BYTES = 64L << 20;
     /** Set by {@code sm4j run} for its ranks. */
@@ -60,6 +63,21 @@ public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle i
         SOCKET,
         /** As AUTO, but a JVM that cannot use a futex (before JDK 22, native access off) refuses to start. */
         FUTEX
+    }
+
+    /**
+     * How a large message sent from off-heap memory reaches its receiver ({@link PeerMemory}).
+     */
+    public enum PeerReads
+    {
+        /**
+         * This rank sends such a message as a reference, and reads those it receives straight out of their
+         * sender's process where the kernel allows it (Linux's /proc/PID/mem; one copy); where it does not,
+         * the message goes through the fragment pipeline (two copies). The default.
+         */
+        AUTO,
+        /** The fragment pipeline for every large message this rank sends or receives, as before. */
+        OFF
     }
 
     /**
@@ -165,7 +183,7 @@ public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle i
 
     public static TransportOptions defaults()
     {
-        return new TransportOptions(Duration.ofSeconds(30), 0, Idle.AUTO, 0, defaultUnexpectedBytes(), Bell.AUTO);
+        return new TransportOptions(Duration.ofSeconds(30), 0, Idle.AUTO, 0, defaultUnexpectedBytes(), Bell.AUTO, PeerReads.AUTO);
     }
 
     /**
@@ -179,7 +197,7 @@ public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle i
 
     /**
      * @param env environment variables ({@link #ATTACH_TIMEOUT_ENV}, {@link #LAZY_FREE_ENV}, {@link #IDLE_ENV},
-     *            {@link #BELL_ENV}, ...).
+     *            {@link #BELL_ENV}, {@link #PEER_READS_ENV}, ...).
      * @return defaults overridden by the environment.
      */
     public static TransportOptions fromEnvironment(final Map<String, String> env)
@@ -191,6 +209,7 @@ public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle i
             Environment.enumValue(env, IDLE_ENV, defaults.idle()),
             Environment.longValue(env, LAUNCHER_PID_ENV, defaults.launcherPid()),
             Environment.longValue(env, UNEXPECTED_BYTES_ENV, defaults.unexpectedBytes()),
-            Environment.enumValue(env, BELL_ENV, defaults.bell()));
+            Environment.enumValue(env, BELL_ENV, defaults.bell()),
+            Environment.enumValue(env, PEER_READS_ENV, defaults.peerReads()));
     }
 }

@@ -75,7 +75,7 @@ class FutexDoorbellTest
         {
             final Path segment = Communicator.createSegment(dir.path, 2);
             final TransportOptions futex = new TransportOptions(Duration.ofSeconds(5), 0, TransportOptions.Idle.AUTO, 0,
-                TransportOptions.DEFAULT_UNEXPECTED_BYTES, TransportOptions.Bell.FUTEX);
+                TransportOptions.DEFAULT_UNEXPECTED_BYTES, TransportOptions.Bell.FUTEX, TransportOptions.PeerReads.AUTO);
             final BadSettingException refused =
                 assertThrows(BadSettingException.class, () -> Communicator.attach(segment, 0, 2, futex));
             assertEquals("SM4J_DOORBELL=futex, but this JVM cannot call a futex: JDK " + Runtime.version().feature() +

@@ -446,7 +446,7 @@ class ThreadRanksTest
         {
             final Path segment = Communicator.createSegment(dir.path, 2);
             final TransportOptions quick = new TransportOptions(Duration.ofMillis(200), 0, TransportOptions.Idle.AUTO, 0,
-                TransportOptions.DEFAULT_UNEXPECTED_BYTES, TransportOptions.Bell.AUTO);
+                TransportOptions.DEFAULT_UNEXPECTED_BYTES, TransportOptions.Bell.AUTO, TransportOptions.PeerReads.AUTO);
             assertEquals("size=3 but the segment " + segment + " was created for 2 ranks",
                 assertThrows(IllegalArgumentException.class, () -> Communicator.attach(segment, 0, 3, quick)).getMessage());
             assertEquals("rank=2, size=2 (expected: 0 <= rank < size)",

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
+import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -96,6 +97,77 @@ class CommunicatorTest extends TwoCommunicators
             Thread.onSpinWait(); // one thread makes both ranks' progress: each test is a pass of its rank
         }
         assertArrayEquals(larger, largerIn);
+    }
+
+    /**
+     * A large message from off-heap memory is read by its receiver straight out of the sender's process (here
+     * this JVM's own /proc/PID/mem): its receive completes in the one pass that finds the RGET, into an array, a
+     * direct ByteBuffer or memory at an address; its send in the sender's next pass, on the COPIED ACK. Through
+     * the pipeline the receive would wait for the sender's fragments.
+     */
+    @Test
+    void aLargeOffHeapMessageShouldBeReadByItsReceiverInOnePass()
+    {
+        final int length = (1 << 20) + 3;
+        final UnsafeBuffer out = new UnsafeBuffer(ByteBuffer.allocateDirect(length + 5));
+        for (int i = 0; i < out.capacity(); i++)
+        {
+            out.putByte(i, (byte)(i * 13 + 1));
+        }
+        final ByteBuffer memory = ByteBuffer.allocateDirect(length + 7);
+        final UnsafeBuffer[] receiveBuffers = {
+            new UnsafeBuffer(new byte[length + 7]),
+            new UnsafeBuffer(ByteBuffer.allocateDirect(length + 7)),
+            new UnsafeBuffer(new UnsafeBuffer(memory).addressOffset(), length + 7) };
+        for (int kind = 0; kind < receiveBuffers.length; kind++)
+        {
+            final Request send = rank0.isend(1, kind, out, 5, length);
+            assertFalse(send.test(), "a large send completed with no receive posted");
+            final Request receive = rank1.irecv(0, kind, receiveBuffers[kind], 7, length);
+            assertTrue(receive.test(), "receive buffer " + kind + ": not read in the pass that matched the message");
+            assertTrue(send.test(), "receive buffer " + kind + ": the send did not complete on the COPIED ACK");
+            for (int i = 0; i < length; i++)
+            {
+                assertEquals(out.getByte(5 + i), receiveBuffers[kind].getByte(7 + i), "receive buffer " + kind + ", byte " + i);
+            }
+        }
+        Reference.reachabilityFence(memory); // the third buffer holds only its address
+    }
+
+    /**
+     * A receiver that does not read peers' processes ({@link TransportOptions.PeerReads#OFF}) has a RGET of off-heap
+     * memory streamed through the pipeline instead: every byte arrives, over several passes.
+     */
+    @Test
+    void aReceiverThatDoesNotReadPeersShouldHaveTheMessageStreamed() throws IOException
+    {
+        final TransportOptions defaults = TransportOptions.defaults();
+        try (TwoRanks refusing = new TwoRanks(LayoutParams.defaults(2), new TransportOptions(defaults.attachTimeout(),
+            defaults.lazyFreeBatch(), defaults.idle(), 0, defaults.unexpectedBytes(), defaults.bell(), TransportOptions.PeerReads.OFF)))
+        {
+            final Communicator sender = new Communicator(refusing.rank0);
+            final Communicator receiver = new Communicator(refusing.rank1);
+            final int length = 1 << 20;
+            final UnsafeBuffer out = new UnsafeBuffer(ByteBuffer.allocateDirect(length));
+            for (int i = 0; i < length; i++)
+            {
+                out.putByte(i, (byte)(i * 7 + 3));
+            }
+            final byte[] in = new byte[length];
+            final Request send = sender.isend(1, 4, out, 0, length);
+            final Request receive = receiver.irecv(0, 4, in, 0, length);
+            assertFalse(receive.test(), "the receive completed before any fragment was streamed");
+            int passes = 0;
+            while (!(send.test() & receive.test()))
+            {
+                passes++; // one thread makes both ranks' progress: each test is a pass of its rank
+            }
+            assertTrue(passes > 1, "streamed in " + passes + " passes");
+            for (int i = 0; i < length; i++)
+            {
+                assertEquals(out.getByte(i), in[i], "byte " + i);
+            }
+        }
     }
 
     /**
@@ -337,7 +409,7 @@ class CommunicatorTest extends TwoCommunicators
     {
         final TransportOptions defaults = TransportOptions.defaults();
         try (TwoRanks noBudget = new TwoRanks(LayoutParams.defaults(2), new TransportOptions(defaults.attachTimeout(),
-            defaults.lazyFreeBatch(), defaults.idle(), 0, 0, defaults.bell())))
+            defaults.lazyFreeBatch(), defaults.idle(), 0, 0, defaults.bell(), defaults.peerReads())))
         {
             final Communicator sender = new Communicator(noBudget.rank0);
             final Communicator receiver = new Communicator(noBudget.rank1);

@@ -40,7 +40,7 @@ public final class PathTraceApp
     {
         final TransportOptions defaults = TransportOptions.defaults();
         final TransportOptions spin = new TransportOptions(defaults.attachTimeout(), defaults.lazyFreeBatch(),
-            TransportOptions.Idle.SPIN, defaults.launcherPid(), defaults.unexpectedBytes(), defaults.bell());
+            TransportOptions.Idle.SPIN, defaults.launcherPid(), defaults.unexpectedBytes(), defaults.bell(), defaults.peerReads());
         ThreadJob.run(null, 2, spin, comm ->
         {
             final byte[] message = new byte[8];

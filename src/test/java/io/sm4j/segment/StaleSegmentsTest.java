@@ -61,7 +61,7 @@ class StaleSegmentsTest
         // an sm4j create segment for 3 ranks: rank 0 gives up waiting and aborts; ranks 1 and 2 come later
         final Path segment = Segment.createForRanks(LayoutParams.defaults(3), dir, 77);
         final TransportOptions shortWait = new TransportOptions(Duration.ofMillis(200), 0,
-            TransportOptions.Idle.AUTO, 0, 1 << 20, TransportOptions.Bell.AUTO);
+            TransportOptions.Idle.AUTO, 0, 1 << 20, TransportOptions.Bell.AUTO, TransportOptions.PeerReads.AUTO);
         final Sm4jException timedOut = assertThrows(Sm4jException.class,
             () -> Endpoints.attach(segment, 0, 3, shortWait));
         assertTrue(timedOut.getMessage().startsWith("timed out after 200 ms waiting for ranks [1, 2]"), timedOut.getMessage());

@@ -1,0 +1,64 @@
+package io.sm4j.it;
+
+import io.sm4j.layout.LayoutParams;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Large messages from off-heap memory between real JVMs ({@link PeerReadApp}): each receiver reads them out of
+ * its sender's process where the kernel lets a process read a sibling's (no Yama ptrace restriction), and has
+ * them streamed through the pipeline where it does not, or where it is told not to.
+ */
+class PeerReadTest
+{
+    private static final long ALL = Arrays.stream(PeerReadApp.SIZES).asLongStream().sum();
+
+    @Test
+    @Timeout(120)
+    void eachRankShouldReadItsPeersMessagesOutOfItsProcess() throws IOException
+    {
+        final JobRunner job = JobRunner.run(LayoutParams.defaults(2), Map.of(), PeerReadApp.class.getName());
+        assertEquals(0, job.exitCode(), job.out() + job.err());
+        final long expected = siblingsMayReadEachOther() ? ALL : 0;
+        for (int rank = 0; rank < 2; rank++)
+        {
+            assertTrue(job.out().contains("[" + rank + "] rank " + rank + " read " + expected +
+                " bytes out of its peer's process, every byte checked"), job.out() + job.err());
+        }
+        assertFalse(job.leftFiles(), "segment file left behind");
+    }
+
+    @Test
+    @Timeout(120)
+    void aRankThatReadsNoPeerShouldHaveItsMessagesStreamed() throws IOException
+    {
+        final JobRunner job = JobRunner.run(LayoutParams.defaults(2), Map.of(), PeerReadApp.class.getName(), "refuse");
+        assertEquals(0, job.exitCode(), job.out() + job.err());
+        // rank 1 sends through the pipeline too: a rank that reads no peer's memory offers none of its own
+        for (int rank = 0; rank < 2; rank++)
+        {
+            assertTrue(job.out().contains("[" + rank + "] rank " + rank + " read 0 bytes out of its peer's process, every byte checked"),
+                job.out() + job.err());
+        }
+        assertFalse(job.leftFiles(), "segment file left behind");
+    }
+
+    /**
+     * @return false where Yama's ptrace_scope lets only a parent read a process's memory.
+     */
+    private static boolean siblingsMayReadEachOther() throws IOException
+    {
+        final Path scope = Path.of("/proc/sys/kernel/yama/ptrace_scope");
+        return !Files.exists(scope) || Files.readString(scope).trim().equals("0");
+    }
+}
