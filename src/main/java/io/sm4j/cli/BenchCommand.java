@@ -17,6 +17,7 @@ import io.sm4j.layout.LayoutParams;
 import io.sm4j.layout.Policy;
 import io.sm4j.layout.ThreadMode;
 import io.sm4j.segment.NativeCopy;
+import io.sm4j.transport.PeerMemory;
 import io.sm4j.segment.SegmentFiles;
 import io.sm4j.transport.TransportOptions;
 import picocli.CommandLine.Command;
@@ -349,6 +350,19 @@ final class BenchCommand implements Callable<Integer>
      * @param maxSize the largest message measured: from 1 MiB up, the memcpy limit is measured and shown.
      * @param busy    cores other processes kept busy just before the run (-1: unknown).
      */
+    /**
+     * @return what the ranks do with the direct ByteBuffers they send above the eager limit.
+     */
+    private static String directBuffers()
+    {
+        final String reads = PeerMemory.describeForRanks(TransportOptions.fromEnvironment(System.getenv()).peerReads());
+        return reads.startsWith("not") ?
+            "direct ByteBuffers: two copies above the eager limit, through the fragment pipeline (no reads of the sender's process: " +
+                reads.substring("not at all (".length()) :
+            "direct ByteBuffers: from " + PeerMemory.MIN_BYTES + " B the receiver reads them out of the sender's process (" + reads +
+                "), one copy; above the eager limit and below that, two copies through the fragment pipeline";
+    }
+
     private List<String> facts(
         final BenchTest test, final int maxSize, final LayoutParams params, final int processes, final String idle, final double busy,
         final List<String> jvmArgs, final String ompiMissing)
@@ -376,7 +390,7 @@ final class BenchCommand implements Callable<Integer>
         facts.add("sm4j buffers: " + (buffers == Buffers.shared ?
             (test.collective() ? "shared (Communicator.allocate): bcast, allgather and alltoall from 8 KiB per rank read each rank's data in place, one copy" :
             "shared (Communicator.allocate): one copy above the eager limit, the receiver's out of the sender's buffer") :
-            "direct ByteBuffers: two copies above the eager limit, through the fragment pipeline"));
+            directBuffers()));
         if (!test.collective() && test != BenchTest.WAKE && maxSize >= 1 << 20)
         {
             final int block = Math.min(maxSize, 4 << 20);

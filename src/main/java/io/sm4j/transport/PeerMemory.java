@@ -1,19 +1,23 @@
 package io.sm4j.transport;
 
+import io.sm4j.segment.Downcalls;
 import io.sm4j.segment.RankRegistry;
 import org.agrona.MutableDirectBuffer;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 /**
- * Reads what a peer rank's process holds at an address, through Linux's {@code /proc/PID/mem}: the receiver of a
- * large message sent from off-heap memory copies it once, straight out of the sender's buffer, as Open MPI's
- * vader does with CMA ({@code process_vm_readv}, which a JDK 17 JVM cannot call), instead of the fragment
- * pipeline's two copies, the first of which writes lines the receiver holds (docs/benchmarks.md).
+ * Reads what a peer rank's process holds at an address: the receiver of a large message sent from off-heap
+ * memory copies it once, straight out of the sender's buffer, as Open MPI's vader does with CMA, instead of the
+ * fragment pipeline's two copies, the first of which writes lines the receiver holds (docs/benchmarks.md). On
+ * JDK 22+ by {@code process_vm_readv} ({@link VmRead}), as vader; on JDK 17, which cannot call it, through
+ * Linux's {@code /proc/PID/mem}, read as a file (a kernel page in between: slower, still one copy of this
+ * process's).
  * <p>
  * The kernel allows it where this process may trace the peer: the same user, and under Yama's
  * {@code ptrace_scope} 1 only a parent, so sibling ranks may not. A peer whose file cannot be opened is
@@ -32,8 +36,12 @@ public final class PeerMemory implements AutoCloseable
     /** A read into memory that is neither a direct ByteBuffer nor an array goes through this much at a time. */
     private static final int SCRATCH_BYTES = 256 << 10;
     private final RankRegistry ranks;
+    /** Null before JDK 22 or without native access: then every read goes through the peer's file. */
+    private final VmRead vm = VmRead.create();
     private final FileChannel[] files;
     private final boolean[] refused;
+    /** Peers process_vm_readv failed on, whose file served instead (a policy may allow one and not the other). */
+    private final boolean[] noVm;
     private ByteBuffer scratch;
     private long bytesRead;
 
@@ -42,6 +50,46 @@ public final class PeerMemory implements AutoCloseable
         this.ranks = ranks;
         this.files = new FileChannel[size];
         this.refused = new boolean[size];
+        this.noVm = new boolean[size];
+    }
+
+    /**
+     * For a launcher or a benchmark, before its ranks start (on this JVM's JDK, with native access).
+     *
+     * @return how those ranks read each other's large messages under {@code setting}: "process_vm_readv" or
+     *         "/proc/PID/mem", or why they do not ("... off", a Yama restriction, no /proc).
+     */
+    public static String describeForRanks(final TransportOptions.PeerReads setting)
+    {
+        if (setting == TransportOptions.PeerReads.OFF)
+        {
+            return "not at all (" + TransportOptions.PEER_READS_ENV + "=off)";
+        }
+        if (!available())
+        {
+            return "not at all (no /proc/self/mem to read)";
+        }
+        final String scope = yamaScope();
+        if (scope != null && !scope.equals("0"))
+        {
+            return "not at all (Yama ptrace_scope " + scope + ": only a parent may read a process)";
+        }
+        return Downcalls.unavailableReason(false) == null ? "process_vm_readv" : "/proc/PID/mem";
+    }
+
+    /**
+     * @return Yama's ptrace_scope, or null without Yama.
+     */
+    private static String yamaScope()
+    {
+        try
+        {
+            return Files.readString(Path.of("/proc/sys/kernel/yama/ptrace_scope")).trim();
+        }
+        catch (final IOException | SecurityException ex)
+        {
+            return null;
+        }
     }
 
     /**
@@ -68,6 +116,11 @@ public final class PeerMemory implements AutoCloseable
      */
     public synchronized boolean read(final int rank, final long address, final MutableDirectBuffer into, final int offset, final int length)
     {
+        if (vm != null && !noVm[rank] && readByVm(rank, address, into, offset, length))
+        {
+            bytesRead += length;
+            return true;
+        }
         final FileChannel file = fileOf(rank);
         if (file == null)
         {
@@ -79,14 +132,48 @@ public final class PeerMemory implements AutoCloseable
             {
                 return false;
             }
-            bytesRead += length;
-            return true;
         }
         catch (final IOException ex)
         {
             forget(rank); // a channel closed by an interrupt is opened again next time
             return false;
         }
+        noVm[rank] = vm != null; // the file served where the system call did not: take the file from now on
+        bytesRead += length;
+        return true;
+    }
+
+    /**
+     * By {@code process_vm_readv}: into the buffer's own memory if it has an address, else through the scratch
+     * buffer.
+     */
+    private boolean readByVm(final int rank, final long address, final MutableDirectBuffer into, final int offset, final int length)
+    {
+        final long pid = ranks.pidOf(rank);
+        if (into.byteArray() == null)
+        {
+            return vm.read(pid, address, into.addressOffset() + offset, length);
+        }
+        for (int done = 0; done < length; )
+        {
+            final int chunk = Math.min(SCRATCH_BYTES, length - done);
+            if (!vm.read(pid, address + done, scratchAddress(), chunk))
+            {
+                return false;
+            }
+            into.putBytes(offset + done, scratch, 0, chunk);
+            done += chunk;
+        }
+        return true;
+    }
+
+    /**
+     * @return how this rank reads a peer's process: "process_vm_readv" (JDK 22+ with native access) or
+     *         "/proc/PID/mem".
+     */
+    public String describe()
+    {
+        return vm != null ? "process_vm_readv" : "/proc/PID/mem";
     }
 
     /**
@@ -119,10 +206,7 @@ public final class PeerMemory implements AutoCloseable
         final FileChannel file, final long address, final MutableDirectBuffer into, final int offset, final int length)
         throws IOException
     {
-        if (scratch == null)
-        {
-            scratch = ByteBuffer.allocateDirect(SCRATCH_BYTES);
-        }
+        scratchAddress();
         for (int done = 0; done < length; )
         {
             final int chunk = Math.min(SCRATCH_BYTES, length - done);
@@ -134,6 +218,18 @@ public final class PeerMemory implements AutoCloseable
             done += chunk;
         }
         return true;
+    }
+
+    /**
+     * @return the address of the scratch buffer, allocated on first use.
+     */
+    private long scratchAddress()
+    {
+        if (scratch == null)
+        {
+            scratch = ByteBuffer.allocateDirect(SCRATCH_BYTES);
+        }
+        return org.agrona.BufferUtil.address(scratch);
     }
 
     private static boolean readFully(final FileChannel file, final long address, final ByteBuffer into) throws IOException

@@ -1,19 +1,11 @@
 package io.sm4j.it;
 
-import io.sm4j.cli.Sm4jCli;
-import io.sm4j.launch.JobLauncher;
 import io.sm4j.segment.NativeCopy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.Map;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -27,38 +19,10 @@ class NativeCopyJobTest
     @Timeout(180)
     void ranksOnJdk22ShouldCopyWithMemcpyEveryByteIntact() throws Exception
     {
-        final Path java = FutexDoorbellTest.newerJava();
-        try (ScratchDir dir = ScratchDir.create("sm4j-copy-"))
+        final String output = NewerJdkJob.run(Map.of(NativeCopy.ENV, "native"), NativeCopyApp.class.getName());
+        for (int rank = 0; rank < 2; rank++)
         {
-            final Path log = Files.createTempFile("sm4j-copy-", ".log");
-            try
-            {
-                final List<String> command = new ArrayList<>(List.of(java.toString()));
-                command.addAll(JobLauncher.JVM_FLAGS);
-                command.addAll(List.of("-cp", System.getProperty("java.class.path"), Sm4jCli.class.getName(), "run", "-n", "2",
-                    "--dir", dir.path.toString(), "-cp", System.getProperty("java.class.path"), "--",
-                    NativeCopyApp.class.getName()));
-                final ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
-                builder.environment().put(NativeCopy.ENV, "native");
-                final Process launcher = builder.start();
-                final boolean finished = launcher.waitFor(150, TimeUnit.SECONDS);
-                if (!finished)
-                {
-                    launcher.destroyForcibly().waitFor();
-                }
-                final String output = Files.readString(log, StandardCharsets.UTF_8);
-                assertTrue(finished, "the job did not finish: " + output);
-                assertEquals(0, launcher.exitValue(), output);
-                for (int rank = 0; rank < 2; rank++)
-                {
-                    assertTrue(output.contains("rank " + rank + " copies native (memcpy), every byte checked"), output);
-                }
-            }
-            finally
-            {
-                Files.delete(log);
-            }
-            assertTrue(dir.isEmpty(), "segment left behind");
+            assertTrue(output.contains("rank " + rank + " copies native (memcpy), every byte checked"), output);
         }
     }
 }

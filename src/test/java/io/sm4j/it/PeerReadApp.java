@@ -14,7 +14,7 @@ import java.nio.file.Path;
 /**
  * Two ranks send each other large messages from direct buffers at an odd offset, which go for the receiver to
  * read straight out of the sender's process ({@link PeerMemory}), into an array, a direct buffer and a shared
- * buffer in turn, every byte checked; each rank prints the bytes it read out of its peer's process. With the
+ * buffer in turn, every byte checked; each rank prints the bytes it read out of its peer's process, and how. With the
  * argument {@code refuse}, rank 1 reads no peer's memory ({@link TransportOptions.PeerReads#OFF}): rank 0's
  * messages reach it through the pipeline instead.
  */
@@ -47,7 +47,8 @@ public final class PeerReadApp
             }
             final PeerMemory reader = endpoint.peerMemory();
             System.out.println("rank " + rank + " read " + (reader == null ? 0 : reader.bytesRead()) +
-                " bytes out of its peer's process, every byte checked");
+                " bytes out of its peer's process" + (reader == null ? "" : " (" + reader.describe() + ")") +
+                ", every byte checked");
         }
     }
 

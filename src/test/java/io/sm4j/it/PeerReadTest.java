@@ -17,7 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Large messages from off-heap memory between real JVMs ({@link PeerReadApp}): each receiver reads them out of
  * its sender's process where the kernel lets a process read a sibling's (no Yama ptrace restriction), and has
- * them streamed through the pipeline where it does not, or where it is told not to.
+ * them streamed through the pipeline where it does not, or where it is told not to. A JDK 17 rank reads the
+ * peer's /proc/PID/mem; a JDK 22+ rank calls process_vm_readv.
  */
 class PeerReadTest
 {
@@ -33,9 +34,25 @@ class PeerReadTest
         for (int rank = 0; rank < 2; rank++)
         {
             assertTrue(job.out().contains("[" + rank + "] rank " + rank + " read " + expected +
-                " bytes out of its peer's process, every byte checked"), job.out() + job.err());
+                " bytes out of its peer's process (/proc/PID/mem), every byte checked"), job.out() + job.err());
         }
         assertFalse(job.leftFiles(), "segment file left behind");
+    }
+
+    /**
+     * On JDK 22+ (skipped without one) the ranks read with process_vm_readv, as Open MPI's CMA does.
+     */
+    @Test
+    @Timeout(180)
+    void ranksOnJdk22ShouldReadWithProcessVmReadv() throws Exception
+    {
+        final String output = NewerJdkJob.run(Map.of(), PeerReadApp.class.getName());
+        final long expected = siblingsMayReadEachOther() ? ALL : 0;
+        for (int rank = 0; rank < 2; rank++)
+        {
+            assertTrue(output.contains("rank " + rank + " read " + expected +
+                " bytes out of its peer's process (process_vm_readv), every byte checked"), output);
+        }
     }
 
     @Test
@@ -47,7 +64,7 @@ class PeerReadTest
         // rank 1 sends through the pipeline too: a rank that reads no peer's memory offers none of its own
         for (int rank = 0; rank < 2; rank++)
         {
-            assertTrue(job.out().contains("[" + rank + "] rank " + rank + " read 0 bytes out of its peer's process, every byte checked"),
+            assertTrue(job.out().contains("[" + rank + "] rank " + rank + " read 0 bytes out of its peer's process"),
                 job.out() + job.err());
         }
         assertFalse(job.leftFiles(), "segment file left behind");
