@@ -3,6 +3,7 @@ package io.sm4j.launch;
 import io.sm4j.job.CpuBudget;
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.segment.JobAbortedException;
+import io.sm4j.segment.IncubatorLinker;
 import io.sm4j.segment.JvmAccess;
 import io.sm4j.segment.NativeCopy;
 import io.sm4j.segment.Segment;
@@ -144,7 +145,8 @@ public final class JobLauncher
                 final Process process = start(job, path, jobId, rank, cpus);
                 ranks.add(process);
                 pumps.add(OutputPump.start(process.getInputStream(), out, rank, "output"));
-                pumps.add(OutputPump.start(process.getErrorStream(), err, rank, "error output"));
+                // the warning of the module that rankJvmArgs resolves is sm4j's, not the rank's
+                pumps.add(OutputPump.start(process.getErrorStream(), err, rank, "error output", IncubatorLinker.WARNING));
             }
             try (Segment segment = Segment.create(job.params(), job.dir(), jobId))
             {
@@ -300,6 +302,21 @@ public final class JobLauncher
     }
 
     /**
+     * @return a rank's JVM options: on JDK 17 first the incubating foreign linker's module, with which a rank reads
+     *         its peers' large messages by process_vm_readv ({@link IncubatorLinker}), then {@code jvmArgs}.
+     */
+    private static List<String> rankJvmArgs(final List<String> jvmArgs)
+    {
+        if (!IncubatorLinker.forThisJdk())
+        {
+            return jvmArgs;
+        }
+        final List<String> args = new ArrayList<>(List.of(IncubatorLinker.FLAG));
+        args.addAll(jvmArgs);
+        return args;
+    }
+
+    /**
      * @param cpus the CPUs to bind ranks to in turn, empty for no binding.
      */
     private static Process start(final Job job, final Path segment, final long jobId, final int rank, final List<Integer> cpus)
@@ -310,7 +327,7 @@ public final class JobLauncher
         {
             line.addAll(List.of("taskset", "-c", Integer.toString(cpus.get(rank % cpus.size()))));
         }
-        line.addAll(javaCommand(job.classpath(), job.jvmArgs(), job.command()));
+        line.addAll(javaCommand(job.classpath(), rankJvmArgs(job.jvmArgs()), job.command()));
         final ProcessBuilder builder = new ProcessBuilder(line);
         builder.environment().putAll(job.env());
         if (!cpus.isEmpty() && job.processes() <= cpus.size())

@@ -22,6 +22,8 @@ final class OutputPump implements Runnable
     private final PrintWriter sink;
     private final int rank;
     private final String name;
+    /** A whole line not passed on (the JVM's own, caused by the launcher's flags), or null. */
+    private final String dropped;
     private final StringBuilder line = new StringBuilder();
     /** The last character ended a line with '\r': a '\n' right after it ends nothing more. */
     private boolean afterCarriageReturn;
@@ -30,12 +32,13 @@ final class OutputPump implements Runnable
     private Thread thread;
     private volatile Throwable failure;
 
-    private OutputPump(final InputStream stream, final PrintWriter sink, final int rank, final String name)
+    private OutputPump(final InputStream stream, final PrintWriter sink, final int rank, final String name, final String dropped)
     {
         this.reader = new InputStreamReader(stream, StandardCharsets.UTF_8);
         this.sink = sink;
         this.rank = rank;
         this.name = name;
+        this.dropped = dropped;
     }
 
     /**
@@ -45,7 +48,15 @@ final class OutputPump implements Runnable
      */
     static OutputPump start(final InputStream stream, final PrintWriter sink, final int rank, final String name)
     {
-        final OutputPump pump = new OutputPump(stream, sink, rank, name);
+        return start(stream, sink, rank, name, null);
+    }
+
+    /**
+     * As {@link #start(InputStream, PrintWriter, int, String)}, passing on every line but {@code dropped}.
+     */
+    static OutputPump start(final InputStream stream, final PrintWriter sink, final int rank, final String name, final String dropped)
+    {
+        final OutputPump pump = new OutputPump(stream, sink, rank, name, dropped);
         final Thread thread = new Thread(pump, "sm4j-rank-" + rank + "-" + name.replace(' ', '-'));
         thread.setDaemon(true);
         pump.thread = thread;
@@ -112,6 +123,11 @@ final class OutputPump implements Runnable
 
     private void emit()
     {
+        if (dropped != null && !split && dropped.contentEquals(line))
+        {
+            line.setLength(0);
+            return;
+        }
         synchronized (sink)
         {
             sink.append('[').append(Integer.toString(rank)).append("] ").append(line).append(System.lineSeparator());

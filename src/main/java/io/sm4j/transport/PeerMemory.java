@@ -1,6 +1,7 @@
 package io.sm4j.transport;
 
 import io.sm4j.segment.Downcalls;
+import io.sm4j.segment.IncubatorLinker;
 import io.sm4j.segment.RankRegistry;
 import org.agrona.MutableDirectBuffer;
 
@@ -15,9 +16,9 @@ import java.nio.file.StandardOpenOption;
  * Reads what a peer rank's process holds at an address: the receiver of a large message sent from off-heap
  * memory copies it once, straight out of the sender's buffer, as Open MPI's vader does with CMA, instead of the
  * fragment pipeline's two copies, the first of which writes lines the receiver holds (docs/benchmarks.md). On
- * JDK 22+ by {@code process_vm_readv} ({@link VmRead}), as vader; on JDK 17, which cannot call it, through
- * Linux's {@code /proc/PID/mem}, read as a file (a kernel page in between: slower, still one copy of this
- * process's).
+ * JDK 22+, and on JDK 17 where the JVM resolved the incubating foreign linker (as {@code sm4j run} gives its ranks),
+ * by {@code process_vm_readv} ({@link VmRead}), as vader; else through Linux's {@code /proc/PID/mem}, read as a
+ * file (a kernel page in between: slower, still one copy of this process's).
  * <p>
  * The kernel allows it where this process may trace the peer: the same user, and under Yama's
  * {@code ptrace_scope} 1 only a parent, so sibling ranks may not. A peer whose file cannot be opened is
@@ -54,7 +55,8 @@ public final class PeerMemory implements AutoCloseable
     }
 
     /**
-     * For a launcher or a benchmark, before its ranks start (on this JVM's JDK, with native access).
+     * For a launcher or a benchmark, before its ranks start (on this JVM's JDK, with native access and, on JDK 17,
+ * the incubating linker: {@link IncubatorLinker#FLAG}).
      *
      * @return how those ranks read each other's large messages under {@code setting}: "process_vm_readv" or
      *         "/proc/PID/mem", or why they do not ("... off", a Yama restriction, no /proc).
@@ -74,7 +76,7 @@ public final class PeerMemory implements AutoCloseable
         {
             return "not at all (Yama ptrace_scope " + scope + ": only a parent may read a process)";
         }
-        return Downcalls.unavailableReason(false) == null ? "process_vm_readv" : "/proc/PID/mem";
+        return Downcalls.unavailableReason(false) == null || IncubatorLinker.forThisJdk() ? "process_vm_readv" : "/proc/PID/mem";
     }
 
     /**

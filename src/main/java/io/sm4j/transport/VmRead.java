@@ -1,14 +1,17 @@
 package io.sm4j.transport;
 
 import io.sm4j.segment.Downcalls;
+import io.sm4j.segment.IncubatorLinker;
 
 import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodType;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Optional;
 
 /**
- * Linux's {@code process_vm_readv} through a JDK 22+ downcall ({@link Downcalls}): the kernel copies a peer
+ * Linux's {@code process_vm_readv} through a JDK 22+ downcall ({@link Downcalls}), or on JDK 17 through its
+ * incubating linker where the JVM resolved that module ({@link IncubatorLinker}): the kernel copies a peer
  * process's pages straight into this process's memory, one copy, as Open MPI's vader does with CMA; reading
  * {@code /proc/PID/mem} ({@link PeerMemory}'s way on JDK 17) copies each page twice, through a page of the
  * kernel's. A call that fails (not allowed, no such process, an address not mapped) returns -1 instead of
@@ -30,8 +33,8 @@ final class VmRead
     private final long remote = local + 2 * Long.BYTES;
 
     /**
-     * @return a reader, or null if this JVM cannot call {@code process_vm_readv} (before JDK 22, native access
-     *         off, or no such function).
+     * @return a reader, or null if this JVM cannot call {@code process_vm_readv} (JDK 17 without the incubating
+     *         module, JDK 18-21, native access off, or no such function).
      */
     static VmRead create()
     {
@@ -71,14 +74,13 @@ final class VmRead
 
     private static MethodHandle link()
     {
-        if (Downcalls.unavailableReason(true) != null)
-        {
-            return null;
-        }
         try
         {
-            final Optional<MethodHandle> readv = Downcalls.link("process_vm_readv", new String[]{
-                "JAVA_LONG", "JAVA_INT", "JAVA_LONG", "JAVA_LONG", "JAVA_LONG", "JAVA_LONG", "JAVA_LONG"}, "critical", false);
+            final Optional<MethodHandle> readv = Downcalls.unavailableReason(true) == null ?
+                Downcalls.link("process_vm_readv", new String[]{
+                    "JAVA_LONG", "JAVA_INT", "JAVA_LONG", "JAVA_LONG", "JAVA_LONG", "JAVA_LONG", "JAVA_LONG"}, "critical", false) :
+                IncubatorLinker.link("process_vm_readv", MethodType.methodType(long.class, int.class, long.class, long.class,
+                    long.class, long.class, long.class), new String[]{"C_LONG", "C_INT", "C_LONG", "C_LONG", "C_LONG", "C_LONG", "C_LONG"});
             return readv.orElse(null);
         }
         catch (final ReflectiveOperationException | RuntimeException | LinkageError ex)
