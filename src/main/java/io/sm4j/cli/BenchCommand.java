@@ -17,8 +17,8 @@ import io.sm4j.layout.LayoutParams;
 import io.sm4j.layout.Policy;
 import io.sm4j.layout.ThreadMode;
 import io.sm4j.segment.NativeCopy;
-import io.sm4j.transport.PeerMemory;
 import io.sm4j.segment.SegmentFiles;
+import io.sm4j.transport.PeerMemory;
 import io.sm4j.transport.TransportOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -350,19 +350,6 @@ final class BenchCommand implements Callable<Integer>
      * @param maxSize the largest message measured: from 1 MiB up, the memcpy limit is measured and shown.
      * @param busy    cores other processes kept busy just before the run (-1: unknown).
      */
-    /**
-     * @return what the ranks do with the direct ByteBuffers they send above the eager limit.
-     */
-    private static String directBuffers()
-    {
-        final String reads = PeerMemory.describeForRanks(TransportOptions.fromEnvironment(System.getenv()).peerReads());
-        return reads.startsWith("not") ?
-            "direct ByteBuffers: two copies above the eager limit, through the fragment pipeline (no reads of the sender's process: " +
-                reads.substring("not at all (".length()) :
-            "direct ByteBuffers: from " + PeerMemory.MIN_BYTES + " B the receiver reads them out of the sender's process (" + reads +
-                "), one copy; above the eager limit and below that, two copies through the fragment pipeline";
-    }
-
     private List<String> facts(
         final BenchTest test, final int maxSize, final LayoutParams params, final int processes, final String idle, final double busy,
         final List<String> jvmArgs, final String ompiMissing)
@@ -415,6 +402,20 @@ final class BenchCommand implements Callable<Integer>
             facts.add("no Open MPI baseline: " + ompiMissing);
         }
         return facts;
+    }
+
+    /**
+     * @return what the ranks do with the direct ByteBuffers they send above the eager limit.
+     */
+    private static String directBuffers()
+    {
+        final TransportOptions.PeerReads setting = TransportOptions.fromEnvironment(System.getenv()).peerReads();
+        final String reads = PeerMemory.describeForRanks(setting);
+        return reads == null ?
+            "direct ByteBuffers: two copies above the eager limit, through the fragment pipeline (no reads of the sender's process: " +
+                PeerMemory.whyNot(setting) + ")" :
+            "direct ByteBuffers: from " + PeerMemory.MIN_BYTES + " B the receiver reads them out of the sender's process (" + reads +
+                "), one copy; above the eager limit and below that, two copies through the fragment pipeline";
     }
 
     /**

@@ -236,6 +236,10 @@ final class Matcher implements FragmentHandler
                     throw f.protocolError("a shared buffer's message of " + total + " bytes with a " + length +
                         "-byte reference");
                 }
+                if (type == RGET && f.buffer().getLong(f.offset()) == PROCESS_MEMORY && f.buffer().getLong(f.offset() + Long.BYTES) <= 0)
+                {
+                    throw f.protocolError("a message in the sender's process at address " + f.buffer().getLong(f.offset() + Long.BYTES));
+                }
                 final RecvRequest match = accepted;
                 accepted = null;
                 counters.messageReceived(total); // inside the poll, and so inside the endpoint's gate

@@ -1,6 +1,7 @@
 package io.sm4j.message;
 
 import io.sm4j.transport.Endpoint;
+import io.sm4j.transport.PeerMemory;
 import io.sm4j.window.LocalWindows;
 import io.sm4j.window.SharedBuffer;
 import org.agrona.DirectBuffer;
@@ -153,13 +154,14 @@ final class PendingSends
 
     /**
      * @return true if {@code request}, a large send, goes for its receiver to read from this process
-     *         ({@link io.sm4j.transport.PeerMemory}): long enough, from off-heap memory at an address that stays
-     *         put (not an array, which the collector moves; not a shared buffer, which goes by its own RGET).
+     *         ({@link PeerMemory}): long enough, from off-heap memory at an address that stays put (not an array,
+     *         which the collector moves; not a shared buffer, which goes by its own RGET), to a rank that has not
+     *         refused such a read.
      */
     private boolean readsFromProcess(final SendRequest request)
     {
-        return request.length >= io.sm4j.transport.PeerMemory.MIN_BYTES && endpoint.peerMemory() != null &&
-            request.buffer.byteArray() == null && !(request.buffer instanceof SharedBuffer);
+        return request.length >= PeerMemory.MIN_BYTES && endpoint.peerMemory() != null &&
+            request.buffer.byteArray() == null && !(request.buffer instanceof SharedBuffer) && rendezvous.reads(request.dest);
     }
 
     /**

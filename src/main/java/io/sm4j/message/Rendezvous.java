@@ -29,12 +29,24 @@ final class Rendezvous
     /** Receives abandoned with a PUSHED still to come ({@link #abandon}). */
     private final LongHashSet abandoned = new LongHashSet();
     private long nextReceiveId = 1;
+    /** Ranks that answered a RGET of process memory by asking for it streamed: they do not read this one. */
+    private final boolean[] noReads;
 
     Rendezvous(final MessageSender sender, final int size)
     {
         this.sender = sender;
         this.size = size;
         this.chunk = sender.fragPayload();
+        this.noReads = new boolean[size];
+    }
+
+    /**
+     * @return true if {@code dest} may read a large message out of this process: it has not refused one (a
+     *         refusal is taken as for good: a rank that may not read its peer, or is told not to, never will).
+     */
+    boolean reads(final int dest)
+    {
+        return !noReads[dest];
     }
 
     /** A send whose RNDV fragment has left waits for the receiver's ACK. */
@@ -117,6 +129,7 @@ final class Rendezvous
             return null;
         }
         request.shared = false;
+        noReads[request.dest] |= request.fromProcess; // it refused: a RNDV from now on, whose first chunk it keeps
         if ((f.aux() & FROM_START) != 0)
         {
             request.sent = 0; // the receiver dropped the first chunk the RNDV carried

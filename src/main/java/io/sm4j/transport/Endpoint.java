@@ -110,8 +110,7 @@ public final class Endpoint implements AutoCloseable, MappingGuard
         pollLock = OptionalLock.create(multiple);
         job = new RankJob(segment, rank, options.launcherPid() != 0, this, peerBells::ringAll); // only keeps this
         health = new HealthMonitor(segment, rank, options.launcherPid(), peerBells::ringAll, counters);
-        peerMemory = options.peerReads() == TransportOptions.PeerReads.AUTO && PeerMemory.available() ?
-            new PeerMemory(ranks, size) : null;
+        peerMemory = PeerMemory.create(options.peerReads(), ranks, size);
         bell = Doorbell.open(segment.views().bell(rank), futex, peerBells, SegmentFiles.bellPath(segment.path(), rank), multiple); // a file: late
         final boolean contended = options.startsContended(size);
         this.ownCores = !contended;

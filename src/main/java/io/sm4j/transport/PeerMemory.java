@@ -3,6 +3,7 @@ package io.sm4j.transport;
 import io.sm4j.segment.Downcalls;
 import io.sm4j.segment.IncubatorLinker;
 import io.sm4j.segment.RankRegistry;
+import org.agrona.BufferUtil;
 import org.agrona.MutableDirectBuffer;
 
 import java.io.IOException;
@@ -16,67 +17,94 @@ import java.nio.file.StandardOpenOption;
  * Reads what a peer rank's process holds at an address: the receiver of a large message sent from off-heap
  * memory copies it once, straight out of the sender's buffer, as Open MPI's vader does with CMA, instead of the
  * fragment pipeline's two copies, the first of which writes lines the receiver holds (docs/benchmarks.md). On
- * JDK 22+, and on JDK 17 where the JVM resolved the incubating foreign linker (as {@code sm4j run} gives its ranks),
- * by {@code process_vm_readv} ({@link VmRead}), as vader; else through Linux's {@code /proc/PID/mem}, read as a
- * file (a kernel page in between: slower, still one copy of this process's).
+ * JDK 22+, and on JDK 17 where the JVM resolved the incubating foreign linker (as {@code sm4j run} gives its
+ * ranks), by {@code process_vm_readv} ({@link VmRead}), as vader, straight into the receive buffer if it is off
+ * the heap; else through Linux's {@code /proc/PID/mem}, read as a file (a kernel page in between: slower). A
+ * receive buffer on the heap, or a read of the file, goes through a scratch buffer of this rank's, a piece at a
+ * time (a read of the file into an array would have the JDK allocate a direct buffer as long as the message).
  * <p>
  * The kernel allows it where this process may trace the peer: the same user, and under Yama's
- * {@code ptrace_scope} 1 only a parent, so sibling ranks may not. A peer whose file cannot be opened is
+ * {@code ptrace_scope} 1 only a parent, so sibling ranks may not (no rank then offers or reads:
+ * {@link #describeForRanks}). A peer is first checked to be the process its rank recorded (pid and start
+ * time: a pid reused by a process of the same user would be read instead). A peer that cannot be read is
  * remembered, and its large messages go through the pipeline; so does one whose read fails (the peer exited, or
- * the address is no longer mapped): a read reports, it never faults. A peer's file, once open, stays bound to
- * that process, whatever later takes its pid.
+ * the address is no longer mapped): a read reports, it never faults.
  */
 public final class PeerMemory implements AutoCloseable
 {
     /**
      * Large messages from this many bytes on are sent for the receiver to read ({@code RGET}). Below it the
-     * pipeline's first chunk travels with the RNDV and the read's system call costs more than it saves
-     * (docs/benchmarks.md, "Large messages read from the sender's process").
+     * pipeline's first chunk travels with the RNDV, and reading costs as much as it saves (docs/benchmarks.md,
+     * "Large messages read out of the sender's process": 8 KiB measured).
      */
     public static final int MIN_BYTES = 16 << 10;
-    /** A read into memory that is neither a direct ByteBuffer nor an array goes through this much at a time. */
+    /** A read into the heap, or of the peer's file, goes through this much at a time. */
     private static final int SCRATCH_BYTES = 256 << 10;
     private final RankRegistry ranks;
-    /** Null before JDK 22 or without native access: then every read goes through the peer's file. */
+    /** Null if this JVM cannot call process_vm_readv: then every read goes through the peer's file. */
     private final VmRead vm = VmRead.create();
     private final FileChannel[] files;
+    /** Peers found to be not what their rank recorded, or whose file cannot be opened: never read again. */
     private final boolean[] refused;
+    /** Peers checked to be the process their rank recorded. */
+    private final boolean[] checked;
     /** Peers process_vm_readv failed on, whose file served instead (a policy may allow one and not the other). */
     private final boolean[] noVm;
     private ByteBuffer scratch;
-    private long bytesRead;
+    private long scratchAddress;
+    private long vmBytes;
+    private long fileBytes;
 
     PeerMemory(final RankRegistry ranks, final int size)
     {
         this.ranks = ranks;
         this.files = new FileChannel[size];
         this.refused = new boolean[size];
+        this.checked = new boolean[size];
         this.noVm = new boolean[size];
     }
 
     /**
+     * @param setting this rank's setting.
+     * @return a reader for a rank that reads its peers, or null if it does not ({@link #describeForRanks}).
+     */
+    static PeerMemory create(final TransportOptions.PeerReads setting, final RankRegistry ranks, final int size)
+    {
+        return whyNot(setting) == null ? new PeerMemory(ranks, size) : null;
+    }
+
+    /**
      * For a launcher or a benchmark, before its ranks start (on this JVM's JDK, with native access and, on JDK 17,
- * the incubating linker: {@link IncubatorLinker#FLAG}).
+     * the incubating linker: {@link IncubatorLinker#FLAG}).
      *
-     * @return how those ranks read each other's large messages under {@code setting}: "process_vm_readv" or
-     *         "/proc/PID/mem", or why they do not ("... off", a Yama restriction, no /proc).
+     * @return how those ranks read each other's large messages under {@code setting} ("process_vm_readv" or
+     *         "/proc/PID/mem"), or null if they do not ({@link #whyNot}).
      */
     public static String describeForRanks(final TransportOptions.PeerReads setting)
     {
-        if (setting == TransportOptions.PeerReads.OFF)
+        if (whyNot(setting) != null)
         {
-            return "not at all (" + TransportOptions.PEER_READS_ENV + "=off)";
-        }
-        if (!available())
-        {
-            return "not at all (no /proc/self/mem to read)";
-        }
-        final String scope = yamaScope();
-        if (scope != null && !scope.equals("0"))
-        {
-            return "not at all (Yama ptrace_scope " + scope + ": only a parent may read a process)";
+            return null;
         }
         return Downcalls.unavailableReason(false) == null || IncubatorLinker.forThisJdk() ? "process_vm_readv" : "/proc/PID/mem";
+    }
+
+    /**
+     * @return why a rank with {@code setting} neither offers its large messages to be read nor reads its peers'
+     *         ("SM4J_PEER_READS=off", a Yama restriction, no /proc), or null if it does both.
+     */
+    public static String whyNot(final TransportOptions.PeerReads setting)
+    {
+        if (setting == TransportOptions.PeerReads.OFF)
+        {
+            return TransportOptions.PEER_READS_ENV + "=off";
+        }
+        if (!readsItself())
+        {
+            return "no /proc/self/mem to read";
+        }
+        final String scope = yamaScope();
+        return scope == null || scope.equals("0") ? null : "Yama ptrace_scope " + scope + ": only a parent may read a process";
     }
 
     /**
@@ -95,10 +123,10 @@ public final class PeerMemory implements AutoCloseable
     }
 
     /**
-     * @return true if this process can read its own memory this way: Linux with {@code /proc} mounted, and no
+     * @return true if this process can read its own memory as a file: Linux with {@code /proc} mounted, and no
      *         policy that refuses a process its own file.
      */
-    static boolean available()
+    private static boolean readsItself()
     {
         try (FileChannel self = FileChannel.open(Path.of("/proc/self/mem"), StandardOpenOption.READ))
         {
@@ -112,15 +140,20 @@ public final class PeerMemory implements AutoCloseable
 
     /**
      * Copies {@code length} bytes at {@code address} of rank {@code rank}'s process into {@code into} at
-     * {@code offset} (any kind of buffer). Synchronized: ranks' threads in MULTIPLE mode share the files.
+     * {@code offset} (any kind of buffer). Synchronized: ranks' threads in MULTIPLE mode share the files and the
+     * scratch buffer.
      *
      * @return false if they could not all be read (the caller has them sent otherwise; {@code into} may hold part).
      */
     public synchronized boolean read(final int rank, final long address, final MutableDirectBuffer into, final int offset, final int length)
     {
-        if (vm != null && !noVm[rank] && readByVm(rank, address, into, offset, length))
+        if (!isItsRanks(rank))
         {
-            bytesRead += length;
+            return false;
+        }
+        if (vm != null && !noVm[rank] && readByVm(ranks.pidOf(rank), address, into, offset, length))
+        {
+            vmBytes += length;
             return true;
         }
         final FileChannel file = fileOf(rank);
@@ -130,7 +163,7 @@ public final class PeerMemory implements AutoCloseable
         }
         try
         {
-            if (!readInto(file, address, into, offset, length))
+            if (!throughScratch(file, 0, address, into, offset, length))
             {
                 return false;
             }
@@ -141,41 +174,21 @@ public final class PeerMemory implements AutoCloseable
             return false;
         }
         noVm[rank] = vm != null; // the file served where the system call did not: take the file from now on
-        bytesRead += length;
+        fileBytes += length;
         return true;
     }
 
     /**
-     * By {@code process_vm_readv}: into the buffer's own memory if it has an address, else through the scratch
-     * buffer.
+     * @return how this rank has read its peers' processes so far: "process_vm_readv", "/proc/PID/mem" or both;
+     *         before its first read, how it will try first.
      */
-    private boolean readByVm(final int rank, final long address, final MutableDirectBuffer into, final int offset, final int length)
+    public synchronized String describe()
     {
-        final long pid = ranks.pidOf(rank);
-        if (into.byteArray() == null)
+        if (vmBytes > 0 && fileBytes > 0)
         {
-            return vm.read(pid, address, into.addressOffset() + offset, length);
+            return "process_vm_readv and /proc/PID/mem";
         }
-        for (int done = 0; done < length; )
-        {
-            final int chunk = Math.min(SCRATCH_BYTES, length - done);
-            if (!vm.read(pid, address + done, scratchAddress(), chunk))
-            {
-                return false;
-            }
-            into.putBytes(offset + done, scratch, 0, chunk);
-            done += chunk;
-        }
-        return true;
-    }
-
-    /**
-     * @return how this rank reads a peer's process: "process_vm_readv" (JDK 22+ with native access) or
-     *         "/proc/PID/mem".
-     */
-    public String describe()
-    {
-        return vm != null ? "process_vm_readv" : "/proc/PID/mem";
+        return vmBytes > 0 || fileBytes == 0 && vm != null ? "process_vm_readv" : "/proc/PID/mem";
     }
 
     /**
@@ -183,36 +196,61 @@ public final class PeerMemory implements AutoCloseable
      */
     public synchronized long bytesRead()
     {
-        return bytesRead;
+        return vmBytes + fileBytes;
     }
 
-    private boolean readInto(final FileChannel file, final long address, final MutableDirectBuffer into, final int offset, final int length)
-        throws IOException
+    /**
+     * @return true if {@code rank}'s process is the one it recorded, as checked on the first read from it (a file
+     *         opened after the check stays bound to that process; a pid the system call names again could be
+     *         reused only once the rank has died, which the health check reports).
+     */
+    private boolean isItsRanks(final int rank)
     {
-        final ByteBuffer direct = into.byteBuffer();
-        if (direct != null && direct.isDirect())
+        if (!checked[rank] && !refused[rank])
         {
-            final int at = into.wrapAdjustment() + offset;
-            return readFully(file, address, direct.duplicate().limit(at + length).position(at));
+            refused[rank] = !ranks.isProcessAlive(rank);
+            checked[rank] = true;
         }
-        final byte[] array = into.byteArray();
-        if (array != null)
-        {
-            // the JDK reads through its own cached direct buffer and copies into the array
-            return readFully(file, address, ByteBuffer.wrap(array, into.wrapAdjustment() + offset, length));
-        }
-        return readThroughScratch(file, address, into, offset, length);
+        return !refused[rank];
     }
 
-    private boolean readThroughScratch(
-        final FileChannel file, final long address, final MutableDirectBuffer into, final int offset, final int length)
+    /**
+     * By {@code process_vm_readv}: into the buffer's own memory if it is off the heap, else through the scratch
+     * buffer.
+     */
+    private boolean readByVm(final long pid, final long address, final MutableDirectBuffer into, final int offset, final int length)
+    {
+        if (into.byteArray() == null)
+        {
+            return vm.read(pid, address, into.addressOffset() + offset, length);
+        }
+        try
+        {
+            return throughScratch(null, pid, address, into, offset, length);
+        }
+        catch (final IOException unexpected)
+        {
+            return false; // only the file throws
+        }
+    }
+
+    /**
+     * Reads {@code length} bytes at {@code address} into {@code into} a scratch buffer's length at a time: from
+     * {@code file} if not null, else by process_vm_readv from process {@code pid}.
+     */
+    private boolean throughScratch(
+        final FileChannel file, final long pid, final long address, final MutableDirectBuffer into, final int offset, final int length)
         throws IOException
     {
-        scratchAddress();
+        if (scratch == null)
+        {
+            scratch = ByteBuffer.allocateDirect(SCRATCH_BYTES);
+            scratchAddress = BufferUtil.address(scratch);
+        }
         for (int done = 0; done < length; )
         {
             final int chunk = Math.min(SCRATCH_BYTES, length - done);
-            if (!readFully(file, address + done, scratch.clear().limit(chunk)))
+            if (file == null ? !vm.read(pid, address + done, scratchAddress, chunk) : !readFully(file, address + done, scratch.clear().limit(chunk)))
             {
                 return false;
             }
@@ -222,25 +260,12 @@ public final class PeerMemory implements AutoCloseable
         return true;
     }
 
-    /**
-     * @return the address of the scratch buffer, allocated on first use.
-     */
-    private long scratchAddress()
-    {
-        if (scratch == null)
-        {
-            scratch = ByteBuffer.allocateDirect(SCRATCH_BYTES);
-        }
-        return org.agrona.BufferUtil.address(scratch);
-    }
-
     private static boolean readFully(final FileChannel file, final long address, final ByteBuffer into) throws IOException
     {
-        final int start = into.position();
         while (into.hasRemaining())
         {
             // 0 or -1: the process is gone (its memory with it)
-            if (file.read(into, address + into.position() - start) <= 0)
+            if (file.read(into, address + into.position()) <= 0)
             {
                 return false;
             }
@@ -250,10 +275,6 @@ public final class PeerMemory implements AutoCloseable
 
     private FileChannel fileOf(final int rank)
     {
-        if (refused[rank])
-        {
-            return null;
-        }
         if (files[rank] == null)
         {
             try

@@ -181,6 +181,14 @@ public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle i
         return lazyFreeBatch == 0 ? Math.max(1, queueEntries / 2) : lazyFreeBatch;
     }
 
+    /**
+     * @return these options with {@code peerReads} instead.
+     */
+    public TransportOptions withPeerReads(final PeerReads peerReads)
+    {
+        return new TransportOptions(attachTimeout, lazyFreeBatch, idle, launcherPid, unexpectedBytes, bell, peerReads);
+    }
+
     public static TransportOptions defaults()
     {
         return new TransportOptions(Duration.ofSeconds(30), 0, Idle.AUTO, 0, defaultUnexpectedBytes(), Bell.AUTO, PeerReads.AUTO);

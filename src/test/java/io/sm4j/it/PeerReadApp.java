@@ -32,8 +32,7 @@ public final class PeerReadApp
         final int rank = Integer.parseInt(System.getenv(Endpoints.RANK_ENV));
         final TransportOptions env = TransportOptions.fromEnvironment(System.getenv());
         final TransportOptions options = args.length > 0 && args[0].equals("refuse") && rank == 1 ?
-            new TransportOptions(env.attachTimeout(), env.lazyFreeBatch(), env.idle(), env.launcherPid(), env.unexpectedBytes(),
-                env.bell(), TransportOptions.PeerReads.OFF) : env;
+            env.withPeerReads(TransportOptions.PeerReads.OFF) : env;
         final Endpoint endpoint = Endpoints.attach(Path.of(System.getenv(Endpoints.SEGMENT_ENV)), rank,
             Integer.parseInt(System.getenv(Endpoints.SIZE_ENV)), options);
         try (Communicator comm = new Communicator(endpoint))

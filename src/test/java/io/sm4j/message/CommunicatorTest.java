@@ -101,9 +101,10 @@ class CommunicatorTest extends TwoCommunicators
 
     /**
      * A large message from off-heap memory is read by its receiver straight out of the sender's process (here
-     * this JVM's own /proc/PID/mem): its receive completes in the one pass that finds the RGET, into an array, a
-     * direct ByteBuffer or memory at an address; its send in the sender's next pass, on the COPIED ACK. Through
-     * the pipeline the receive would wait for the sender's fragments.
+     * this JVM's own /proc/PID/mem, or process_vm_readv on JDK 22+): its receive completes in the one pass that
+     * finds the RGET (or the irecv that finds it unexpected, after a probe), into an array, a direct ByteBuffer or
+     * memory at an address, at offsets of the buffer and of its wrapping; its send in the sender's next pass, on
+     * the COPIED ACK. Through the pipeline the receive would wait for the sender's fragments.
      */
     @Test
     void aLargeOffHeapMessageShouldBeReadByItsReceiverInOnePass()
@@ -118,11 +119,17 @@ class CommunicatorTest extends TwoCommunicators
         final UnsafeBuffer[] receiveBuffers = {
             new UnsafeBuffer(new byte[length + 7]),
             new UnsafeBuffer(ByteBuffer.allocateDirect(length + 7)),
-            new UnsafeBuffer(new UnsafeBuffer(memory).addressOffset(), length + 7) };
+            new UnsafeBuffer(new UnsafeBuffer(memory).addressOffset(), length + 7),
+            new UnsafeBuffer(ByteBuffer.allocateDirect(length + 20), 13, length + 7),
+            new UnsafeBuffer(new byte[length + 20], 13, length + 7) };
         for (int kind = 0; kind < receiveBuffers.length; kind++)
         {
             final Request send = rank0.isend(1, kind, out, 5, length);
             assertFalse(send.test(), "a large send completed with no receive posted");
+            if (kind % 2 == 1)
+            {
+                assertEquals(new Status(0, kind, length), rank1.probe(0, kind), "kept as unexpected, then matched");
+            }
             final Request receive = rank1.irecv(0, kind, receiveBuffers[kind], 7, length);
             assertTrue(receive.test(), "receive buffer " + kind + ": not read in the pass that matched the message");
             assertTrue(send.test(), "receive buffer " + kind + ": the send did not complete on the COPIED ACK");
@@ -135,15 +142,29 @@ class CommunicatorTest extends TwoCommunicators
     }
 
     /**
+     * A receive too short for a message in the sender's process fails with the truncation, reading nothing, and
+     * the send completes (DISCARD), as for any large message.
+     */
+    @Test
+    void aReceiveTooShortForAMessageInTheSendersProcessShouldFailAndReleaseTheSend()
+    {
+        final int length = 1 << 16;
+        final Request send = rank0.isend(1, 8, new UnsafeBuffer(ByteBuffer.allocateDirect(length)), 0, length);
+        final byte[] small = new byte[100];
+        final Request receive = rank1.irecv(0, 8, small, 0, small.length);
+        assertEquals("message of " + length + " bytes from rank 0 (tag 8) truncated: the receive buffer holds 100 bytes",
+            assertThrows(TruncationException.class, receive::test).getMessage());
+        assertTrue(send.test(), "the send did not complete on the DISCARD ACK");
+    }
+
+    /**
      * A receiver that does not read peers' processes ({@link TransportOptions.PeerReads#OFF}) has a RGET of off-heap
      * memory streamed through the pipeline instead: every byte arrives, over several passes.
      */
     @Test
     void aReceiverThatDoesNotReadPeersShouldHaveTheMessageStreamed() throws IOException
     {
-        final TransportOptions defaults = TransportOptions.defaults();
-        try (TwoRanks refusing = new TwoRanks(LayoutParams.defaults(2), new TransportOptions(defaults.attachTimeout(),
-            defaults.lazyFreeBatch(), defaults.idle(), 0, defaults.unexpectedBytes(), defaults.bell(), TransportOptions.PeerReads.OFF)))
+        try (TwoRanks refusing = new TwoRanks(LayoutParams.defaults(2), TransportOptions.defaults().withPeerReads(TransportOptions.PeerReads.OFF)))
         {
             final Communicator sender = new Communicator(refusing.rank0);
             final Communicator receiver = new Communicator(refusing.rank1);
