@@ -60,19 +60,31 @@ public final class Downcalls
         {
             return Optional.empty();
         }
-        final Object arguments = Array.newInstance(layoutType, layouts.length - 1);
-        for (int i = 1; i < layouts.length; i++)
-        {
-            Array.set(arguments, i - 1, valueLayout.getField(layouts[i]).get(null));
-        }
-        final Object descriptor = descriptorType.getMethod("of", layoutType, arguments.getClass())
-            .invoke(null, valueLayout.getField(layouts[0]).get(null), arguments);
+        final Object descriptor = functionDescriptor(descriptorType, layoutType, valueLayout, layouts);
         final Object options = Array.newInstance(optionType, 1);
         final Class<?> argumentType = optionArgument instanceof Integer ? int.class : boolean.class;
         Array.set(options, 0, optionType.getMethod(option, argumentType).invoke(null, optionArgument));
         return Optional.of((MethodHandle)linkerType
             .getMethod("downcallHandle", Class.forName("java.lang.foreign.MemorySegment"), descriptorType, options.getClass())
             .invoke(linker, found.get(), descriptor, options));
+    }
+
+    /**
+     * @param constants the class whose static fields are the layouts named ({@code ValueLayout} of JDK 22+,
+     *                  {@code CLinker} of JDK 17's incubating API).
+     * @return {@code FunctionDescriptor.of(layouts[0], layouts[1..])} of {@code descriptorType}'s API.
+     */
+    static Object functionDescriptor(
+        final Class<?> descriptorType, final Class<?> layoutType, final Class<?> constants, final String[] layouts)
+        throws ReflectiveOperationException
+    {
+        final Object arguments = Array.newInstance(layoutType, layouts.length - 1);
+        for (int i = 1; i < layouts.length; i++)
+        {
+            Array.set(arguments, i - 1, constants.getField(layouts[i]).get(null));
+        }
+        return descriptorType.getMethod("of", layoutType, arguments.getClass())
+            .invoke(null, constants.getField(layouts[0]).get(null), arguments);
     }
 
     private static boolean nativeAccess()

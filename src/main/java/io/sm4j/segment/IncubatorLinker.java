@@ -2,7 +2,6 @@ package io.sm4j.segment;
 
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodType;
-import java.lang.reflect.Array;
 import java.util.Optional;
 
 /**
@@ -59,13 +58,7 @@ public final class IncubatorLinker
         {
             return Optional.empty();
         }
-        final Object arguments = Array.newInstance(layoutType, layouts.length - 1);
-        for (int i = 1; i < layouts.length; i++)
-        {
-            Array.set(arguments, i - 1, linkerType.getField(layouts[i]).get(null));
-        }
-        final Object descriptor = descriptorType.getMethod("of", layoutType, arguments.getClass())
-            .invoke(null, linkerType.getField(layouts[0]).get(null), arguments);
+        final Object descriptor = Downcalls.functionDescriptor(descriptorType, layoutType, linkerType, layouts);
         final Object linker = linkerType.getMethod("getInstance").invoke(null);
         return Optional.of((MethodHandle)linkerType
             .getMethod("downcallHandle", Class.forName(MODULE + ".Addressable"), MethodType.class, descriptorType)
