@@ -129,7 +129,7 @@ final class BenchCommand implements Callable<Integer>
     @Option(names = "--requests", paramLabel = "KIND", description = "How sm4j's windows (bw, bibw, mbw_mr) send and receive: persistent (sendInit/recvInit once, then start: allocation-free, as a Java application that cares writes it) or isend (a new isend/irecv request per message, as osu_bw) (default: ${DEFAULT-VALUE}).")
     Requests requests = Requests.persistent;
 
-    @Option(names = "--buffers", paramLabel = "KIND", description = "What sm4j's ranks send from and receive into: direct (ByteBuffers: messages above the eager limit go through the fragment pipeline, two copies) or shared (buffers from Communicator.allocate: one copy, the receiver's straight out of the sender's buffer; bcast, allgather and alltoall from 8 KiB per rank: each rank reads the others' data in place) (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--buffers", paramLabel = "KIND", description = "What sm4j's ranks send from and receive into: direct (ByteBuffers: from 16 KiB the receiver reads a message out of the sender's process, one copy; above the eager limit and below that, or with SM4J_PEER_READS=off, the fragment pipeline, two copies) or shared (buffers from Communicator.allocate: one copy, the receiver's straight out of the sender's buffer; bcast, allgather and alltoall from 8 KiB per rank: each rank reads the others' data in place) (default: ${DEFAULT-VALUE}).")
     Buffers buffers = Buffers.direct;
 
     @Option(names = "--pause-us", paramLabel = "MICROS", description = "wake: the pause before every round trip, long enough that the receiver sleeps (default: ${DEFAULT-VALUE}).")

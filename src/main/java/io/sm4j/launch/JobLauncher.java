@@ -146,7 +146,8 @@ public final class JobLauncher
                 ranks.add(process);
                 pumps.add(OutputPump.start(process.getInputStream(), out, rank, "output"));
                 // the warning of the module that rankJvmArgs resolves is sm4j's, not the rank's
-                pumps.add(OutputPump.start(process.getErrorStream(), err, rank, "error output", IncubatorLinker.WARNING));
+                pumps.add(OutputPump.start(process.getErrorStream(), err, rank, "error output",
+                    IncubatorLinker.forJvm(job.jvmArgs()) ? IncubatorLinker.WARNING : null));
             }
             try (Segment segment = Segment.create(job.params(), job.dir(), jobId))
             {
@@ -307,7 +308,7 @@ public final class JobLauncher
      */
     private static List<String> rankJvmArgs(final List<String> jvmArgs)
     {
-        if (!IncubatorLinker.forThisJdk())
+        if (!IncubatorLinker.forJvm(jvmArgs))
         {
             return jvmArgs;
         }

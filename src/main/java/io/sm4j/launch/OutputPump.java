@@ -22,8 +22,8 @@ final class OutputPump implements Runnable
     private final PrintWriter sink;
     private final int rank;
     private final String name;
-    /** A whole line not passed on (the JVM's own, caused by the launcher's flags), or null. */
-    private final String dropped;
+    /** A whole line not passed on the first time it comes (the JVM's own, caused by the launcher's flags), or null. */
+    private String dropped;
     private final StringBuilder line = new StringBuilder();
     /** The last character ended a line with '\r': a '\n' right after it ends nothing more. */
     private boolean afterCarriageReturn;
@@ -52,7 +52,8 @@ final class OutputPump implements Runnable
     }
 
     /**
-     * As {@link #start(InputStream, PrintWriter, int, String)}, passing on every line but {@code dropped}.
+     * As {@link #start(InputStream, PrintWriter, int, String)}, passing on every line but the first that equals
+     * {@code dropped} (null: none).
      */
     static OutputPump start(final InputStream stream, final PrintWriter sink, final int rank, final String name, final String dropped)
     {
@@ -125,6 +126,7 @@ final class OutputPump implements Runnable
     {
         if (dropped != null && !split && dropped.contentEquals(line))
         {
+            dropped = null; // once: the JVM prints it once, at its start; a rank's own such line is passed on
             line.setLength(0);
             return;
         }

@@ -2,6 +2,8 @@ package io.sm4j.segment;
 
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodType;
+import java.lang.module.ModuleFinder;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -24,11 +26,22 @@ public final class IncubatorLinker
     }
 
     /**
-     * @return true if a JVM of this JDK can use this linker once given {@link #FLAG}: JDK 17.
+     * @return true if a JVM of this JDK can use this linker once given {@link #FLAG}: JDK 17 with the module in its
+     *         image (a trimmed runtime may lack it, and a JVM told to resolve a module it lacks does not start).
      */
     public static boolean forThisJdk()
     {
-        return Runtime.version().feature() == 17;
+        return Runtime.version().feature() == 17 && ModuleFinder.ofSystem().find(MODULE).isPresent();
+    }
+
+    /**
+     * @param jvmArgs a JVM's other options.
+     * @return true if that JVM, of this JDK, is to be given {@link #FLAG}: {@link #forThisJdk()}, and its options
+     *         do not limit the modules it may resolve ({@code --limit-modules}).
+     */
+    public static boolean forJvm(final List<String> jvmArgs)
+    {
+        return forThisJdk() && jvmArgs.stream().noneMatch(arg -> arg.startsWith("--limit-modules"));
     }
 
     /**

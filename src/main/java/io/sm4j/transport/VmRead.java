@@ -13,8 +13,8 @@ import java.util.Optional;
  * Linux's {@code process_vm_readv} through a JDK 22+ downcall ({@link Downcalls}), or on JDK 17 through its
  * incubating linker where the JVM resolved that module ({@link IncubatorLinker}): the kernel copies a peer
  * process's pages straight into this process's memory, one copy, as Open MPI's vader does with CMA; reading
- * {@code /proc/PID/mem} ({@link PeerMemory}'s way on JDK 17) copies each page twice, through a page of the
- * kernel's. A call that fails (not allowed, no such process, an address not mapped) returns -1 instead of
+ * {@code /proc/PID/mem} ({@link PeerMemory}'s way for a JVM with neither linker) copies each page twice, through a
+ * page of the kernel's. A call that fails (not allowed, no such process, an address not mapped) returns -1 instead of
  * faulting.
  * <pre>
  *   two iovecs, in native order, in a direct buffer of their own
