@@ -44,6 +44,11 @@ import java.util.concurrent.Callable;
         "A sleeping rank blocks on a futex when every rank runs on JDK 22 or later (the ranks get " +
             "--enable-native-access=ALL-UNNAMED), else on a Unix socket beside the segment (SM4J_DOORBELL=auto, " +
             "socket or futex; default auto).",
+        "",
+        "A message of 16 KiB or more sent from off-heap memory (a direct ByteBuffer) is read by its receiver " +
+            "straight out of the sender's process with process_vm_readv, one copy (on JDK 17 the ranks get " +
+            "--add-modules=jdk.incubator.foreign for it), where the kernel lets ranks read each other (no Yama " +
+            "ptrace restriction); else, or with SM4J_PEER_READS=off, it goes through the fragment pipeline.",
         "" },
     footer = { "", "Examples:",
         "  sm4j run -n 2 -cp app.jar -- com.example.PingPong 1000",
