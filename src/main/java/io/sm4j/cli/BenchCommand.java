@@ -409,13 +409,12 @@ final class BenchCommand implements Callable<Integer>
      */
     private static String directBuffers()
     {
-        final TransportOptions.PeerReads setting = TransportOptions.fromEnvironment(System.getenv()).peerReads();
-        final String reads = PeerMemory.describeForRanks(setting);
-        return reads == null ?
+        final String whyNot = PeerMemory.whyNot(TransportOptions.fromEnvironment(System.getenv()).peerReads());
+        return whyNot != null ?
             "direct ByteBuffers: two copies above the eager limit, through the fragment pipeline (no reads of the sender's process: " +
-                PeerMemory.whyNot(setting) + ")" :
-            "direct ByteBuffers: from " + PeerMemory.MIN_BYTES + " B the receiver reads them out of the sender's process (" + reads +
-                "), one copy; above the eager limit and below that, two copies through the fragment pipeline";
+                whyNot + ")" :
+            "direct ByteBuffers: from " + PeerMemory.MIN_BYTES + " B the receiver reads them out of the sender's process (" +
+                PeerMemory.describeForRanks() + "), one copy; above the eager limit and below that, two copies through the fragment pipeline";
     }
 
     /**

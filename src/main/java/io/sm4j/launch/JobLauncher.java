@@ -140,14 +140,16 @@ public final class JobLauncher
             // and the JVMs start up while the segment is allocated
             final List<Integer> cpus = job.binding() == Binding.CORE ? CpuBudget.onlineCpus() : List.of();
             final Path path = SegmentFiles.path(job.dir(), jobId);
+            final boolean incubator = IncubatorLinker.forJvm(job.jvmArgs());
+            final List<String> jvmArgs = incubator ? withIncubator(job.jvmArgs()) : job.jvmArgs();
             for (int rank = 0; rank < job.processes(); rank++)
             {
-                final Process process = start(job, path, jobId, rank, cpus);
+                final Process process = start(job, jvmArgs, path, jobId, rank, cpus);
                 ranks.add(process);
                 pumps.add(OutputPump.start(process.getInputStream(), out, rank, "output"));
-                // the warning of the module that rankJvmArgs resolves is sm4j's, not the rank's
+                // the warning of the module withIncubator resolves is sm4j's, not the rank's
                 pumps.add(OutputPump.start(process.getErrorStream(), err, rank, "error output",
-                    IncubatorLinker.forJvm(job.jvmArgs()) ? IncubatorLinker.WARNING : null));
+                    incubator ? IncubatorLinker.WARNING : null));
             }
             try (Segment segment = Segment.create(job.params(), job.dir(), jobId))
             {
@@ -303,24 +305,22 @@ public final class JobLauncher
     }
 
     /**
-     * @return a rank's JVM options: on JDK 17 first the incubating foreign linker's module, with which a rank reads
-     *         its peers' large messages by process_vm_readv ({@link IncubatorLinker}), then {@code jvmArgs}.
+     * @return a JDK 17 rank's JVM options: first the incubating foreign linker's module, with which it reads its
+     *         peers' large messages by process_vm_readv ({@link IncubatorLinker#forJvm}), then {@code jvmArgs}.
      */
-    private static List<String> rankJvmArgs(final List<String> jvmArgs)
+    private static List<String> withIncubator(final List<String> jvmArgs)
     {
-        if (!IncubatorLinker.forJvm(jvmArgs))
-        {
-            return jvmArgs;
-        }
         final List<String> args = new ArrayList<>(List.of(IncubatorLinker.FLAG));
         args.addAll(jvmArgs);
         return args;
     }
 
     /**
-     * @param cpus the CPUs to bind ranks to in turn, empty for no binding.
+     * @param jvmArgs the ranks' JVM options: the job's, and what sm4j adds.
+     * @param cpus    the CPUs to bind ranks to in turn, empty for no binding.
      */
-    private static Process start(final Job job, final Path segment, final long jobId, final int rank, final List<Integer> cpus)
+    private static Process start(
+        final Job job, final List<String> jvmArgs, final Path segment, final long jobId, final int rank, final List<Integer> cpus)
         throws IOException
     {
         final List<String> line = new ArrayList<>();
@@ -328,7 +328,7 @@ public final class JobLauncher
         {
             line.addAll(List.of("taskset", "-c", Integer.toString(cpus.get(rank % cpus.size()))));
         }
-        line.addAll(javaCommand(job.classpath(), rankJvmArgs(job.jvmArgs()), job.command()));
+        line.addAll(javaCommand(job.classpath(), jvmArgs, job.command()));
         final ProcessBuilder builder = new ProcessBuilder(line);
         builder.environment().putAll(job.env());
         if (!cpus.isEmpty() && job.processes() <= cpus.size())

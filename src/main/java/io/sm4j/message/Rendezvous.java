@@ -117,7 +117,7 @@ final class Rendezvous
         }
         request.awaitingAck = false;
         // a RGET from this process's memory that its receiver could not read is streamed, from the start
-        final boolean streamed = request.fromProcess && (f.aux() & FROM_START) != 0 && f.aux() != DISCARD && f.aux() != COPIED;
+        final boolean streamed = request.fromProcess && f.aux() > 0 && (f.aux() & FROM_START) != 0; // a receive id, not COPIED or DISCARD
         if (request.shared != (f.aux() == COPIED) && f.aux() != DISCARD && !streamed)
         {
             throw f.protocolError("ACK " + f.aux() + " for a " + (request.shared ? "RGET" : "RNDV") + " (sequence " +

@@ -77,15 +77,11 @@ public final class PeerMemory implements AutoCloseable
      * For a launcher or a benchmark, before its ranks start (on this JVM's JDK, with native access and, on JDK 17,
      * the incubating linker: {@link IncubatorLinker#FLAG}).
      *
-     * @return how those ranks read each other's large messages under {@code setting} ("process_vm_readv" or
-     *         "/proc/PID/mem"), or null if they do not ({@link #whyNot}).
+     * @return how those ranks read each other's large messages where they do ({@link #whyNot} is null):
+     *         "process_vm_readv" or "/proc/PID/mem".
      */
-    public static String describeForRanks(final TransportOptions.PeerReads setting)
+    public static String describeForRanks()
     {
-        if (whyNot(setting) != null)
-        {
-            return null;
-        }
         return Downcalls.unavailableReason(false) == null || IncubatorLinker.forThisJdk() ? "process_vm_readv" : "/proc/PID/mem";
     }
 

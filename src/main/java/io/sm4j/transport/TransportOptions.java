@@ -72,7 +72,7 @@ public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle i
     {
         /**
          * This rank sends such a message as a reference, and reads those it receives straight out of their
-         * sender's process where the kernel allows it (Linux's /proc/PID/mem; one copy); where it does not,
+         * sender's process where the kernel allows it (process_vm_readv, else /proc/PID/mem; one copy); where it does not,
          * the message goes through the fragment pipeline (two copies). The default.
          */
         AUTO,

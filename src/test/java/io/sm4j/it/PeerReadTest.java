@@ -1,12 +1,12 @@
 package io.sm4j.it;
 
 import io.sm4j.layout.LayoutParams;
+import io.sm4j.transport.PeerMemory;
+import io.sm4j.transport.TransportOptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Map;
 
@@ -31,7 +31,7 @@ class PeerReadTest
     {
         final JobRunner job = JobRunner.run(LayoutParams.defaults(2), Map.of(), PeerReadApp.class.getName());
         assertEquals(0, job.exitCode(), job.out() + job.err());
-        final long expected = siblingsMayReadEachOther() ? ALL : 0;
+        final long expected = PeerMemory.whyNot(TransportOptions.PeerReads.AUTO) == null ? ALL : 0;
         for (int rank = 0; rank < 2; rank++)
         {
             assertTrue(job.out().contains("[" + rank + "] rank " + rank + " read " + expected +
@@ -49,7 +49,7 @@ class PeerReadTest
     void ranksOnJdk22ShouldReadWithProcessVmReadv() throws Exception
     {
         final String output = NewerJdkJob.run(Map.of(), PeerReadApp.class.getName());
-        final long expected = siblingsMayReadEachOther() ? ALL : 0;
+        final long expected = PeerMemory.whyNot(TransportOptions.PeerReads.AUTO) == null ? ALL : 0;
         for (int rank = 0; rank < 2; rank++)
         {
             assertTrue(output.contains("rank " + rank + " read " + expected +
@@ -70,14 +70,5 @@ class PeerReadTest
                 job.out() + job.err());
         }
         assertFalse(job.leftFiles(), "segment file left behind");
-    }
-
-    /**
-     * @return false where Yama's ptrace_scope lets only a parent read a process's memory.
-     */
-    private static boolean siblingsMayReadEachOther() throws IOException
-    {
-        final Path scope = Path.of("/proc/sys/kernel/yama/ptrace_scope");
-        return !Files.exists(scope) || Files.readString(scope).trim().equals("0");
     }
 }
