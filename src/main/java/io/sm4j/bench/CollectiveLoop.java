@@ -3,6 +3,8 @@ package io.sm4j.bench;
 import io.sm4j.collective.Op;
 import io.sm4j.message.Communicator;
 import org.HdrHistogram.Histogram;
+import org.agrona.BitUtil;
+import org.agrona.BufferUtil;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -27,7 +29,8 @@ final class CollectiveLoop
      * @param largest the largest size measured: the buffers are allocated once, for it.
      * @param shared  the byte data's buffers (bcast, gather, allgather, alltoall) are shared buffers
      *                ({@code --buffers shared}: a bcast's, allGather's or allToAll's readers copy straight out of
-     *                them), else arrays.
+     *                them), else direct ByteBuffers (as OSU's loops pass malloc'd memory: from 16 KiB per rank or
+     *                block, where every rank reads its peers' processes, the readers read them out of the writer's).
      */
     CollectiveLoop(final Communicator comm, final BenchTest test, final int largest, final boolean shared)
     {
@@ -43,7 +46,8 @@ final class CollectiveLoop
 
     private static MutableDirectBuffer buffer(final Communicator comm, final boolean shared, final int length)
     {
-        return shared && length > 0 ? comm.allocate(length) : new UnsafeBuffer(new byte[length]);
+        return shared && length > 0 ? comm.allocate(length) :
+            new UnsafeBuffer(BufferUtil.allocateDirectAligned(Math.max(length, 1), BitUtil.CACHE_LINE_LENGTH));
     }
 
     /**

@@ -377,7 +377,7 @@ final class BenchCommand implements Callable<Integer>
         facts.add("sm4j buffers: " + (buffers == Buffers.shared ?
             (test.collective() ? "shared (Communicator.allocate): bcast, allgather and alltoall from 8 KiB per rank read each rank's data in place, one copy" :
             "shared (Communicator.allocate): one copy above the eager limit, the receiver's out of the sender's buffer") :
-            directBuffers()));
+            directBuffers(test.collective())));
         if (!test.collective() && test != BenchTest.WAKE && maxSize >= 1 << 20)
         {
             final int block = Math.min(maxSize, 4 << 20);
@@ -407,9 +407,17 @@ final class BenchCommand implements Callable<Integer>
     /**
      * @return what the ranks do with the direct ByteBuffers they send above the eager limit.
      */
-    private static String directBuffers()
+    private static String directBuffers(final boolean collective)
     {
         final String whyNot = PeerMemory.whyNot(TransportOptions.fromEnvironment(System.getenv()).peerReads());
+        if (collective)
+        {
+            return whyNot != null ?
+                "direct ByteBuffers: through the collective region (no reads of each other's processes: " + whyNot + ")" :
+                "direct ByteBuffers: bcast, allgather and alltoall read a rank's data out of its process (" +
+                    PeerMemory.describeForRanks() + "), one copy, from 32 KiB of it (256 KiB with more ranks than cores); " +
+                    "below that through the collective region";
+        }
         return whyNot != null ?
             "direct ByteBuffers: two copies above the eager limit, through the fragment pipeline (no reads of the sender's process: " +
                 whyNot + ")" :

@@ -33,8 +33,9 @@ import java.util.function.LongPredicate;
  * <li>{@link #scatter}, {@link #allToAll} (a half holding {@link #MIN_PIECE} bytes per rank or more): the
  *     writer puts one piece per destination in its half, each rank copies its own;</li>
  * <li>a bcast's, allGather's or allToAll's data of {@link #SINGLE_COPY_MIN} bytes or more per rank in a shared
- *     buffer of its rank's ({@link #inPlace}): not copied into the half; each reader copies it straight out of
- *     the buffer, named in the step's source record, whole in the first step if every rank's data (a bcast's
+ *     buffer of its rank's, or in off-heap memory where every rank reads its peers' processes ({@link #inPlace}):
+ *     not copied into the half; each reader copies it straight out of the buffer or the process, named in the
+ *     step's source record, whole in the first step if every rank's data (a bcast's
  *     root's) is in place, and one more step tells the writers that they may return;</li>
  * <li>{@link #gatherv}, {@link #scatterv}, {@link #allToAllv}: as gather, scatter and allToAll, once the ranks
  *     have agreed in the first step on how long the call is ({@link Agreement}: only the root knows a
@@ -515,8 +516,9 @@ final class SharedCollectives
      * For a bcast, allGather or allToAll of {@link #SINGLE_COPY_MIN} bytes or more per rank or block (the same on
      * every rank: MPI's lengths match, and a reader checks them before it reads; never inline, where a record's
      * place holds data): each step's source record says where this rank's data of the step is, and it stays in
-     * place, in the shared buffer {@code send} lies in, if it is one of this rank's: the one copy is then each
-     * reader's, out of it (as Open MPI's single-copy mechanisms, CMA or XPMEM, for any buffer).
+     * place, in the shared buffer {@code send} lies in, if it is one of this rank's, or in this rank's off-heap
+     * memory, if every rank reads its peers' processes ({@link SharedRegion#sourcePosition}): the one copy is then
+     * each reader's, out of it (as Open MPI's single-copy mechanisms, CMA or XPMEM, for any buffer).
      *
      * @param sendLength the bytes of {@code send} the call reads (0: none, as a bcast's reader).
      */
@@ -527,8 +529,8 @@ final class SharedCollectives
             return; // the half's copy costs less than the step that tells a writer its readers are done
         }
         steps.sources = true;
-        steps.sourcePosition = sendLength > 0 ? region.sharedPosition(steps.send, steps.sendOffset, sendLength) : -1;
-        steps.sourceChunk = steps.sourcePosition < 0 ? 0 : region.sharedChunk(steps.send);
+        steps.sourcePosition = sendLength > 0 ? region.sourcePosition(steps.send, steps.sendOffset, sendLength) : -1;
+        steps.sourceChunk = steps.sourcePosition < 0 ? 0 : region.sourceChunk(steps.send);
     }
 
     /**
@@ -576,7 +578,7 @@ final class SharedCollectives
         try
         {
             // untrusted: the peer's windows check the chunk and the bytes against the buffer's file
-            region.copyShared(p, slot.getLong(record + CollectiveSlotDescriptor.SOURCE_CHUNK), position + from, recv, into, bytes);
+            region.copySource(p, slot.getLong(record + CollectiveSlotDescriptor.SOURCE_CHUNK), position + from, recv, into, bytes);
         }
         catch (final Sm4jException ex)
         {

@@ -39,24 +39,28 @@ public interface SharedRegion
     void wake(int rank);
 
     /**
-     * @return the payload position of {@code length} bytes at {@code offset} of {@code buffer} if they lie in a
-     *         shared buffer of this rank's that its peers can {@link #copyShared} from ({@link #sharedChunk}
-     *         names it), else -1 (any other buffer, or a shared one re-wrapped or freed).
+     * @return where the peers can {@link #copySource copy} {@code length} bytes at {@code offset} of
+     *         {@code buffer} from, in place ({@link #sourceChunk} names the place): their payload position if they
+     *         lie in a shared buffer of this rank's, or their address if they lie in off-heap memory and every
+     *         rank of the communicator reads its peers' processes (a large enough call); else -1 (a heap array, a
+     *         shared buffer re-wrapped or freed, or off-heap memory where some rank does not read processes).
      */
-    long sharedPosition(DirectBuffer buffer, int offset, int length);
+    long sourcePosition(DirectBuffer buffer, int offset, int length);
 
     /**
-     * @return the chunk id of {@code buffer}, for which {@link #sharedPosition} was not -1.
+     * @return the chunk id of {@code buffer}, for which {@link #sourcePosition} was not -1: its shared buffer's,
+     *         or {@link io.sm4j.layout.CollectiveSlotDescriptor#PROCESS_MEMORY}.
      */
-    long sharedChunk(DirectBuffer buffer);
+    long sourceChunk(DirectBuffer buffer);
 
     /**
      * Copies {@code length} bytes at payload {@code position} of rank {@code rank}'s shared buffer {@code chunkId}
-     * into {@code into} at {@code offset}.
+     * (or at address {@code position} of its process, for
+     * {@link io.sm4j.layout.CollectiveSlotDescriptor#PROCESS_MEMORY}) into {@code into} at {@code offset}.
      *
-     * @throws Sm4jException if the buffer is gone or does not hold those bytes.
+     * @throws Sm4jException if the buffer is gone or does not hold those bytes, or the process could not be read.
      */
-    void copyShared(int rank, long chunkId, long position, MutableDirectBuffer into, int offset, int length);
+    void copySource(int rank, long chunkId, long position, MutableDirectBuffer into, int offset, int length);
 
     /**
      * Aborts the job with {@code reason}: for a rank that cannot finish a collective's step, whose peers would

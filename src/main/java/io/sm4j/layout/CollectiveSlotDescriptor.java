@@ -32,12 +32,16 @@ package io.sm4j.layout;
  * An allGather's or allToAll's step, and a bcast's of 8 KiB or more (never inline), writes a source record
  * there instead: where the rank's data of the step is. A position of -1 says in the half; else the data stays
  * in a shared buffer of the rank's ({@code Communicator.allocate}), named by its chunk id, from that payload
- * position on (the start of its data of the call), and each reader copies its part straight out of it:
+ * position on (the start of its data of the call), and each reader copies its part straight out of it; or,
+ * with the chunk id {@link #PROCESS_MEMORY}, in off-heap memory of the rank's process, from that address on,
+ * and each reader reads its part out of that process (where every rank of the communicator reads its peers'
+ * processes: the doorbell line's abilities, {@link DoorbellDescriptor}):
  * <pre>
  *  +---------------------------------------------------------------+ inline data s
- *  |   chunk id of the rank's shared buffer (64 bits)              |
+ *  |   chunk id of the rank's shared buffer, or PROCESS_MEMORY     |
  *  +---------------------------------------------------------------+ + 8
- *  |   payload position of its data of the call, or -1 (64 bits)   |
+ *  |   payload position (or address) of its data of the call,     ...
+ *  |   or -1 (64 bits)                                             |
  *  +---------------------------------------------------------------+ + 16
  * </pre>
  * A record's length is the call's (per rank or per block); in a gatherv, scatterv or allToAllv, whose
@@ -59,13 +63,16 @@ public final class CollectiveSlotDescriptor
     /** The most data a step may write in the line. */
     public static final int INLINE_BYTES = 16;
     public static final int LINE_LENGTH = INLINE_OFFSET + 2 * INLINE_BYTES;
-    /** In a source record (at {@link #inlineOffset}): the chunk id of the rank's shared buffer. */
+    /** In a source record (at {@link #inlineOffset}): the chunk id of the rank's shared buffer, or {@link #PROCESS_MEMORY}. */
     public static final int SOURCE_CHUNK = 0;
     /**
      * In a source record: the payload position in that buffer of the start of the rank's data of the call (the
-     * same in every step: a reader adds its block's offset and the step's), or -1 if the data is in the half.
+     * same in every step: a reader adds its block's offset and the step's), its address in the rank's process
+     * for {@link #PROCESS_MEMORY}, or -1 if the data is in the half.
      */
     public static final int SOURCE_POSITION = Long.BYTES;
+    /** A source record's chunk id for data in off-heap memory of the rank's process (shared buffers' ids are >= 0). */
+    public static final long PROCESS_MEMORY = -1;
 
     private CollectiveSlotDescriptor()
     {

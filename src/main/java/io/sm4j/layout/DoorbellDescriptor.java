@@ -6,8 +6,10 @@ package io.sm4j.layout;
  * in-bound paths (one, a nap, another) and blocks in the kernel; a publisher that reads either after its own
  * store swaps it to RUNG (one publisher wins) and wakes the rank the way the armed value names: a byte to
  * its socket, or a futex wake on this word; the rank stores AWAKE once it runs again. A rank sleeps on the
- * futex only if every rank of the job has said that it can ring one (the futex word, written as the rank
- * opens its doorbell; 0 until then): a JDK 17 rank cannot, and would leave it asleep.
+ * futex only if every rank of the job has said that it can ring one (the abilities word, written before the
+ * rank registers; 0 until then): a JDK 17 rank cannot, and would leave it asleep. The same word says whether
+ * the rank reads its peers' processes ({@code PeerMemory}): a collective leaves a rank's off-heap data for its
+ * readers to read only if every one of them does.
  * The rank writes the state only when it falls asleep or wakes, and publishers only read it until they find
  * it armed, so the line stays shared while the rank is busy.
  * <pre>
@@ -16,8 +18,9 @@ package io.sm4j.layout;
  *  |   State: AWAKE 0, ARMED 1, RUNG 2, ARMED_FUTEX 3 (64 bits;   ...
  *  |   a futex compares its low 32 bits)                           |
  *  +---------------------------------------------------------------+ 8
- *  |   Futex: 1 if the rank can sleep on and ring futexes, else 0  |
- *  |   (written once, as the rank opens its doorbell)             ...
+ *  |   Abilities (written once, before the rank registers):        |
+ *  |   bit 0 FUTEX: it can sleep on and ring futexes;             ...
+ *  |   bit 1 READS: it reads its peers' processes                  |
  *  +---------------------------------------------------------------+ 16
  *  |                 Padding to the end of the cacheline           |
  *  +---------------------------------------------------------------+ cacheline
@@ -34,9 +37,14 @@ public final class DoorbellDescriptor
     /** As ARMED, blocking in a futex wait on this word: the next publisher wakes the futex. */
     public static final long ARMED_FUTEX = 3;
 
+    /** Abilities: the rank can sleep on and ring futexes. */
+    public static final long FUTEX = 1;
+    /** Abilities: the rank reads its peers' processes (and offers its own memory to be read). */
+    public static final long READS = 2;
+
     public static final int STATE_OFFSET = 0;
-    public static final int FUTEX_OFFSET = STATE_OFFSET + Long.BYTES;
-    public static final int LENGTH = FUTEX_OFFSET + Long.BYTES;
+    public static final int ABILITIES_OFFSET = STATE_OFFSET + Long.BYTES;
+    public static final int LENGTH = ABILITIES_OFFSET + Long.BYTES;
 
     private DoorbellDescriptor()
     {

@@ -5,6 +5,7 @@ import io.sm4j.layout.CollectiveSlotDescriptor;
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.segment.Sm4jException;
 import io.sm4j.transport.Endpoint;
+import io.sm4j.transport.PeerMemory;
 import io.sm4j.window.LocalWindows;
 import io.sm4j.window.PeerWindows;
 import io.sm4j.window.SharedBuffer;
@@ -16,7 +17,7 @@ import org.agrona.concurrent.AtomicBuffer;
  * A communicator's collective region ({@link SharedRegion}): the slots of its ranks in the region of its
  * context, waits in the rank's one progress engine (which fail, as every other wait, once the awaited rank
  * has detached or the job is aborted), wakes through the peers' doorbells, and reads the ranks' shared buffers
- * through the rank's kept mappings of them.
+ * through the rank's kept mappings of them, and their off-heap data out of their processes ({@link PeerMemory}).
  */
 final class CollectiveRegion implements SharedRegion
 {
@@ -29,6 +30,18 @@ final class CollectiveRegion implements SharedRegion
     private final int bufferSize;
     private final LocalWindows ownWindows;
     private final PeerWindows peerWindows;
+    /** This rank and every other of the communicator read their peers' processes ({@link Endpoint#readEachOther}). */
+    private final boolean readProcesses;
+    /**
+     * The least bytes a rank leaves in its process for its readers ({@link #sourcePosition}): reading saves the
+     * copy into the region, and costs a system call per reader and one more step of the call, which is
+     * cheap with a core per rank and a round of the scheduler without (docs/benchmarks.md, "Collectives read out
+     * of the writer's process": 2 ranks gain from 32 KiB; 4 ranks on 2 cores lose up to 128 KiB and gain from
+     * 256 KiB, bcast, allGather and allToAll alike).
+     */
+    private final int processMin;
+    private static final int PROCESS_MIN_OWN_CORES = 32 << 10;
+    private static final int PROCESS_MIN_SHARED_CORES = 256 << 10;
     /** The wait in progress (one at a time: the communicator is single-threaded), reused: a wait allocates nothing. */
     private int awaitedRank;
     private long awaitedStep;
@@ -47,6 +60,8 @@ final class CollectiveRegion implements SharedRegion
         this.bufferSize = params.collectiveBufferSize();
         this.ownWindows = ownWindows;
         this.peerWindows = peerWindows;
+        this.readProcesses = endpoint.readEachOther(world);
+        this.processMin = endpoint.ownCores() ? PROCESS_MIN_OWN_CORES : PROCESS_MIN_SHARED_CORES;
     }
 
     /**
@@ -125,23 +140,39 @@ final class CollectiveRegion implements SharedRegion
     }
 
     @Override
-    public long sharedPosition(final DirectBuffer buffer, final int offset, final int length)
+    public long sourcePosition(final DirectBuffer buffer, final int offset, final int length)
     {
-        return buffer instanceof SharedBuffer shared ? shared.sharedPosition(ownWindows, offset, length) : -1;
+        if (buffer instanceof SharedBuffer shared)
+        {
+            return shared.sharedPosition(ownWindows, offset, length);
+        }
+        // off-heap memory stays where it is while the call lasts (a heap array may move): its readers read it
+        // out of this process, as Open MPI's vader does with CMA, if they all can
+        return readProcesses && length >= processMin && buffer.byteArray() == null && buffer.addressOffset() > 0 ?
+            buffer.addressOffset() + offset : -1;
     }
 
     @Override
-    public long sharedChunk(final DirectBuffer buffer)
+    public long sourceChunk(final DirectBuffer buffer)
     {
-        return ((SharedBuffer)buffer).chunkId();
+        return buffer instanceof SharedBuffer shared ? shared.chunkId() : CollectiveSlotDescriptor.PROCESS_MEMORY;
     }
 
     @Override
-    public void copyShared(
+    public void copySource(
         final int rank, final long chunkId, final long position, final MutableDirectBuffer into, final int offset,
         final int length)
     {
-        peerWindows.copy(world[rank], chunkId, position, into, offset, length);
+        if (chunkId != CollectiveSlotDescriptor.PROCESS_MEMORY)
+        {
+            peerWindows.copy(world[rank], chunkId, position, into, offset, length);
+        }
+        else if (!readProcesses || !endpoint.peerMemory().read(world[rank], position, into, offset, length))
+        {
+            throw new Sm4jException("reading " + length + " bytes at address " + position + " of rank " + world[rank] +
+                "'s process failed (" + (readProcesses ? "it exited, or the address is not mapped" :
+                "this rank does not read its peers' processes") + "; SM4J_PEER_READS=off leaves every rank's data in the region)");
+        }
     }
 
     @Override

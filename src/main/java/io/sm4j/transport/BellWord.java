@@ -8,7 +8,7 @@ import java.lang.invoke.VarHandle;
 import static io.sm4j.layout.DoorbellDescriptor.ARMED;
 import static io.sm4j.layout.DoorbellDescriptor.ARMED_FUTEX;
 import static io.sm4j.layout.DoorbellDescriptor.AWAKE;
-import static io.sm4j.layout.DoorbellDescriptor.FUTEX_OFFSET;
+import static io.sm4j.layout.DoorbellDescriptor.ABILITIES_OFFSET;
 import static io.sm4j.layout.DoorbellDescriptor.RUNG;
 
 /**
@@ -95,20 +95,29 @@ final class BellWord
     }
 
     /**
-     * Says whether this rank can sleep on and ring futexes, once, before it registers.
+     * Says, once, before the rank registers, what it can do: sleep on and ring futexes
+     * ({@link DoorbellDescriptor#FUTEX}), read its peers' processes ({@link DoorbellDescriptor#READS}).
      */
-    static void declareFutex(final AtomicBuffer word, final boolean able)
+    static void declareAbilities(final AtomicBuffer word, final boolean futex, final boolean reads)
     {
         // NOTE: plain: the rank's registration (a release) publishes it to peers that see it attached (acquire)
-        word.putLong(FUTEX_OFFSET, able ? 1 : 0);
+        word.putLong(ABILITIES_OFFSET, (futex ? DoorbellDescriptor.FUTEX : 0) | (reads ? DoorbellDescriptor.READS : 0));
     }
 
     /**
-     * @return true if the rank whose word this is has said it can sleep on and ring futexes (0 until it has).
+     * @return true if the rank whose word this is has said it can sleep on and ring futexes (false until it has).
      */
     static boolean canFutex(final AtomicBuffer word)
     {
-        return word.getLong(FUTEX_OFFSET) == 1; // after seeing the rank attached (an acquire)
+        return (word.getLong(ABILITIES_OFFSET) & DoorbellDescriptor.FUTEX) != 0; // after seeing the rank attached (an acquire)
+    }
+
+    /**
+     * @return true if the rank whose word this is has said it reads its peers' processes (false until it has).
+     */
+    static boolean reads(final AtomicBuffer word)
+    {
+        return (word.getLong(ABILITIES_OFFSET) & DoorbellDescriptor.READS) != 0; // after seeing the rank attached (an acquire)
     }
 
     /**

@@ -78,7 +78,9 @@ public final class Endpoint implements AutoCloseable, MappingGuard
     /** Set once an access faulted (the file was truncated): close then only unmaps. */
     private volatile boolean faulted;
 
-    private Endpoint(final Segment segment, final int rank, final TransportOptions options, final Futex futex, final boolean ownsSegment)
+    private Endpoint(
+        final Segment segment, final int rank, final TransportOptions options, final Futex futex, final boolean reads,
+        final boolean ownsSegment)
     {
         this.segment = segment;
         this.ownsSegment = ownsSegment;
@@ -110,7 +112,7 @@ public final class Endpoint implements AutoCloseable, MappingGuard
         pollLock = OptionalLock.create(multiple);
         job = new RankJob(segment, rank, options.launcherPid() != 0, this, peerBells::ringAll); // only keeps this
         health = new HealthMonitor(segment, rank, options.launcherPid(), peerBells::ringAll, counters);
-        peerMemory = PeerMemory.create(options.peerReads(), ranks, size);
+        peerMemory = reads ? new PeerMemory(ranks, size) : null;
         bell = Doorbell.open(segment.views().bell(rank), futex, peerBells, SegmentFiles.bellPath(segment.path(), rank), multiple); // a file: late
         final boolean contended = options.startsContended(size);
         this.ownCores = !contended;
@@ -133,7 +135,8 @@ public final class Endpoint implements AutoCloseable, MappingGuard
         options.lazyFreeBatch(segment.layout().params().queueEntries()); // a bad setting fails before registering
         NativeCopy.check(System.getenv(NativeCopy.ENV));
         final Futex futex = Futex.forSetting(options.bell());
-        BellWord.declareFutex(segment.views().bell(rank), futex != null); // before registering: released by it
+        final boolean reads = PeerMemory.whyNot(options.peerReads()) == null;
+        BellWord.declareAbilities(segment.views().bell(rank), futex != null, reads); // before registering: released by it
         segment.ranks().register(rank);
         Endpoint endpoint = null;
         try
@@ -141,9 +144,9 @@ public final class Endpoint implements AutoCloseable, MappingGuard
             // registered first: a rank that finds the job aborted leaves through detach, which removes the file if
             // it is the last process of the job
             segment.checkNotAborted();
-            endpoint = new Endpoint(segment, rank, options, futex, ownsSegment);
+            endpoint = new Endpoint(segment, rank, options, futex, reads, ownsSegment);
             segment.awaitAll(rank, options.attachTimeout());
-            endpoint.peerBells.decideFutex(); // every rank has said, before it registered
+            endpoint.peerBells.decideAbilities(); // every rank has said, before it registered
             return endpoint;
         }
         catch (final RuntimeException ex)
@@ -174,6 +177,21 @@ public final class Endpoint implements AutoCloseable, MappingGuard
     public PeerMemory peerMemory()
     {
         return peerMemory;
+    }
+
+    /**
+     * @param world ranks of the job.
+     * @return true if this rank and every one of {@code world} read their peers' processes ({@link PeerMemory}):
+     *         then each may leave its off-heap data for the others to read.
+     */
+    public boolean readEachOther(final int[] world)
+    {
+        boolean all = peerMemory != null;
+        for (int i = 0; i < world.length && all; i++)
+        {
+            all = peerBells.reads(world[i]);
+        }
+        return all;
     }
 
     /**

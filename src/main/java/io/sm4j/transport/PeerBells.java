@@ -36,8 +36,10 @@ final class PeerBells implements AutoCloseable
     private final SocketChannel[] channels;
     /** Null if this rank cannot ring a futex: it said so, and no peer then arms for one. */
     private final Futex futex;
-    /** Every rank has said it can use futexes: decided once every rank has attached ({@link #decideFutex}). */
+    /** Every rank has said it can use futexes: decided once every rank has attached ({@link #decideAbilities}). */
     private volatile boolean everyRankCanFutex;
+    /** The ranks that have said they read their peers' processes ({@link #decideAbilities}). */
+    private final boolean[] reads;
     private final ByteBuffer ringByte = ByteBuffer.allocateDirect(1);
     /** System.nanoTime() of this rank's last ring: the woken peer may be queued on this rank's core. */
     private volatile long lastRing;
@@ -58,6 +60,7 @@ final class PeerBells implements AutoCloseable
         channels = new SocketChannel[size];
         touched = new boolean[size];
         touchedList = new int[size];
+        reads = new boolean[size];
         for (int peer = 0; peer < size; peer++)
         {
             words[peer] = segment.views().bell(peer);
@@ -132,21 +135,30 @@ final class PeerBells implements AutoCloseable
     }
 
     /**
-     * Reads once what every rank said: once all have attached (each says it before it registers).
+     * Reads once what every rank said it can do: once all have attached (each says it before it registers).
      */
-    void decideFutex()
+    void decideAbilities()
     {
         boolean all = true;
-        for (int peer = 0; peer < words.length && all; peer++)
+        for (int peer = 0; peer < words.length; peer++)
         {
-            all = BellWord.canFutex(words[peer]);
+            all &= BellWord.canFutex(words[peer]);
+            reads[peer] = BellWord.reads(words[peer]);
         }
         everyRankCanFutex = all;
     }
 
     /**
+     * @return true if {@code peer} has said it reads its peers' processes; false until {@link #decideAbilities}.
+     */
+    boolean reads(final int peer)
+    {
+        return reads[peer];
+    }
+
+    /**
      * @return true if every rank of the job has said it can sleep on and ring futexes: only then may this
-     *         rank sleep on one (a rank that cannot would never wake it); false until {@link #decideFutex}.
+     *         rank sleep on one (a rank that cannot would never wake it); false until {@link #decideAbilities}.
      */
     boolean everyRankCanFutex()
     {

@@ -65,15 +65,6 @@ public final class PeerMemory implements AutoCloseable
     }
 
     /**
-     * @param setting this rank's setting.
-     * @return a reader for a rank that reads its peers, or null if it does not ({@link #describeForRanks}).
-     */
-    static PeerMemory create(final TransportOptions.PeerReads setting, final RankRegistry ranks, final int size)
-    {
-        return whyNot(setting) == null ? new PeerMemory(ranks, size) : null;
-    }
-
-    /**
      * For a launcher or a benchmark, before its ranks start (on this JVM's JDK, with native access and, on JDK 17,
      * the incubating linker: {@link IncubatorLinker#FLAG}).
      *

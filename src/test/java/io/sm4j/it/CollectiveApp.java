@@ -6,10 +6,15 @@ import io.sm4j.collective.OpReference;
 import io.sm4j.message.Communicator;
 import io.sm4j.message.Request;
 import io.sm4j.message.Status;
+import io.sm4j.transport.Endpoint;
+import io.sm4j.transport.Endpoints;
+import io.sm4j.transport.PeerMemory;
+import io.sm4j.transport.TransportOptions;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Random;
 
@@ -35,7 +40,9 @@ import java.util.Random;
  *     (through a region, after every rank posted its vector: the others finish the allReduce and fail in the
  *     barrier that follows; point to point, inside the reduce: the others fail waiting for its bcast);</li>
  * <li>{@code split}: split, dup and UNDEFINED, with traffic on the same tags in the world and in them at
- *     once; prints "split ok R".</li>
+ *     once; prints "split ok R";</li>
+ * <li>{@code inplace ROUNDS [refuse]}: bcast, allGather and allToAll read in place, out of shared buffers and out
+ *     of the ranks' processes ({@link #inPlace(int, boolean)}).</li>
  * </ul>
  */
 public final class CollectiveApp
@@ -51,6 +58,11 @@ public final class CollectiveApp
 
     public static void main(final String[] args)
     {
+        if (args[0].equals("inplace"))
+        {
+            inPlace(Integer.parseInt(args[1]), args.length > 2 && args[2].equals("refuse"));
+            return;
+        }
         try (Communicator comm = Communicator.attachFromEnvironment())
         {
             switch (args[0])
@@ -64,7 +76,6 @@ public final class CollectiveApp
                 case "pairs" -> pairsDiffer(comm);
                 case "scattered" -> scatteredDiffer(comm);
                 case "die" -> die(comm);
-                case "inplace" -> inPlace(comm, Integer.parseInt(args[1]));
                 default -> throw new IllegalArgumentException(args[0]);
             }
         }
@@ -739,20 +750,42 @@ public final class CollectiveApp
     }
 
     /**
-     * bcast, allGather and allToAll whose ranks send from shared buffers (read in place from 8 KiB per rank or block),
-     * or from arrays, or from a shared buffer's view that is no longer its own memory, mixed per round and
-     * rank or all shared: lengths around the in-place limit and over several steps of the region, at an offset into the
-     * buffer. Each rank overwrites its send buffer as soon as the call returns: a rank that returned while a peer
-     * still read its buffer in place shows as those bytes in the peer's result.
+     * {@code inplace ROUNDS [refuse]}: {@link #inPlace(Communicator, int)} on an endpoint that reads its peers'
+     * processes where the machine lets it (with {@code refuse}, rank 1 does not: then no rank leaves its off-heap
+     * data in place); prints "in place ok R, read N bytes out of peers' processes".
+     */
+    private static void inPlace(final int rounds, final boolean refuse)
+    {
+        final int rank = Integer.parseInt(System.getenv(Endpoints.RANK_ENV));
+        final TransportOptions env = TransportOptions.fromEnvironment(System.getenv());
+        final Endpoint endpoint = Endpoints.attach(Path.of(System.getenv(Endpoints.SEGMENT_ENV)), rank,
+            Integer.parseInt(System.getenv(Endpoints.SIZE_ENV)), refuse && rank == 1 ? env.withPeerReads(TransportOptions.PeerReads.OFF) : env);
+        try (Communicator comm = new Communicator(endpoint))
+        {
+            inPlace(comm, rounds);
+            final PeerMemory reader = endpoint.peerMemory();
+            System.out.println("in place ok " + rank + ", read " + (reader == null ? 0 : reader.bytesRead()) +
+                " bytes out of peers' processes");
+        }
+    }
+
+    /**
+     * bcast, allGather and allToAll whose ranks send from shared buffers (read in place from 8 KiB per rank or
+     * block), from direct memory (read out of the rank's process from 16 KiB, where every rank reads processes),
+     * from arrays, or from a shared buffer's view that is no longer its own memory (direct memory then), mixed per
+     * round and rank, or all shared, or all direct: lengths around the limits and over several steps of the
+     * region, at an offset into the buffer. Each rank overwrites its send buffer as soon as the call returns: a
+     * rank that returned while a peer still read its buffer in place shows as those bytes in the peer's result.
      */
     private static void inPlace(final Communicator comm, final int rounds)
     {
         final int n = comm.size();
-        final int[] lengths = { 8191, 8192, 20_000, 65_536, 300_000 };
+        final int[] lengths = { 8191, 8192, 20_000, 32_767, 32_768, 65_536, 300_000 };
         final int offset = 24;
         final int largest = 300_000;
         final MutableDirectBuffer shared = comm.allocate(offset + largest * n);
         final UnsafeBuffer copied = new UnsafeBuffer(new byte[offset + largest * n]);
+        final UnsafeBuffer direct = new UnsafeBuffer(ByteBuffer.allocateDirect(offset + largest * n));
         final UnsafeBuffer rewrapped = new UnsafeBuffer(0, 0);
         final byte[] pattern = new byte[largest * n];
         final byte[] received = new byte[largest * n];
@@ -761,14 +794,14 @@ public final class CollectiveApp
         {
             final int length = lengths[round % lengths.length];
             final boolean toAll = (round / lengths.length) % 2 == 1;
-            // 0: shared, 1: an array, 2: the shared buffer re-wrapped; every fourth round all shared (then read whole
-            // in the first step)
-            final int kind = round % 4 == 3 ? 0 : (round + comm.rank()) % 3;
+            // 0: shared, 1: an array, 2: the shared buffer re-wrapped, 3: direct; every sixth round all shared and
+            // every sixth all direct (then read whole in the first step)
+            final int kind = round % 6 == 5 ? 0 : round % 6 == 4 ? 3 : (round + comm.rank()) % 4;
             if (kind == 2)
             {
                 rewrapped.wrap(shared.addressOffset(), shared.capacity());
             }
-            final MutableDirectBuffer send = kind == 0 ? shared : kind == 1 ? copied : rewrapped;
+            final MutableDirectBuffer send = kind == 0 ? shared : kind == 1 ? copied : kind == 2 ? rewrapped : direct;
             final int sent = toAll ? length * n : length;
             fill(pattern, 0, sent, comm.rank(), round);
             send.putBytes(offset, pattern, 0, sent);
@@ -808,7 +841,6 @@ public final class CollectiveApp
                     (toAll ? "allToAll" : "allGather") + " of " + length + " bytes, rank " + p + "'s block,", round);
             }
         }
-        System.out.println("in place ok " + comm.rank());
     }
 
     private static void fill(final byte[] data, final int rank, final long salt)

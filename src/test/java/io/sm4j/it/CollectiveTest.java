@@ -1,6 +1,8 @@
 package io.sm4j.it;
 
 import io.sm4j.layout.LayoutParams;
+import io.sm4j.transport.PeerMemory;
+import io.sm4j.transport.TransportOptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -9,6 +11,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -64,20 +68,26 @@ class CollectiveTest
     }
 
     /**
-     * allGather and allToAll from shared buffers, read in place by every rank (CollectiveApp's "inplace"):
-     * mixed with arrays and re-wrapped views, around the 8 KiB limit and over several steps (300,000 bytes per
-     * rank: 3 halves of 128 KiB), each round's send buffers rewritten as soon as the call returns.
+     * bcast, allGather and allToAll from shared buffers and from direct memory, read in place by every rank
+     * (CollectiveApp's "inplace"): mixed with arrays and re-wrapped views, around the 8 KiB and 16 KiB limits and
+     * over several steps (300,000 bytes per rank: 3 halves of 128 KiB), each round's send buffers rewritten as
+     * soon as the call returns. Direct memory is read out of its rank's process (bytes counted) where every
+     * rank reads processes; with one rank that does not, by nobody, and the results are the same.
      */
     @ParameterizedTest
-    @ValueSource(ints = { 1, 2, 3, 4 })
-    void sharedBuffersReadInPlaceShouldGiveEveryBlockAndBeFreeOnReturn(final int ranks) throws IOException
+    @CsvSource({ "1, false", "2, false", "3, false", "4, false", "3, true" })
+    void dataReadInPlaceShouldGiveEveryBlockAndBeFreeOnReturn(final int ranks, final boolean refuse) throws IOException
     {
         final JobRunner job = JobRunner.run(LayoutParams.defaults(ranks), Map.of(), CollectiveApp.class.getName(),
-            "inplace", "60");
+            "inplace", "84", refuse ? "refuse" : "-");
         assertEquals(0, job.exitCode(), job.out() + job.err());
+        final boolean reads = ranks > 1 && !refuse && PeerMemory.whyNot(TransportOptions.PeerReads.AUTO) == null;
         for (int rank = 0; rank < ranks; rank++)
         {
-            assertTrue(job.out().contains("in place ok " + rank), job.out() + job.err());
+            final Matcher line = Pattern.compile("in place ok " + rank + ", read (\\d+) bytes").matcher(job.out());
+            assertTrue(line.find(), job.out() + job.err());
+            final long read = Long.parseLong(line.group(1));
+            assertTrue(reads ? read > 0 : read == 0, "rank " + rank + " read " + read + " bytes out of peers' processes\n" + job.out());
         }
         assertFalse(job.leftFiles(), "files left behind");
     }

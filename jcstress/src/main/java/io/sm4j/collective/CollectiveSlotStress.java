@@ -97,19 +97,19 @@ public final class CollectiveSlotStress
         }
 
         @Override
-        public long sharedPosition(final DirectBuffer buffer, final int offset, final int length)
+        public long sourcePosition(final DirectBuffer buffer, final int offset, final int length)
         {
             return buffer == shared[0] || buffer == shared[1] ? offset : -1;
         }
 
         @Override
-        public long sharedChunk(final DirectBuffer buffer)
+        public long sourceChunk(final DirectBuffer buffer)
         {
             return buffer == shared[0] ? 0 : 1;
         }
 
         @Override
-        public void copyShared(
+        public void copySource(
             final int rank, final long chunkId, final long position, final MutableDirectBuffer into, final int offset,
             final int length)
         {
