@@ -103,7 +103,7 @@ public final class BenchRank
             {
                 switch (name)
                 {
-                    case "sm4j" -> transports.add(new Sm4jPair(comm, 1 - rank, spec.persistent(), spec.shared()));
+                    case "sm4j" -> transports.add(new Sm4jPair(comm, 1 - rank, spec.persistent(), spec.buffers()));
                     case "agrona" -> transports.add(AgronaRingPair.map(ringFile, rank));
                     case "uds" -> transports.add(new UnixSocketPair(sockets.data()));
                     case "threads" -> threads = timer ? new ThreadPingPong() : null;
@@ -157,7 +157,7 @@ public final class BenchRank
     {
         final int half = comm.size() / 2;
         final boolean sender = comm.rank() < half;
-        final Sm4jPair pair = new Sm4jPair(comm, sender ? comm.rank() + half : comm.rank() - half, spec.persistent(), spec.shared());
+        final Sm4jPair pair = new Sm4jPair(comm, sender ? comm.rank() + half : comm.rank() - half, spec.persistent(), spec.buffers());
         comm.barrier();
         warmingUp(comm.rank() == 0 && spec.jitWarmup() > 0, pair.name());
         final Vote everyRank = quiet -> everyRank(comm, quiet);
@@ -184,7 +184,7 @@ public final class BenchRank
     private static void runRma(final Communicator comm, final BenchSpec spec) throws InterruptedException
     {
         final boolean timer = comm.rank() == 0;
-        try (RmaLoop loop = new RmaLoop(comm, spec.test(), spec.maxSize(), spec.shared()))
+        try (RmaLoop loop = new RmaLoop(comm, spec.test(), spec.maxSize(), spec.buffers()))
         {
             if (spec.jitWarmup() > 0)
             {
@@ -217,7 +217,7 @@ public final class BenchRank
     private static void runCollective(final Communicator comm, final BenchSpec spec) throws InterruptedException
     {
         final boolean timer = comm.rank() == 0;
-        final CollectiveLoop loop = new CollectiveLoop(comm, spec.test(), spec.maxSize(), spec.shared());
+        final CollectiveLoop loop = new CollectiveLoop(comm, spec.test(), spec.maxSize(), spec.buffers());
         comm.barrier();
         if (spec.jitWarmup() > 0)
         {

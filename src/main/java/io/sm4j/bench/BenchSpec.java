@@ -21,13 +21,12 @@ import java.util.Map;
  *                   transport before the first size, so the JIT has compiled the paths being measured.
  * @param persistent sm4j's windows use persistent requests (sendInit/recvInit, then start), else a new
  *                   isend/irecv request per message.
- * @param shared     sm4j's ranks send from and receive into shared buffers ({@code Communicator.allocate}):
- *                   messages above the eager limit go single-copy.
+ * @param buffers    what sm4j's ranks send from and receive into.
  * @param pauseMicros wake: the pause before every round trip, microseconds.
  */
 public record BenchSpec(
     BenchTest test, List<String> transports, int minSize, int maxSize, int iterations, int skip, int window, int jitWarmup,
-    boolean persistent, boolean shared, long pauseMicros)
+    boolean persistent, BufferKind buffers, long pauseMicros)
 {
     /** Largest message size, bytes. */
     public static final int MAX_SIZE = PairTransport.MAX_MESSAGE;
@@ -75,7 +74,7 @@ public record BenchSpec(
     BenchSpec warmUp()
     {
         return test != BenchTest.WAKE ? this :
-            new BenchSpec(BenchTest.LATENCY, transports, minSize, maxSize, iterations, skip, window, jitWarmup, persistent, shared, 0);
+            new BenchSpec(BenchTest.LATENCY, transports, minSize, maxSize, iterations, skip, window, jitWarmup, persistent, buffers, 0);
     }
 
     /**
@@ -85,7 +84,7 @@ public record BenchSpec(
     {
         return List.of("test=" + test.id(), "transports=" + String.join(",", transports), "min=" + minSize, "max=" + maxSize,
             "iterations=" + iterations, "skip=" + skip, "window=" + window, "jit=" + jitWarmup,
-            "persistent=" + persistent, "shared=" + shared, "pause=" + pauseMicros);
+            "persistent=" + persistent, "buffers=" + buffers, "pause=" + pauseMicros);
     }
 
     static BenchSpec parse(final String[] args)
@@ -100,7 +99,7 @@ public record BenchSpec(
             Integer.parseInt(values.get("min")), Integer.parseInt(values.get("max")),
             Integer.parseInt(values.get("iterations")), Integer.parseInt(values.get("skip")),
             Integer.parseInt(values.get("window")), Integer.parseInt(values.get("jit")),
-            Boolean.parseBoolean(values.get("persistent")), Boolean.parseBoolean(values.get("shared")),
+            Boolean.parseBoolean(values.get("persistent")), BufferKind.valueOf(values.get("buffers")),
             Long.parseLong(values.get("pause")));
     }
 }

@@ -3,8 +3,6 @@ package io.sm4j.bench;
 import io.sm4j.collective.Op;
 import io.sm4j.message.Communicator;
 import org.HdrHistogram.Histogram;
-import org.agrona.BitUtil;
-import org.agrona.BufferUtil;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -27,27 +25,20 @@ final class CollectiveLoop
 
     /**
      * @param largest the largest size measured: the buffers are allocated once, for it.
-     * @param shared  the byte data's buffers (bcast, gather, allgather, alltoall) are shared buffers
-     *                ({@code --buffers shared}: a bcast's, allGather's or allToAll's readers copy straight out of
-     *                them), else direct ByteBuffers (as OSU's loops pass malloc'd memory: from 16 KiB per rank or
-     *                block, where every rank reads its peers' processes, the readers read them out of the writer's).
+     * @param buffers the byte data's buffers (bcast, gather, allgather, alltoall): direct (as OSU's loops pass
+     *                malloc'd memory: a bcast's, allGather's or allToAll's readers read them out of the writer's
+     *                process, where every rank reads the others'), shared (copied straight out of them) or heap.
      */
-    CollectiveLoop(final Communicator comm, final BenchTest test, final int largest, final boolean shared)
+    CollectiveLoop(final Communicator comm, final BenchTest test, final int largest, final BufferKind buffers)
     {
         this.comm = comm;
         this.test = test;
         final boolean blocks = test == BenchTest.GATHER || test == BenchTest.ALLGATHER || test == BenchTest.ALLTOALL;
-        this.bytes = buffer(comm, shared && (blocks || test == BenchTest.BCAST), largest);
-        this.blocksIn = buffer(comm, shared, blocks ? largest * comm.size() : 0);
-        this.blocksOut = buffer(comm, shared, blocks ? largest * comm.size() : 0);
+        this.bytes = buffers.allocate(comm, blocks || test == BenchTest.BCAST ? largest : 0);
+        this.blocksIn = buffers.allocate(comm, blocks ? largest * comm.size() : 0);
+        this.blocksOut = buffers.allocate(comm, blocks ? largest * comm.size() : 0);
         this.floats = new float[largest / Float.BYTES];
         this.sums = new float[largest / Float.BYTES];
-    }
-
-    private static MutableDirectBuffer buffer(final Communicator comm, final boolean shared, final int length)
-    {
-        return shared && length > 0 ? comm.allocate(length) :
-            new UnsafeBuffer(BufferUtil.allocateDirectAligned(Math.max(length, 1), BitUtil.CACHE_LINE_LENGTH));
     }
 
     /**

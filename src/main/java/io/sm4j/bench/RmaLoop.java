@@ -4,8 +4,6 @@ import io.sm4j.message.Communicator;
 import io.sm4j.window.SharedBuffer;
 import io.sm4j.window.Window;
 import org.HdrHistogram.Histogram;
-import org.agrona.BitUtil;
-import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
@@ -25,15 +23,14 @@ final class RmaLoop implements AutoCloseable
 
     /**
      * @param largest the largest size measured: the window's parts and the local buffer are made once, for it.
-     * @param shared  the local buffer is a shared buffer (as {@code --buffers shared}), else a direct ByteBuffer.
+     * @param buffers the local buffer's kind.
      */
-    RmaLoop(final Communicator comm, final BenchTest test, final int largest, final boolean shared)
+    RmaLoop(final Communicator comm, final BenchTest test, final int largest, final BufferKind buffers)
     {
         this.comm = comm;
         this.test = test;
         this.window = comm.allocateWindow(Math.max(1, largest));
-        this.local = shared ? comm.allocate(Math.max(1, largest)) :
-            new UnsafeBuffer(BufferUtil.allocateDirectAligned(Math.max(1, largest), BitUtil.CACHE_LINE_LENGTH));
+        this.local = buffers.allocate(comm, largest);
     }
 
     /**

@@ -27,13 +27,12 @@ final class Sm4jPair implements PairTransport
 
     /**
      * @param persistent windows of persistent requests, else of new isend/irecv requests.
-     * @param shared     send from and receive into shared buffers (single copy above the eager limit), else
-     *                   direct ByteBuffers (the two-copy pipeline).
+     * @param buffers    what to send from and receive into.
      */
-    Sm4jPair(final Communicator communicator, final int peer, final boolean persistent, final boolean shared)
+    Sm4jPair(final Communicator communicator, final int peer, final boolean persistent, final BufferKind buffers)
     {
-        this.out = shared ? communicator.allocate(MAX_MESSAGE) : PairTransport.messageBuffer();
-        this.in = shared ? communicator.allocate(MAX_MESSAGE) : PairTransport.messageBuffer();
+        this.out = buffers.allocate(communicator, MAX_MESSAGE);
+        this.in = buffers.allocate(communicator, MAX_MESSAGE);
         this.communicator = communicator;
         this.peer = peer;
         this.persistent = persistent;

@@ -8,6 +8,7 @@ import io.sm4j.bench.BenchSpec;
 import io.sm4j.bench.BenchSummary;
 import io.sm4j.bench.BenchTable;
 import io.sm4j.bench.BenchTest;
+import io.sm4j.bench.BufferKind;
 import io.sm4j.bench.BusyCores;
 import io.sm4j.bench.MemcpyRate;
 import io.sm4j.bench.OmpiBaseline;
@@ -81,7 +82,14 @@ final class BenchCommand implements Callable<Integer>
 
     enum Buffers
     {
-        direct, shared
+        direct(BufferKind.DIRECT), shared(BufferKind.SHARED), heap(BufferKind.HEAP);
+
+        final BufferKind kind;
+
+        Buffers(final BufferKind kind)
+        {
+            this.kind = kind;
+        }
     }
 
     enum Format
@@ -129,7 +137,7 @@ final class BenchCommand implements Callable<Integer>
     @Option(names = "--requests", paramLabel = "KIND", description = "How sm4j's windows (bw, bibw, mbw_mr) send and receive: persistent (sendInit/recvInit once, then start: allocation-free, as a Java application that cares writes it) or isend (a new isend/irecv request per message, as osu_bw) (default: ${DEFAULT-VALUE}).")
     Requests requests = Requests.persistent;
 
-    @Option(names = "--buffers", paramLabel = "KIND", description = "What sm4j's ranks send from and receive into: direct (ByteBuffers: from 16 KiB the receiver reads a message out of the sender's process, one copy; above the eager limit and below that, or with SM4J_PEER_READS=off, the fragment pipeline, two copies) or shared (buffers from Communicator.allocate: one copy, the receiver's straight out of the sender's buffer; bcast, allgather and alltoall from 8 KiB per rank: each rank reads the others' data in place) (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--buffers", paramLabel = "KIND", description = "What sm4j's ranks send from and receive into: direct (ByteBuffers, as OSU's loops pass malloc'd memory: from 16 KiB the receiver reads a message out of the sender's process, one copy; above the eager limit and below that, or with SM4J_PEER_READS=off, the fragment pipeline, two copies; bcast, allgather and alltoall read each rank's data out of its process from 32 KiB of it, 256 KiB with more ranks than cores), shared (buffers from Communicator.allocate: one copy, the receiver's straight out of the sender's buffer; bcast, allgather and alltoall from 8 KiB per rank: each rank reads the others' data in place) or heap (byte[] arrays, which the collector moves: two copies above the eager limit, collectives through the region) (default: ${DEFAULT-VALUE}).")
     Buffers buffers = Buffers.direct;
 
     @Option(names = "--pause-us", paramLabel = "MICROS", description = "wake: the pause before every round trip, long enough that the receiver sleeps (default: ${DEFAULT-VALUE}).")
@@ -213,7 +221,7 @@ final class BenchCommand implements Callable<Integer>
             ompiMissing = OmpiBaseline.unavailable();
         }
         final BenchSpec benchSpec = new BenchSpec(benchTest, transports, range[0], range[1], iterations, skip, window, jitWarmup,
-            requests == Requests.persistent, buffers == Buffers.shared, pauseMicros);
+            requests == Requests.persistent, buffers.kind, pauseMicros);
         final LayoutParams params = layoutParams(segmentRanks);
         final double busy = BusyCores.measure(CpuBudget.cores(), 300);
         final Progress progress = new Progress(err, benchSpec.sizes().size() * transports.size());
@@ -374,10 +382,15 @@ final class BenchCommand implements Callable<Integer>
         {
             facts.add("copies into the segment from " + NativeCopy.MIN_BYTES + " B: the C library's memcpy (" + NativeCopy.ENV + "=native)");
         }
-        facts.add("sm4j buffers: " + (buffers == Buffers.shared ?
-            (test.collective() ? "shared (Communicator.allocate): bcast, allgather and alltoall from 8 KiB per rank read each rank's data in place, one copy" :
-            "shared (Communicator.allocate): one copy above the eager limit, the receiver's out of the sender's buffer") :
-            directBuffers(test.collective())));
+        facts.add("sm4j buffers: " + switch (buffers)
+        {
+            case shared -> test.collective() ?
+                "shared (Communicator.allocate): bcast, allgather and alltoall from 8 KiB per rank read each rank's data in place, one copy" :
+                "shared (Communicator.allocate): one copy above the eager limit, the receiver's out of the sender's buffer";
+            case heap -> test.collective() ? "heap arrays (byte[]): through the collective region" :
+                "heap arrays (byte[]): two copies above the eager limit, through the fragment pipeline";
+            case direct -> directBuffers(test.collective());
+        });
         if (!test.collective() && test != BenchTest.WAKE && maxSize >= 1 << 20)
         {
             final int block = Math.min(maxSize, 4 << 20);

@@ -112,6 +112,27 @@ class BenchCommandTest
             .map(r -> Integer.parseInt(r.split("\\s+")[0])).toList());
     }
 
+    /**
+     * Every buffer kind runs point to point and a collective, and the header names it.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({
+        "heap, 'heap arrays (byte[]): two copies above the eager limit', 'heap arrays (byte[]): through the collective region'",
+        "direct, 'direct ByteBuffers: ', 'direct ByteBuffers: '",
+        "shared, 'shared (Communicator.allocate): one copy above the eager limit', 'shared (Communicator.allocate): bcast, allgather and alltoall'" })
+    void everyBufferKindShouldRunAndBeNamed(final String kind, final String pointToPoint, final String collective)
+    {
+        final CliRun latency = CliRun.of("bench", "latency", "-m", "65536:65536", "--buffers", kind, "-i", "50", "-x", "5", "--jit-warmup", "0");
+        assertEquals(0, latency.exitCode(), latency.err());
+        assertTrue(latency.out().contains("# sm4j buffers: " + pointToPoint), latency.out());
+        assertEquals(1, latency.out().lines().filter(l -> l.startsWith("65536 ")).count(), latency.out());
+        final CliRun bcast = CliRun.of("bench", "bcast", "-n", "2", "-m", "65536:65536", "--buffers", kind, "-i", "50", "-x", "5",
+            "--jit-warmup", "0");
+        assertEquals(0, bcast.exitCode(), bcast.err());
+        assertTrue(bcast.out().contains("# sm4j buffers: " + collective), bcast.out());
+        assertEquals(1, bcast.out().lines().filter(l -> l.startsWith("65536 ")).count(), bcast.out());
+    }
+
     @Test
     void oneSidedTestsShouldReportATimePerOperationAndARatePerWindow()
     {

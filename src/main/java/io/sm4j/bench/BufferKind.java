@@ -1,0 +1,36 @@
+package io.sm4j.bench;
+
+import io.sm4j.message.Communicator;
+import org.agrona.BitUtil;
+import org.agrona.BufferUtil;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * What sm4j's ranks send from and receive into in a benchmark ({@code sm4j bench --buffers}).
+ */
+public enum BufferKind
+{
+    /**
+     * Direct ByteBuffers, as OSU's loops pass malloc'd memory: large messages and collectives' data are read
+     * out of the sender's process where the ranks read each other's.
+     */
+    DIRECT,
+    /** Shared buffers ({@code Communicator.allocate}): read straight out of the sender's buffer. */
+    SHARED,
+    /** Arrays on the heap ({@code byte[]}), which a collector may move: copied through the segment. */
+    HEAP;
+
+    /**
+     * @return a buffer of this kind of {@code length} bytes (at least one).
+     */
+    UnsafeBuffer allocate(final Communicator comm, final int length)
+    {
+        final int bytes = Math.max(1, length);
+        return switch (this)
+        {
+            case DIRECT -> new UnsafeBuffer(BufferUtil.allocateDirectAligned(bytes, BitUtil.CACHE_LINE_LENGTH));
+            case SHARED -> comm.allocate(bytes);
+            case HEAP -> new UnsafeBuffer(new byte[bytes]);
+        };
+    }
+}
