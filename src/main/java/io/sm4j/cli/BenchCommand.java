@@ -137,7 +137,7 @@ final class BenchCommand implements Callable<Integer>
     @Option(names = "--requests", paramLabel = "KIND", description = "How sm4j's windows (bw, bibw, mbw_mr) send and receive: persistent (sendInit/recvInit once, then start: allocation-free, as a Java application that cares writes it) or isend (a new isend/irecv request per message, as osu_bw) (default: ${DEFAULT-VALUE}).")
     Requests requests = Requests.persistent;
 
-    @Option(names = "--buffers", paramLabel = "KIND", description = "What sm4j's ranks send from and receive into: direct (ByteBuffers, as OSU's loops pass malloc'd memory: from 16 KiB the receiver reads a message out of the sender's process, one copy; above the eager limit and below that, or with SM4J_PEER_READS=off, the fragment pipeline, two copies; bcast, allgather and alltoall read each rank's data out of its process from 32 KiB of it, 256 KiB with more ranks than cores), shared (buffers from Communicator.allocate: one copy, the receiver's straight out of the sender's buffer; bcast, allgather and alltoall from 8 KiB per rank: each rank reads the others' data in place) or heap (byte[] arrays, which the collector moves: two copies above the eager limit, collectives through the region) (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--buffers", paramLabel = "KIND", description = "What sm4j's ranks send from and receive into: direct (ByteBuffers, as OSU's loops pass malloc'd memory: from 16 KiB the receiver reads a message out of the sender's process, one copy; above the eager limit and below that, or with SM4J_PEER_READS=off, the fragment pipeline, two copies; bcast, allgather and alltoall read each rank's data out of its process from 32 KiB blocks, with more ranks than cores from 256 KiB a rank leaves in place), shared (buffers from Communicator.allocate: one copy, the receiver's straight out of the sender's buffer; bcast, allgather and alltoall from 8 KiB per rank: each rank reads the others' data in place) or heap (byte[] arrays, which the collector moves: two copies above the eager limit, collectives through the region) (default: ${DEFAULT-VALUE}).")
     Buffers buffers = Buffers.direct;
 
     @Option(names = "--pause-us", paramLabel = "MICROS", description = "wake: the pause before every round trip, long enough that the receiver sleeps (default: ${DEFAULT-VALUE}).")
@@ -428,8 +428,8 @@ final class BenchCommand implements Callable<Integer>
             return whyNot != null ?
                 "direct ByteBuffers: through the collective region (no reads of each other's processes: " + whyNot + ")" :
                 "direct ByteBuffers: bcast, allgather and alltoall read a rank's data out of its process (" +
-                    PeerMemory.describeForRanks() + "), one copy, from 32 KiB of it (256 KiB with more ranks than cores); " +
-                    "below that through the collective region";
+                    PeerMemory.describeForRanks() + "), one copy, from 32 KiB blocks (and with more ranks than cores, 256 KiB " +
+                    "a rank leaves in place), where every rank has found it can read the others; else through the collective region";
         }
         return whyNot != null ?
             "direct ByteBuffers: two copies above the eager limit, through the fragment pipeline (no reads of the sender's process: " +

@@ -73,7 +73,8 @@ final class SharedCollectives
     private static final int WHOLE_VECTOR_HALF = 16 * 1024;
     /**
      * The least bytes (bcast), bytes per rank (allGather) or per block (allToAll) that a rank's shared buffer
-     * ({@code Communicator.allocate}) leaves in place, its readers copying them straight out of it
+     * ({@code Communicator.allocate}) leaves in place, its readers copying them straight out of it (off-heap memory
+     * read out of the rank's process needs more: {@link SharedRegion#sourcePosition})
      * ({@link #inPlace}): below it the half's copy costs less than the step that tells the writer its readers are
      * done.
      */
@@ -529,7 +530,7 @@ final class SharedCollectives
             return; // the half's copy costs less than the step that tells a writer its readers are done
         }
         steps.sources = true;
-        steps.sourcePosition = sendLength > 0 ? region.sourcePosition(steps.send, steps.sendOffset, sendLength) : -1;
+        steps.sourcePosition = sendLength > 0 ? region.sourcePosition(steps.send, steps.sendOffset, sendLength, blockLength) : -1;
         steps.sourceChunk = steps.sourcePosition < 0 ? 0 : region.sourceChunk(steps.send);
     }
 
@@ -679,7 +680,10 @@ final class SharedCollectives
          * and read source records ({@link #inPlace}); cleared by {@link #with} for every call.
          */
         boolean sources;
-        /** With {@link #sources}: this rank's shared buffer holding its data of the call, and the data's position in it, or -1. */
+        /**
+         * With {@link #sources}: where this rank's data of the call stays ({@link SharedRegion#sourceChunk}: its
+         * shared buffer, or its process) and the data's position there (its address in the process), or -1.
+         */
         long sourceChunk;
         long sourcePosition = -1;
 

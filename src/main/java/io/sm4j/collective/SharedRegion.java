@@ -39,13 +39,16 @@ public interface SharedRegion
     void wake(int rank);
 
     /**
+     * @param length      the bytes of {@code buffer} the call reads.
+     * @param blockLength the most any one reader reads of them (a bcast's or allGather's {@code length}, an
+     *                    allToAll's block).
      * @return where the peers can {@link #copySource copy} {@code length} bytes at {@code offset} of
      *         {@code buffer} from, in place ({@link #sourceChunk} names the place): their payload position if they
      *         lie in a shared buffer of this rank's, or their address if they lie in off-heap memory and every
-     *         rank of the communicator reads its peers' processes (a large enough call); else -1 (a heap array, a
-     *         shared buffer re-wrapped or freed, or off-heap memory where some rank does not read processes).
+     *         rank of the communicator has found it can read its peers' processes (a large enough call); else -1
+     *         (a heap array, a shared buffer re-wrapped or freed, or off-heap memory that is not read this time).
      */
-    long sourcePosition(DirectBuffer buffer, int offset, int length);
+    long sourcePosition(DirectBuffer buffer, int offset, int length, int blockLength);
 
     /**
      * @return the chunk id of {@code buffer}, for which {@link #sourcePosition} was not -1: its shared buffer's,

@@ -8,8 +8,10 @@ package io.sm4j.layout;
  * its socket, or a futex wake on this word; the rank stores AWAKE once it runs again. A rank sleeps on the
  * futex only if every rank of the job has said that it can ring one (the abilities word, written before the
  * rank registers; 0 until then): a JDK 17 rank cannot, and would leave it asleep. The same word says whether
- * the rank reads its peers' processes ({@code PeerMemory}): a collective leaves a rank's off-heap data for its
- * readers to read only if every one of them does.
+ * the rank reads its peers' processes ({@code PeerMemory}) and, once it has tried after every rank attached,
+ * whether it could read each peer that reads too: it reads the peer's address word out of the peer's process,
+ * which holds the word's own address there (a value only a read of that process at that address gives). A collective leaves
+ * a rank's off-heap data for its readers to read only if every one of them has checked and could.
  * The rank writes the state only when it falls asleep or wakes, and publishers only read it until they find
  * it armed, so the line stays shared while the rank is busy.
  * <pre>
@@ -18,10 +20,15 @@ package io.sm4j.layout;
  *  |   State: AWAKE 0, ARMED 1, RUNG 2, ARMED_FUTEX 3 (64 bits;   ...
  *  |   a futex compares its low 32 bits)                           |
  *  +---------------------------------------------------------------+ 8
- *  |   Abilities (written once, before the rank registers):        |
- *  |   bit 0 FUTEX: it can sleep on and ring futexes;             ...
- *  |   bit 1 READS: it reads its peers' processes                  |
+ *  |   Abilities (written before the rank registers, and once more  |
+ *  |   after its check): bit 0 FUTEX: it can sleep on and ring    ...
+ *  |   futexes; bit 1 READS: it reads its peers' processes;        |
+ *  |   bit 2 CHECKED: it tried every peer that READS; bit 3        |
+ *  |   UNREADABLE: it could not read one of them                   |
  *  +---------------------------------------------------------------+ 16
+ *  |   Address: where this word lies in the rank's own process    ...
+ *  |   (written before it registers, never changed)                |
+ *  +---------------------------------------------------------------+ 24
  *  |                 Padding to the end of the cacheline           |
  *  +---------------------------------------------------------------+ cacheline
  * </pre>
@@ -41,10 +48,15 @@ public final class DoorbellDescriptor
     public static final long FUTEX = 1;
     /** Abilities: the rank reads its peers' processes (and offers its own memory to be read). */
     public static final long READS = 2;
+    /** Abilities: the rank has tried to read every peer that {@link #READS}, out of its process. */
+    public static final long CHECKED = 4;
+    /** Abilities, with {@link #CHECKED}: the rank could not read one of them. */
+    public static final long UNREADABLE = 8;
 
     public static final int STATE_OFFSET = 0;
     public static final int ABILITIES_OFFSET = STATE_OFFSET + Long.BYTES;
-    public static final int LENGTH = ABILITIES_OFFSET + Long.BYTES;
+    public static final int ADDRESS_OFFSET = ABILITIES_OFFSET + Long.BYTES;
+    public static final int LENGTH = ADDRESS_OFFSET + Long.BYTES;
 
     private DoorbellDescriptor()
     {

@@ -46,11 +46,14 @@ public final class SegmentHeaderDescriptor
     /** "SM4JSEG1" read as a little-endian long. */
     public static final long MAGIC = 0x3147455334534D53L;
     /**
-     * 12: the doorbell line's abilities word (futex and peer-reads bits), where format 11 had a futex flag; 11: the source record of an allGather's or allToAll's step in the collective slot's line (a rank's data read
-     * in place from its shared buffer), where a rank of format 10 would read the half; 10: a small bcast's, reduce's or allReduce's data in the collective slot's line (CollectiveSlotDescriptor),
-     * where a rank of format 9 would look in a half; 9: a doorbell's futex word and its ARMED_FUTEX state; 8: the collective regions' two parameters (and a 1,920-byte abort reason); 7: each rank's counters
-     * (with its waiting mark) after the doorbells (6: a 1,928-byte abort reason; 5: a doorbell line per rank
-     * after the control blocks; 4: the creator's and each rank's start time, the owner).
+     * 12: the doorbell line's abilities word (futex and peer-reads bits, the reads check) and address word, where
+     * format 11 had a futex flag; 11: the source record of an allGather's or allToAll's step in the collective
+     * slot's line (a rank's data read in place from its shared buffer), where a rank of format 10 would read the
+     * half; 10: a small bcast's, reduce's or allReduce's data in the collective slot's line
+     * (CollectiveSlotDescriptor), where a rank of format 9 would look in a half; 9: a doorbell's futex word and
+     * its ARMED_FUTEX state; 8: the collective regions' two parameters (and a 1,920-byte abort reason); 7: each
+     * rank's counters (with its waiting mark) after the doorbells (6: a 1,928-byte abort reason; 5: a doorbell
+     * line per rank after the control blocks; 4: the creator's and each rank's start time, the owner).
      */
     public static final int VERSION = 12;
 

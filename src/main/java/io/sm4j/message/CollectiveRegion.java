@@ -30,18 +30,18 @@ final class CollectiveRegion implements SharedRegion
     private final int bufferSize;
     private final LocalWindows ownWindows;
     private final PeerWindows peerWindows;
-    /** This rank and every other of the communicator read their peers' processes ({@link Endpoint#readEachOther}). */
-    private final boolean readProcesses;
     /**
-     * The least bytes a rank leaves in its process for its readers ({@link #sourcePosition}): reading saves the
-     * copy into the region, and costs a system call per reader and one more step of the call, which is
-     * cheap with a core per rank and a round of the scheduler without (docs/benchmarks.md, "Collectives read out
-     * of the writer's process": 2 ranks gain from 32 KiB; 4 ranks on 2 cores lose up to 128 KiB and gain from
-     * 256 KiB, bcast, allGather and allToAll alike).
+     * The least bytes a reader reads of a rank's data (a block), and with ranks sharing cores the least bytes a
+     * rank leaves in its process, for it to be read there ({@link #sourcePosition}): reading saves the writer's
+     * copy into the region, and costs a system call per reader and one more step of the call, which is cheap with
+     * a core per rank and a round of the scheduler without (docs/benchmarks.md, "Collectives read out of the
+     * writer's process": with 2 ranks reading gains from 32 KiB blocks; with 4 ranks on 2 cores bcast and
+     * allToAll gain from 256 KiB left in place, allGather is about even there).
      */
-    private final int processMin;
-    private static final int PROCESS_MIN_OWN_CORES = 32 << 10;
-    private static final int PROCESS_MIN_SHARED_CORES = 256 << 10;
+    private static final int PROCESS_MIN_BLOCK = 32 << 10;
+    private static final int PROCESS_MIN_SHARING_CORES = 256 << 10;
+    /** More ranks in the job than processors for this JVM: they share cores. */
+    private final boolean sharingCores;
     /** The wait in progress (one at a time: the communicator is single-threaded), reused: a wait allocates nothing. */
     private int awaitedRank;
     private long awaitedStep;
@@ -60,8 +60,7 @@ final class CollectiveRegion implements SharedRegion
         this.bufferSize = params.collectiveBufferSize();
         this.ownWindows = ownWindows;
         this.peerWindows = peerWindows;
-        this.readProcesses = endpoint.readEachOther(world);
-        this.processMin = endpoint.ownCores() ? PROCESS_MIN_OWN_CORES : PROCESS_MIN_SHARED_CORES;
+        this.sharingCores = endpoint.size() > Runtime.getRuntime().availableProcessors();
     }
 
     /**
@@ -140,15 +139,17 @@ final class CollectiveRegion implements SharedRegion
     }
 
     @Override
-    public long sourcePosition(final DirectBuffer buffer, final int offset, final int length)
+    public long sourcePosition(final DirectBuffer buffer, final int offset, final int length, final int blockLength)
     {
         if (buffer instanceof SharedBuffer shared)
         {
             return shared.sharedPosition(ownWindows, offset, length);
         }
         // off-heap memory stays where it is while the call lasts (a heap array may move): its readers read it
-        // out of this process, as Open MPI's vader does with CMA, if they all can
-        return readProcesses && length >= processMin && buffer.byteArray() == null && buffer.addressOffset() > 0 ?
+        // out of this process, as Open MPI's vader does with CMA, if they all have found they can (asked per
+        // call: a rank may still be checking when the first call starts; each record says what it offers)
+        final boolean large = blockLength >= PROCESS_MIN_BLOCK && (!sharingCores || length >= PROCESS_MIN_SHARING_CORES);
+        return large && buffer.byteArray() == null && buffer.addressOffset() > 0 && endpoint.readEachOther(world) ?
             buffer.addressOffset() + offset : -1;
     }
 
@@ -166,12 +167,15 @@ final class CollectiveRegion implements SharedRegion
         if (chunkId != CollectiveSlotDescriptor.PROCESS_MEMORY)
         {
             peerWindows.copy(world[rank], chunkId, position, into, offset, length);
+            return;
         }
-        else if (!readProcesses || !endpoint.peerMemory().read(world[rank], position, into, offset, length))
+        // offered only once this rank found it can read every rank that reads (Endpoint.readEachOther)
+        final PeerMemory reader = endpoint.peerMemory();
+        if (reader == null || !reader.read(world[rank], position, into, offset, length))
         {
-            throw new Sm4jException("reading " + length + " bytes at address " + position + " of rank " + world[rank] +
-                "'s process failed (" + (readProcesses ? "it exited, or the address is not mapped" :
-                "this rank does not read its peers' processes") + "; SM4J_PEER_READS=off leaves every rank's data in the region)");
+            throw new Sm4jException("reading " + length + " bytes at address 0x" + Long.toHexString(position) +
+                " out of the process of world rank " + world[rank] +
+                " failed: it exited, the address is not mapped there, or reading it is no longer permitted");
         }
     }
 

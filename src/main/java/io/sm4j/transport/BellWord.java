@@ -9,6 +9,7 @@ import static io.sm4j.layout.DoorbellDescriptor.ARMED;
 import static io.sm4j.layout.DoorbellDescriptor.ARMED_FUTEX;
 import static io.sm4j.layout.DoorbellDescriptor.AWAKE;
 import static io.sm4j.layout.DoorbellDescriptor.ABILITIES_OFFSET;
+import static io.sm4j.layout.DoorbellDescriptor.ADDRESS_OFFSET;
 import static io.sm4j.layout.DoorbellDescriptor.RUNG;
 
 /**
@@ -96,20 +97,25 @@ final class BellWord
 
     /**
      * Says, once, before the rank registers, what it can do: sleep on and ring futexes
-     * ({@link DoorbellDescriptor#FUTEX}), read its peers' processes ({@link DoorbellDescriptor#READS}).
+     * ({@link DoorbellDescriptor#FUTEX}), read its peers' processes ({@link DoorbellDescriptor#READS}); and where
+     * its address word lies in its own process, in that word ({@link DoorbellDescriptor#ADDRESS_OFFSET}).
      */
     static void declareAbilities(final AtomicBuffer word, final boolean futex, final boolean reads)
     {
-        // NOTE: plain: the rank's registration (a release) publishes it to peers that see it attached (acquire)
+        // NOTE: plain: the rank's registration (a release) publishes them to peers that see it attached (acquire)
         word.putLong(ABILITIES_OFFSET, (futex ? DoorbellDescriptor.FUTEX : 0) | (reads ? DoorbellDescriptor.READS : 0));
+        word.putLong(ADDRESS_OFFSET, word.addressOffset() + ADDRESS_OFFSET);
     }
 
     /**
-     * @return true if the rank whose word this is has said it can sleep on and ring futexes (false until it has).
+     * Says whether the rank could read every peer that reads, out of its process ({@link #declareAbilities} first).
      */
-    static boolean canFutex(final AtomicBuffer word)
+    static void declareChecked(final AtomicBuffer word, final boolean readable)
     {
-        return (word.getLong(ABILITIES_OFFSET) & DoorbellDescriptor.FUTEX) != 0; // after seeing the rank attached (an acquire)
+        final long abilities = word.getLong(ABILITIES_OFFSET) | DoorbellDescriptor.CHECKED |
+            (readable ? 0 : DoorbellDescriptor.UNREADABLE);
+        // NOTE: release: nothing to publish with it, but a peer polls for it (acquire) while this rank runs
+        word.putLongRelease(ABILITIES_OFFSET, abilities);
     }
 
     /**
@@ -118,6 +124,32 @@ final class BellWord
     static boolean reads(final AtomicBuffer word)
     {
         return (word.getLong(ABILITIES_OFFSET) & DoorbellDescriptor.READS) != 0; // after seeing the rank attached (an acquire)
+    }
+
+    /**
+     * @return where the rank's address word lies in its own process: read there, it holds this same value.
+     */
+    static long address(final AtomicBuffer word)
+    {
+        return word.getLong(ADDRESS_OFFSET); // after seeing the rank attached (an acquire)
+    }
+
+    /**
+     * @return true if the rank reads its peers' processes and has checked that it can read every one that reads
+     *         too; false if it does not, could not, or has not checked yet.
+     */
+    static boolean readsEveryone(final AtomicBuffer word)
+    {
+        final long checked = DoorbellDescriptor.READS | DoorbellDescriptor.CHECKED;
+        return (word.getLongAcquire(ABILITIES_OFFSET) & (checked | DoorbellDescriptor.UNREADABLE)) == checked;
+    }
+
+    /**
+     * @return true if the rank whose word this is has said it can sleep on and ring futexes (false until it has).
+     */
+    static boolean canFutex(final AtomicBuffer word)
+    {
+        return (word.getLong(ABILITIES_OFFSET) & DoorbellDescriptor.FUTEX) != 0; // after seeing the rank attached (an acquire)
     }
 
     /**

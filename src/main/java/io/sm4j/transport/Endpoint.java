@@ -147,6 +147,7 @@ public final class Endpoint implements AutoCloseable, MappingGuard
             endpoint = new Endpoint(segment, rank, options, futex, reads, ownsSegment);
             segment.awaitAll(rank, options.attachTimeout());
             endpoint.peerBells.decideAbilities(); // every rank has said, before it registered
+            endpoint.checkPeerReads();
             return endpoint;
         }
         catch (final RuntimeException ex)
@@ -180,18 +181,43 @@ public final class Endpoint implements AutoCloseable, MappingGuard
     }
 
     /**
-     * @param world ranks of the job.
-     * @return true if this rank and every one of {@code world} read their peers' processes ({@link PeerMemory}):
-     *         then each may leave its off-heap data for the others to read.
+     * @param world ranks of the job (a communicator's).
+     * @return true if this rank and every one of {@code world} read their peers' processes ({@link PeerMemory}) and
+     *         each has found it can read every one that does ({@link #checkPeerReads}): then each may leave its
+     *         off-heap data for the others to read. False while one has not checked yet.
      */
     public boolean readEachOther(final int[] world)
     {
         boolean all = peerMemory != null;
         for (int i = 0; i < world.length && all; i++)
         {
-            all = peerBells.reads(world[i]);
+            all = peerBells.readsEveryone(world[i]);
         }
         return all;
+    }
+
+    /**
+     * Once every rank has attached: reads, out of each peer's process that reads too, the address word of its
+     * doorbell line, which holds its own address there, and says whether every read found it. A
+     * rank that declared it reads may still be refused a peer (another user, a process made non-dumpable, a
+     * security module, another PID namespace): a collective, which cannot fall back as point to point does
+     * ({@code Matcher}), leaves data to be read only where every rank has found it can.
+     */
+    private void checkPeerReads()
+    {
+        if (peerMemory == null)
+        {
+            return;
+        }
+        boolean readable = true;
+        for (int peer = 0; peer < size && readable; peer++)
+        {
+            if (peer != rank && peerBells.reads(peer))
+            {
+                readable = peerMemory.holdsItsAddress(peer, peerBells.addressWord(peer));
+            }
+        }
+        peerBells.declareChecked(readable);
     }
 
     /**

@@ -38,8 +38,6 @@ final class PeerBells implements AutoCloseable
     private final Futex futex;
     /** Every rank has said it can use futexes: decided once every rank has attached ({@link #decideAbilities}). */
     private volatile boolean everyRankCanFutex;
-    /** The ranks that have said they read their peers' processes ({@link #decideAbilities}). */
-    private final boolean[] reads;
     private final ByteBuffer ringByte = ByteBuffer.allocateDirect(1);
     /** System.nanoTime() of this rank's last ring: the woken peer may be queued on this rank's core. */
     private volatile long lastRing;
@@ -60,7 +58,6 @@ final class PeerBells implements AutoCloseable
         channels = new SocketChannel[size];
         touched = new boolean[size];
         touchedList = new int[size];
-        reads = new boolean[size];
         for (int peer = 0; peer < size; peer++)
         {
             words[peer] = segment.views().bell(peer);
@@ -135,7 +132,7 @@ final class PeerBells implements AutoCloseable
     }
 
     /**
-     * Reads once what every rank said it can do: once all have attached (each says it before it registers).
+     * Reads once whether every rank can ring a futex: once all have attached (each says it before it registers).
      */
     void decideAbilities()
     {
@@ -143,17 +140,42 @@ final class PeerBells implements AutoCloseable
         for (int peer = 0; peer < words.length; peer++)
         {
             all &= BellWord.canFutex(words[peer]);
-            reads[peer] = BellWord.reads(words[peer]);
         }
         everyRankCanFutex = all;
     }
 
     /**
-     * @return true if {@code peer} has said it reads its peers' processes; false until {@link #decideAbilities}.
+     * @return true if {@code peer} has said it reads its peers' processes (once it has attached).
      */
     boolean reads(final int peer)
     {
-        return reads[peer];
+        return BellWord.reads(words[peer]);
+    }
+
+    /**
+     * @return where {@code peer}'s address word lies in its own process (once it has attached): read out of that
+     *         process, it holds this value.
+     */
+    long addressWord(final int peer)
+    {
+        return BellWord.address(words[peer]);
+    }
+
+    /**
+     * Says whether this rank could read every peer that reads, out of its process.
+     */
+    void declareChecked(final boolean readable)
+    {
+        BellWord.declareChecked(words[rank], readable);
+    }
+
+    /**
+     * @return true if {@code peer} reads its peers' processes and has checked that it can read every one that
+     *         reads; false if not, or not yet.
+     */
+    boolean readsEveryone(final int peer)
+    {
+        return BellWord.readsEveryone(words[peer]);
     }
 
     /**

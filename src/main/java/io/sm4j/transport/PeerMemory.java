@@ -5,6 +5,7 @@ import io.sm4j.segment.IncubatorLinker;
 import io.sm4j.segment.RankRegistry;
 import org.agrona.BufferUtil;
 import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -40,6 +41,9 @@ public final class PeerMemory implements AutoCloseable
     public static final int MIN_BYTES = 16 << 10;
     /** A read into the heap, or of the peer's file, goes through this much at a time. */
     private static final int SCRATCH_BYTES = 256 << 10;
+    private static final int FAILED = 0;
+    private static final int BY_VM = 1;
+    private static final int BY_FILE = 2;
     private final RankRegistry ranks;
     /** Null if this JVM cannot call process_vm_readv: then every read goes through the peer's file. */
     private final VmRead vm = VmRead.create();
@@ -51,6 +55,8 @@ public final class PeerMemory implements AutoCloseable
     /** Peers process_vm_readv failed on, whose file served instead (a policy may allow one and not the other). */
     private final boolean[] noVm;
     private ByteBuffer scratch;
+    /** {@link #holdsItsAddress}'s 8 bytes, off the heap: read into directly. */
+    private UnsafeBuffer checkWord;
     private long scratchAddress;
     private long vmBytes;
     private long fileBytes;
@@ -134,35 +140,65 @@ public final class PeerMemory implements AutoCloseable
      */
     public synchronized boolean read(final int rank, final long address, final MutableDirectBuffer into, final int offset, final int length)
     {
+        final int way = copy(rank, address, into, offset, length);
+        if (way == BY_VM)
+        {
+            vmBytes += length;
+        }
+        else if (way == BY_FILE)
+        {
+            fileBytes += length;
+        }
+        return way != FAILED;
+    }
+
+    /**
+     * Whether this rank can read {@code rank}'s process: reads the 8 bytes at {@code address} there, which hold
+     * {@code address} itself where the peer put its own address (not counted in {@link #bytesRead}).
+     *
+     * @return true if they could be read and hold {@code address}.
+     */
+    public synchronized boolean holdsItsAddress(final int rank, final long address)
+    {
+        if (checkWord == null)
+        {
+            checkWord = new UnsafeBuffer(ByteBuffer.allocateDirect(Long.BYTES));
+        }
+        return address > 0 && copy(rank, address, checkWord, 0, Long.BYTES) != FAILED && checkWord.getLong(0) == address;
+    }
+
+    /**
+     * @return {@link #BY_VM} or {@link #BY_FILE}, the way the bytes were copied, or {@link #FAILED}.
+     */
+    private int copy(final int rank, final long address, final MutableDirectBuffer into, final int offset, final int length)
+    {
         if (!isItsRanks(rank))
         {
-            return false;
+            return FAILED;
         }
         if (vm != null && !noVm[rank] && readByVm(ranks.pidOf(rank), address, into, offset, length))
         {
-            vmBytes += length;
-            return true;
+            return BY_VM;
         }
         final FileChannel file = fileOf(rank);
         if (file == null)
         {
-            return false;
+            return FAILED;
         }
         try
         {
             if (!throughScratch(file, 0, address, into, offset, length))
             {
-                return false;
+                return FAILED;
             }
         }
         catch (final IOException ex)
         {
             forget(rank); // a channel closed by an interrupt is opened again next time
-            return false;
+            return FAILED;
         }
         noVm[rank] = vm != null; // the file served where the system call did not: take the file from now on
-        fileBytes += length;
-        return true;
+        return BY_FILE;
     }
 
     /**

@@ -1,5 +1,7 @@
 package io.sm4j.cli;
 
+import io.sm4j.transport.PeerMemory;
+import io.sm4j.transport.TransportOptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -118,7 +120,7 @@ class BenchCommandTest
     @ParameterizedTest(name = "{0}")
     @CsvSource({
         "heap, 'heap arrays (byte[]): two copies above the eager limit', 'heap arrays (byte[]): through the collective region'",
-        "direct, 'direct ByteBuffers: ', 'direct ByteBuffers: '",
+        "direct, 'direct ByteBuffers: ', 'direct ByteBuffers: '", // the reads' text depends on the machine: below
         "shared, 'shared (Communicator.allocate): one copy above the eager limit', 'shared (Communicator.allocate): bcast, allgather and alltoall'" })
     void everyBufferKindShouldRunAndBeNamed(final String kind, final String pointToPoint, final String collective)
     {
@@ -130,6 +132,11 @@ class BenchCommandTest
             "--jit-warmup", "0");
         assertEquals(0, bcast.exitCode(), bcast.err());
         assertTrue(bcast.out().contains("# sm4j buffers: " + collective), bcast.out());
+        if (kind.equals("direct") && PeerMemory.whyNot(TransportOptions.fromEnvironment(System.getenv()).peerReads()) == null)
+        {
+            assertTrue(latency.out().contains("from 16384 B the receiver reads them out of the sender's process"), latency.out());
+            assertTrue(bcast.out().contains("bcast, allgather and alltoall read a rank's data out of its process"), bcast.out());
+        }
         assertEquals(1, bcast.out().lines().filter(l -> l.startsWith("65536 ")).count(), bcast.out());
     }
 

@@ -771,7 +771,8 @@ public final class CollectiveApp
 
     /**
      * bcast, allGather and allToAll whose ranks send from shared buffers (read in place from 8 KiB per rank or
-     * block), from direct memory (read out of the rank's process from 16 KiB, where every rank reads processes),
+     * block), from direct memory (read out of the rank's process from 32 KiB blocks, where every rank reads
+     * processes; with ranks sharing cores, from 256 KiB left in place),
      * from arrays, or from a shared buffer's view that is no longer its own memory (direct memory then), mixed per
      * round and rank, or all shared, or all direct: lengths around the limits and over several steps of the
      * region, at an offset into the buffer. Each rank overwrites its send buffer as soon as the call returns: a

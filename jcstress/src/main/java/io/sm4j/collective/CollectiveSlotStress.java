@@ -97,7 +97,7 @@ public final class CollectiveSlotStress
         }
 
         @Override
-        public long sourcePosition(final DirectBuffer buffer, final int offset, final int length)
+        public long sourcePosition(final DirectBuffer buffer, final int offset, final int length, final int blockLength)
         {
             return buffer == shared[0] || buffer == shared[1] ? offset : -1;
         }
