@@ -790,7 +790,8 @@ public final class CollectiveApp
         final UnsafeBuffer rewrapped = new UnsafeBuffer(0, 0);
         final byte[] pattern = new byte[largest * n];
         final byte[] received = new byte[largest * n];
-        final UnsafeBuffer recv = new UnsafeBuffer(received);
+        final UnsafeBuffer heapRecv = new UnsafeBuffer(received);
+        final UnsafeBuffer directRecv = new UnsafeBuffer(ByteBuffer.allocateDirect(largest * n));
         for (int round = 0; round < rounds; round++)
         {
             final int length = lengths[round % lengths.length];
@@ -812,7 +813,15 @@ public final class CollectiveApp
             {
                 send.putBytes(offset, pattern, 0, length);
             }
-            final UnsafeBuffer bcast = comm.rank() == root ? null : new UnsafeBuffer(new byte[length]);
+            // results into arrays, or (odd rounds) into direct memory: a read out of a process straight into it
+            final boolean intoDirect = round % 2 == 1;
+            if (intoDirect)
+            {
+                directRecv.setMemory(0, directRecv.capacity(), (byte)0);
+            }
+            final UnsafeBuffer recv = intoDirect ? directRecv : heapRecv;
+            final UnsafeBuffer bcast = comm.rank() == root ? null :
+                intoDirect ? new UnsafeBuffer(ByteBuffer.allocateDirect(length)) : new UnsafeBuffer(new byte[length]);
             comm.bcast(bcast == null ? send : bcast, bcast == null ? offset : 0, length, root);
             if (comm.rank() == root)
             {
@@ -823,7 +832,9 @@ public final class CollectiveApp
             {
                 final byte[] theirs = new byte[length];
                 fill(theirs, 0, length, root, round);
-                expect(Arrays.equals(bcast.byteArray(), theirs), "bcast of " + length + " bytes from rank " + root, round);
+                final byte[] got = new byte[length];
+                bcast.getBytes(0, got);
+                expect(Arrays.equals(got, theirs), "bcast of " + length + " bytes from rank " + root, round);
             }
             if (toAll)
             {
@@ -834,6 +845,10 @@ public final class CollectiveApp
                 comm.allGather(send, offset, length, recv, 0);
             }
             send.setMemory(offset, sent, (byte)-1); // at once: a peer still reading it in place would see this
+            if (intoDirect)
+            {
+                directRecv.getBytes(0, received, 0, length * n);
+            }
             for (int p = 0; p < n; p++)
             {
                 fill(pattern, 0, sent, p, round);
