@@ -33,7 +33,8 @@ import java.util.function.LongPredicate;
  * <li>{@link #scatter}, {@link #allToAll} (a half holding {@link #MIN_PIECE} bytes per rank or more): the
  *     writer puts one piece per destination in its half, each rank copies its own;</li>
  * <li>a bcast's, allGather's or allToAll's data of {@link #SINGLE_COPY_MIN} bytes or more per rank in a shared
- *     buffer of its rank's, or in off-heap memory where every rank reads its peers' processes ({@link #inPlace}):
+ *     buffer of its rank's, or in off-heap memory where every rank reads its peers' processes and has found it
+ *     can ({@link #inPlace}):
  *     not copied into the half; each reader copies it straight out of the buffer or the process, named in the
  *     step's source record, whole in the first step if every rank's data (a bcast's
  *     root's) is in place, and one more step tells the writers that they may return;</li>
@@ -518,7 +519,8 @@ final class SharedCollectives
      * every rank: MPI's lengths match, and a reader checks them before it reads; never inline, where a record's
      * place holds data): each step's source record says where this rank's data of the step is, and it stays in
      * place, in the shared buffer {@code send} lies in, if it is one of this rank's, or in this rank's off-heap
-     * memory, if every rank reads its peers' processes ({@link SharedRegion#sourcePosition}): the one copy is then
+     * memory, if every rank reads its peers' processes and has found it can ({@link SharedRegion#sourcePosition}),
+     * for large enough calls: the one copy is then
      * each reader's, out of it (as Open MPI's single-copy mechanisms, CMA or XPMEM, for any buffer).
      *
      * @param sendLength the bytes of {@code send} the call reads (0: none, as a bcast's reader).

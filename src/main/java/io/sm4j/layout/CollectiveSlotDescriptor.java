@@ -35,7 +35,7 @@ package io.sm4j.layout;
  * position on (the start of its data of the call), and each reader copies its part straight out of it; or,
  * with the chunk id {@link #PROCESS_MEMORY}, in off-heap memory of the rank's process, from that address on,
  * and each reader reads its part out of that process (where every rank of the communicator reads its peers'
- * processes: the doorbell line's abilities, {@link DoorbellDescriptor}):
+ * processes and has found it can read every one that does: the doorbell line's abilities, {@link DoorbellDescriptor}):
  * <pre>
  *  +---------------------------------------------------------------+ inline data s
  *  |   chunk id of the rank's shared buffer, or PROCESS_MEMORY     |

@@ -42,6 +42,8 @@ final class CollectiveRegion implements SharedRegion
     private static final int PROCESS_MIN_SHARING_CORES = 256 << 10;
     /** More ranks in the job than processors for this JVM: they share cores. */
     private final boolean sharingCores;
+    /** Every rank of the communicator has found it can read the others ({@link Endpoint#readEachOther}). */
+    private boolean readersChecked;
     /** The wait in progress (one at a time: the communicator is single-threaded), reused: a wait allocates nothing. */
     private int awaitedRank;
     private long awaitedStep;
@@ -149,8 +151,12 @@ final class CollectiveRegion implements SharedRegion
         // out of this process, as Open MPI's vader does with CMA, if they all have found they can (asked per
         // call: a rank may still be checking when the first call starts; each record says what it offers)
         final boolean large = blockLength >= PROCESS_MIN_BLOCK && (!sharingCores || length >= PROCESS_MIN_SHARING_CORES);
-        return large && buffer.byteArray() == null && buffer.addressOffset() > 0 && endpoint.readEachOther(world) ?
-            buffer.addressOffset() + offset : -1;
+        if (!large || buffer.byteArray() != null || buffer.addressOffset() <= 0)
+        {
+            return -1;
+        }
+        readersChecked = readersChecked || endpoint.readEachOther(world); // once true, true for good
+        return readersChecked ? buffer.addressOffset() + offset : -1;
     }
 
     @Override

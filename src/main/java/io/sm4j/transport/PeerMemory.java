@@ -164,7 +164,13 @@ public final class PeerMemory implements AutoCloseable
         {
             checkWord = new UnsafeBuffer(ByteBuffer.allocateDirect(Long.BYTES));
         }
-        return address > 0 && copy(rank, address, checkWord, 0, Long.BYTES) != FAILED && checkWord.getLong(0) == address;
+        final boolean fileOpen = files[rank] != null;
+        final boolean holds = address > 0 && copy(rank, address, checkWord, 0, Long.BYTES) != FAILED && checkWord.getLong(0) == address;
+        if (!fileOpen && files[rank] != null)
+        {
+            forget(rank); // opened for this check alone: a rank need not keep a file of every peer open
+        }
+        return holds;
     }
 
     /**

@@ -813,8 +813,9 @@ public final class CollectiveApp
             {
                 send.putBytes(offset, pattern, 0, length);
             }
-            // results into arrays, or (odd rounds) into direct memory: a read out of a process straight into it
-            final boolean intoDirect = round % 2 == 1;
+            // results into arrays, or (every other six rounds, so each kind of round above meets both) into direct
+            // memory: a read out of a process straight into it
+            final boolean intoDirect = (round / 6) % 2 == 1;
             if (intoDirect)
             {
                 directRecv.setMemory(0, directRecv.capacity(), (byte)0);
