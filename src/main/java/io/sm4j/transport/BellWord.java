@@ -141,6 +141,7 @@ final class BellWord
     static boolean readsEveryone(final AtomicBuffer word)
     {
         final long checked = DoorbellDescriptor.READS | DoorbellDescriptor.CHECKED;
+        // NOTE: acquire pairs with declareChecked's release; the word's value is all it carries
         return (word.getLongAcquire(ABILITIES_OFFSET) & (checked | DoorbellDescriptor.UNREADABLE)) == checked;
     }
 
