@@ -764,8 +764,40 @@ public final class CollectiveApp
         {
             inPlace(comm, rounds);
             final PeerMemory reader = endpoint.peerMemory();
-            System.out.println("in place ok " + rank + ", read " + (reader == null ? 0 : reader.bytesRead()) +
-                " bytes out of peers' processes");
+            final long read = reader == null ? 0 : reader.bytesRead();
+            System.out.println("in place ok " + rank + ", read " + read + " bytes out of peers' processes");
+            if (refuse)
+            {
+                // the ranks but 1 in a communicator of their own (with a region of its own): they all read
+                try (Communicator others = comm.split(rank == 1 ? 1 : 0, rank))
+                {
+                    allGatherFromDirect(others);
+                }
+                System.out.println("split ok " + rank + ", read " + ((reader == null ? 0 : reader.bytesRead()) - read) +
+                    " bytes out of peers' processes");
+            }
+        }
+    }
+
+    /**
+     * An allGather of 300,000 bytes per rank from direct memory into direct memory, each rank's block checked.
+     */
+    private static void allGatherFromDirect(final Communicator comm)
+    {
+        final int length = 300_000;
+        final int n = comm.size();
+        final byte[] pattern = new byte[length];
+        fill(pattern, comm.rank(), 7);
+        final UnsafeBuffer send = new UnsafeBuffer(ByteBuffer.allocateDirect(length));
+        send.putBytes(0, pattern);
+        final UnsafeBuffer recv = new UnsafeBuffer(ByteBuffer.allocateDirect(length * n));
+        comm.allGather(send, 0, length, recv, 0);
+        for (int p = 0; p < n; p++)
+        {
+            fill(pattern, p, 7);
+            final byte[] block = new byte[length];
+            recv.getBytes(p * length, block);
+            expect(Arrays.equals(block, pattern), "allGather of " + length + " bytes in a split, rank " + p + "'s block,", 0);
         }
     }
 

@@ -91,6 +91,15 @@ class CollectiveTest
             assertTrue(line.find(), job.out() + job.err());
             final long read = Long.parseLong(line.group(1));
             assertTrue(reads ? read > 0 : read == 0, "rank " + rank + " read " + read + " bytes out of peers' processes\n" + job.out());
+            if (refuse)
+            {
+                // the refusing rank 1 is not in the others' split: they read each other (rank 1, alone, reads nobody)
+                final Matcher split = Pattern.compile("split ok " + rank + ", read (\\d+) bytes").matcher(job.out());
+                assertTrue(split.find(), job.out() + job.err());
+                final long splitRead = Long.parseLong(split.group(1));
+                final boolean splitReads = rank != 1 && PeerMemory.whyNot(TransportOptions.fromEnvironment(System.getenv()).peerReads()) == null;
+                assertTrue(splitReads ? splitRead > 0 : splitRead == 0, "rank " + rank + " read " + splitRead + " bytes in the split\n" + job.out());
+            }
         }
         assertFalse(job.leftFiles(), "files left behind");
     }
