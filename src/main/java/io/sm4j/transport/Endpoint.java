@@ -146,7 +146,7 @@ public final class Endpoint implements AutoCloseable, MappingGuard
             segment.checkNotAborted();
             endpoint = new Endpoint(segment, rank, options, futex, reads, ownsSegment);
             segment.awaitAll(rank, options.attachTimeout());
-            endpoint.peerBells.decideAbilities(); // every rank has said, before it registered
+            endpoint.peerBells.decideFutex(); // every rank has said, before it registered
             endpoint.checkPeerReads();
             return endpoint;
         }

@@ -36,7 +36,7 @@ final class PeerBells implements AutoCloseable
     private final SocketChannel[] channels;
     /** Null if this rank cannot ring a futex: it said so, and no peer then arms for one. */
     private final Futex futex;
-    /** Every rank has said it can use futexes: decided once every rank has attached ({@link #decideAbilities}). */
+    /** Every rank has said it can use futexes: decided once every rank has attached ({@link #decideFutex}). */
     private volatile boolean everyRankCanFutex;
     private final ByteBuffer ringByte = ByteBuffer.allocateDirect(1);
     /** System.nanoTime() of this rank's last ring: the woken peer may be queued on this rank's core. */
@@ -134,12 +134,12 @@ final class PeerBells implements AutoCloseable
     /**
      * Reads once whether every rank can ring a futex: once all have attached (each says it before it registers).
      */
-    void decideAbilities()
+    void decideFutex()
     {
         boolean all = true;
-        for (int peer = 0; peer < words.length; peer++)
+        for (int peer = 0; peer < words.length && all; peer++)
         {
-            all &= BellWord.canFutex(words[peer]);
+            all = BellWord.canFutex(words[peer]);
         }
         everyRankCanFutex = all;
     }
@@ -180,7 +180,7 @@ final class PeerBells implements AutoCloseable
 
     /**
      * @return true if every rank of the job has said it can sleep on and ring futexes: only then may this
-     *         rank sleep on one (a rank that cannot would never wake it); false until {@link #decideAbilities}.
+     *         rank sleep on one (a rank that cannot would never wake it); false until {@link #decideFutex}.
      */
     boolean everyRankCanFutex()
     {

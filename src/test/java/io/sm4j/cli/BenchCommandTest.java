@@ -137,6 +137,11 @@ class BenchCommandTest
             assertTrue(latency.out().contains("from 16384 B the receiver reads them out of the sender's process"), latency.out());
             assertTrue(bcast.out().contains("bcast, allgather and alltoall read a rank's data out of its process"), bcast.out());
         }
+        else if (kind.equals("direct"))
+        {
+            assertTrue(latency.out().contains("(no reads of the sender's process: "), latency.out());
+            assertTrue(bcast.out().contains("(no reads of each other's processes: "), bcast.out());
+        }
         assertEquals(1, bcast.out().lines().filter(l -> l.startsWith("65536 ")).count(), bcast.out());
     }
 
