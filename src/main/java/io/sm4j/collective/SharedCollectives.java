@@ -1,6 +1,7 @@
 package io.sm4j.collective;
 
 import io.sm4j.layout.CollectiveSlotDescriptor;
+import io.sm4j.segment.Buffers;
 import io.sm4j.segment.NativeCopy;
 import io.sm4j.segment.Sm4jException;
 import org.agrona.DirectBuffer;
@@ -959,7 +960,7 @@ final class SharedCollectives
                 wholeInPlace = true;
                 return;
             }
-            recv.putBytes(recvOffset + done, slots[root], at, bytes);
+            Buffers.putBytes(recv, recvOffset + done, slots[root], at, bytes);
         }
     }
 
@@ -1128,7 +1129,7 @@ final class SharedCollectives
             boolean have = !exclusive;
             if (have)
             {
-                levels.putBytes(prefix, slots[rank], at, length);
+                Buffers.putBytes(levels, prefix, slots[rank], at, length);
             }
             for (int k = 0; 1 << k <= rank; k++)
             {
@@ -1162,7 +1163,7 @@ final class SharedCollectives
     {
         if (level == 0)
         {
-            levels.putBytes(target, slots[first], at, length);
+            Buffers.putBytes(levels, target, slots[first], at, length);
             return;
         }
         blockOf(first, level - 1, target, length, op, at);
@@ -1654,7 +1655,7 @@ final class SharedCollectives
         final int r, final int level, final MutableDirectBuffer target, final int targetOffset, final int length,
         final ByteOperator op, final int at)
     {
-        target.putBytes(targetOffset, slots[r], at, length);
+        Buffers.putBytes(target, targetOffset, slots[r], at, length);
         for (int k = 0; k < level && r + (1 << k) < size; k++)
         {
             final int childOffset = k * length;

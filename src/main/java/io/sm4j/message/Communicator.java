@@ -7,10 +7,10 @@ import io.sm4j.collective.ElementType;
 import io.sm4j.collective.Op;
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.layout.ThreadMode;
+import io.sm4j.segment.Buffers;
 import io.sm4j.segment.Segment;
 import io.sm4j.segment.SegmentFiles;
 import io.sm4j.segment.Sm4jException;
-import io.sm4j.transport.BufferChecks;
 import io.sm4j.transport.Endpoint;
 import io.sm4j.transport.Endpoints;
 import io.sm4j.transport.TransportOptions;
@@ -602,7 +602,7 @@ public final class Communicator implements AutoCloseable
         CallChecks.checkRank("dest", dest, size, false);
         CallChecks.checkTag(tag, false);
         checkTagBound(tag);
-        BufferChecks.checkBounds(offset, length, capacity);
+        Buffers.checkBounds(offset, length, capacity);
     }
 
     /**
@@ -641,7 +641,7 @@ public final class Communicator implements AutoCloseable
         final int source, final int tag, final byte[] buffer, final int offset, final int length, final Status status)
     {
         checkRecv(source, tag);
-        BufferChecks.checkBounds(offset, length, CallChecks.lengthOf(buffer));
+        Buffers.checkBounds(offset, length, CallChecks.lengthOf(buffer));
         eagerScratch.wrap(buffer);
         try
         {
@@ -664,7 +664,7 @@ public final class Communicator implements AutoCloseable
         final Status status)
     {
         checkRecv(source, tag);
-        BufferChecks.checkRange("buffer", buffer, offset, length);
+        Buffers.checkRange("buffer", buffer, offset, length);
         return awaitReceive(toWorld(source), wire(tag), buffer, offset, length, status);
     }
 
@@ -741,7 +741,7 @@ public final class Communicator implements AutoCloseable
     public Request irecv(final int source, final int tag, final MutableDirectBuffer buffer, final int offset, final int length)
     {
         checkRecv(source, tag);
-        BufferChecks.checkRange("buffer", buffer, offset, length);
+        Buffers.checkRange("buffer", buffer, offset, length);
         final RecvRequest request = named(new RecvRequest(engine, false)).set(toWorld(source), wire(tag), buffer, offset, length, null);
         matcher.post(request);
         return request;
@@ -778,7 +778,7 @@ public final class Communicator implements AutoCloseable
     public Request recvInit(final int source, final int tag, final MutableDirectBuffer buffer, final int offset, final int length)
     {
         checkRecv(source, tag);
-        BufferChecks.checkRange("buffer", buffer, offset, length);
+        Buffers.checkRange("buffer", buffer, offset, length);
         return named(new RecvRequest(engine, true)).set(toWorld(source), wire(tag), buffer, offset, length, null);
     }
 
@@ -860,7 +860,7 @@ public final class Communicator implements AutoCloseable
     {
         checkSend(dest, sendTag, CallChecks.capacityOf(sendBuffer), sendOffset, sendLength);
         checkRecv(source, recvTag);
-        BufferChecks.checkRange("buffer", recvBuffer, recvOffset, recvLength);
+        Buffers.checkRange("buffer", recvBuffer, recvOffset, recvLength);
         final Status received = exchange(dest, wire(sendTag), sendBuffer, sendOffset, sendLength,
             source, wire(recvTag), recvBuffer, recvOffset, recvLength);
         return new Status(received.source(), received.tag(), received.length());

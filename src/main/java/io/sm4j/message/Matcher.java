@@ -1,11 +1,12 @@
 package io.sm4j.message;
 
+import io.sm4j.job.RankCounters;
+import io.sm4j.segment.Buffers;
+import io.sm4j.segment.Sm4jException;
 import io.sm4j.transport.Endpoint;
 import io.sm4j.transport.FragmentHandler;
 import io.sm4j.transport.FragmentView;
 import io.sm4j.transport.PeerMemory;
-import io.sm4j.job.RankCounters;
-import io.sm4j.segment.Sm4jException;
 import io.sm4j.window.BufferGoneException;
 import io.sm4j.window.LocalWindows;
 import io.sm4j.window.PeerWindows;
@@ -354,7 +355,7 @@ final class Matcher implements FragmentHandler
             copyShared(request, source, sequence, buffer, offset);
             return;
         }
-        request.buffer.putBytes(request.offset, buffer, offset, length);
+        Buffers.putBytes(request.buffer, request.offset, buffer, offset, length);
         request.received = length;
         if (!large)
         {

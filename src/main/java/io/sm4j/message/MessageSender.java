@@ -1,6 +1,7 @@
 package io.sm4j.message;
 
 import io.sm4j.job.RankCounters;
+import io.sm4j.segment.Buffers;
 import io.sm4j.segment.NativeCopy;
 import io.sm4j.transport.Endpoint;
 import io.sm4j.transport.SendClaim;
@@ -164,7 +165,7 @@ final class MessageSender
             }
             if (length < NativeCopy.MIN_BYTES)
             {
-                buffer.putBytes(header, payload, offset, length); // a small message's path stays the JVM's copy alone
+                Buffers.putBytes(buffer, header, payload, offset, length); // a small message's path stays the JVM's copy alone
             }
             else
             {

@@ -46,7 +46,7 @@ public final class NativeCopy
         final MethodHandle memcpy = Chosen.MEMCPY;
         if (memcpy == null || length < MIN_BYTES || dst.byteArray() != null)
         {
-            dst.putBytes(dstIndex, src, srcIndex, length);
+            Buffers.putBytes(dst, dstIndex, src, srcIndex, length);
             return;
         }
         dst.boundsCheck(dstIndex, length);

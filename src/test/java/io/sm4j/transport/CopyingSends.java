@@ -1,5 +1,6 @@
 package io.sm4j.transport;
 
+import io.sm4j.segment.Buffers;
 import io.sm4j.segment.Sm4jException;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -27,7 +28,7 @@ public final class CopyingSends
     public static boolean trySend(
         final Endpoint endpoint, final int dest, final DirectBuffer payload, final int offset, final int length)
     {
-        BufferChecks.checkRange("payload", payload, offset, length);
+        Buffers.checkRange("payload", payload, offset, length);
         final SendClaim claim = CLAIM.get();
         final int result = endpoint.tryClaim(dest, length, claim);
         if (result == Endpoint.PEER_GONE)
