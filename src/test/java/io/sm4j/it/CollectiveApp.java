@@ -43,12 +43,16 @@ import java.util.Random;
  *     once; prints "split ok R";</li>
  * <li>{@code inplace ROUNDS [refuse]}: bcast, allGather and allToAll read in place, out of shared buffers and out
  *     of the ranks' processes ({@link #inPlace(int, boolean)}).</li>
+ * <li>{@code unmapped}: rank 0 bcasts from an address not mapped in its process, which the others read out of
+ *     it ({@link #unmapped()}: fails with one line).</li>
  * </ul>
  */
 public final class CollectiveApp
 {
     /** Lengths on both sides of each path's limits, for the default region and the 1 KiB one (CollectiveTest). */
     private static final int[] LENGTHS = { 0, 1, 8, 100, 1_000, 1_500, 4_000, 5_000, 40_000, 70_000, 300_000 };
+    /** 2^47: the end of a process's address space on x86-64 with four-level page tables, and where mmap stops with five. */
+    private static final long UNMAPPED = 1L << 47;
     /** A bcast between four and eight halves of the default buffer at 2-4 ranks: eight steps of 128 KiB. */
     private static final int LONG_BCAST = 1_000_000;
 
@@ -61,6 +65,11 @@ public final class CollectiveApp
         if (args[0].equals("inplace"))
         {
             inPlace(Integer.parseInt(args[1]), args.length > 2 && args[2].equals("refuse"));
+            return;
+        }
+        if (args[0].equals("unmapped"))
+        {
+            unmapped();
             return;
         }
         try (Communicator comm = Communicator.attachFromEnvironment())
@@ -776,6 +785,34 @@ public final class CollectiveApp
                 System.out.println("split ok " + rank + ", read " + ((reader == null ? 0 : reader.bytesRead()) - read) +
                     " bytes out of peers' processes");
             }
+        }
+    }
+
+    /**
+     * {@code unmapped}: rank 0 bcasts 1 MiB from {@link #UNMAPPED}, an address no mapping of a process reaches
+     * (user space ends below it unless a process asks for more), so its data stays in place and each other rank's
+     * read of it out of rank 0's process fails: the job must end with the one line that names the rank and the
+     * address, not with a crash or a wait. Rank 0 never touches the address itself: it offers its data in place
+     * only where every rank has found it can read the others ({@link Endpoint#readEachOther}), which it checks
+     * first (exit code 3 if not).
+     */
+    private static void unmapped()
+    {
+        final int rank = Integer.parseInt(System.getenv(Endpoints.RANK_ENV));
+        final int size = Integer.parseInt(System.getenv(Endpoints.SIZE_ENV));
+        final Endpoint endpoint = Endpoints.attach(Path.of(System.getenv(Endpoints.SEGMENT_ENV)), rank, size,
+            TransportOptions.fromEnvironment(System.getenv()));
+        try (Communicator comm = new Communicator(endpoint))
+        {
+            comm.barrier(); // every rank attached, so every rank has checked its reads
+            if (!endpoint.readEachOther(java.util.stream.IntStream.range(0, size).toArray()))
+            {
+                System.out.println("the ranks do not read each other's processes here");
+                System.exit(3);
+            }
+            final UnsafeBuffer nowhere = new UnsafeBuffer(UNMAPPED, 1 << 20);
+            comm.bcast(nowhere, 0, nowhere.capacity(), 0);
+            System.out.println("bcast from an unmapped address returned on rank " + rank);
         }
     }
 
