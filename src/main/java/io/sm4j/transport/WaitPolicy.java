@@ -59,8 +59,10 @@ final class WaitPolicy
     /** BLOCK: spin this long, then sleep. */
     private static final long BLOCK_MODE_AFTER_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
     /**
-     * A yield that took longer ran another thread: a bare sched_yield takes 0.2-0.4 us here, a switch to a
-     * rank that makes one pass and yields back 1-3 us.
+     * A yield that took longer ran another thread: a bare sched_yield took 0.2-0.4 us here, a switch to a
+     * rank that makes one pass and yields back 1-3 us. On 2026-11-28 a bare yield took 1.4 us on this machine
+     * (a host whose system calls cost more): there every yield counts as a switch, and AUTO, once contended,
+     * stays so (where more ranks than cores start it anyway).
      */
     private static final long SWITCHED_NANOS = TimeUnit.MICROSECONDS.toNanos(1);
     /** A spinning thread that sees this much time pass between two clock reads was preempted. */
