@@ -48,6 +48,8 @@ public final class Endpoint implements AutoCloseable, MappingGuard
     private final Segment segment;
     /** {@link #ownCores()}. */
     private final boolean ownCores;
+    /** {@link #spinsFirst()}. */
+    private final boolean spinsFirst;
     /** The segment's registry, read on every claim (is the receiver attached?). */
     private final RankRegistry ranks;
     /** MULTIPLE thread mode: a poll wakes a sleeping thread of this rank. */
@@ -116,6 +118,7 @@ public final class Endpoint implements AutoCloseable, MappingGuard
         bell = Doorbell.open(segment.views().bell(rank), futex, peerBells, SegmentFiles.bellPath(segment.path(), rank), multiple); // a file: late
         final boolean contended = options.startsContended(size);
         this.ownCores = !contended;
+        this.spinsFirst = ownCores && options.idle() != TransportOptions.Idle.YIELD;
         wait = multiple ? null : new WaitPolicy(options.idle(), bell, peerBells, contended);
         threadWait = multiple ? ThreadLocal.withInitial(() -> new WaitPolicy(options.idle(), bell, peerBells, contended)) : null;
     }
@@ -274,6 +277,15 @@ public final class Endpoint implements AutoCloseable, MappingGuard
     public boolean ownCores()
     {
         return ownCores;
+    }
+
+    /**
+     * @return true if a wait may look at its condition alone for a moment before it polls: every rank has a core
+     *         of its own ({@link #ownCores()}) and waits are not told to yield ({@code SM4J_IDLE=yield}).
+     */
+    public boolean spinsFirst()
+    {
+        return spinsFirst;
     }
 
     /**
