@@ -113,7 +113,7 @@ final class CollectiveRegion implements SharedRegion
     {
         awaitedRank = rank;
         awaitedStep = step;
-        progress.awaitInLockstep(posted);
+        progress.awaitStored(posted);
         if (!hasPosted())
         {
             throw progress.detached(collective + " (step " + step + ", waiting for rank " + rank + ")");

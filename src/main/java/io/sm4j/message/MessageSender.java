@@ -165,7 +165,7 @@ final class MessageSender
             }
             if (length < NativeCopy.MIN_BYTES)
             {
-                Buffers.putBytes(buffer, header, payload, offset, length); // a small message's path stays the JVM's copy alone
+                Buffers.putBytes(buffer, header, payload, offset, length); // a small message stays off the native copy's downcall
             }
             else
             {

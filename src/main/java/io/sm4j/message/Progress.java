@@ -34,6 +34,14 @@ interface Progress
     void awaitInLockstep(Awaitable condition);
 
     /**
+     * As {@link #awaitInLockstep(Awaitable)}, for a condition that another rank makes true by a store into shared
+     * memory, which a look sees without a progress pass (a collective's step in its region): where every rank
+     * has a core of its own ({@link io.sm4j.transport.Endpoint#spinsFirst}), the wait looks at it alone for a
+     * moment after its first empty pass, before it idles.
+     */
+    void awaitStored(Awaitable condition);
+
+    /**
      * Runs a send request, set up and reset: a new isend, a persistent send's start, a blocking large send.
      */
     void start(SendRequest request);

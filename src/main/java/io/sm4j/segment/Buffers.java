@@ -41,11 +41,13 @@ public final class Buffers
     }
 
     /**
-     * As {@code dst.putBytes(dstIndex, src, srcIndex, length)}, with the same bounds checks; up to
-     * {@link #SHORT_COPY_BYTES} by loads and stores of words (a small message's payload, a small collective's
-     * vector in its slot line). {@code putBytes} calls {@code Unsafe.copyMemory}, which the JIT compiles to a call
-     * into the JVM's copy stub: on a 2-rank 8-byte allReduce the words took a call from 0.63-0.67 us to 0.44, and an
-     * 8-byte one-way median from 0.41-0.46 us to 0.38-0.40 (docs/benchmarks.md, "Short copies by words").
+     * As {@code dst.putBytes(dstIndex, src, srcIndex, length)} into a buffer that does not grow (an expandable one
+     * is refused where putBytes would grow it; no caller passes one), overlapping ranges included; up to
+     * {@link #SHORT_COPY_BYTES} by loads and stores of words, every load before the first store (a small
+     * message's payload, a small collective's vector in its slot line). {@code putBytes} calls
+     * {@code Unsafe.copyMemory}, which the JIT compiles to a call into the JVM's copy stub: on a 2-rank 8-byte
+     * allReduce the words took a call from 0.63-0.67 us to 0.44, and an 8-byte one-way median from 0.41-0.46 us
+     * to 0.38-0.40 (docs/benchmarks.md, "Short copies by words").
      */
     public static void putBytes(
         final MutableDirectBuffer dst, final int dstIndex, final DirectBuffer src, final int srcIndex, final int length)
@@ -57,19 +59,29 @@ public final class Buffers
         }
         dst.boundsCheck(dstIndex, length); // as putBytes: nothing is written if any byte is out of bounds
         src.boundsCheck(srcIndex, length);
-        int done = 0;
-        for (; done + Long.BYTES <= length; done += Long.BYTES)
+        // a head and a tail word, which overlap below twice the word's length: both loaded, then both stored
+        if (length >= Long.BYTES)
         {
-            dst.putLong(dstIndex + done, src.getLong(srcIndex + done));
+            final long head = src.getLong(srcIndex);
+            final long tail = src.getLong(srcIndex + length - Long.BYTES);
+            dst.putLong(dstIndex + length - Long.BYTES, tail);
+            dst.putLong(dstIndex, head);
         }
-        if (done + Integer.BYTES <= length)
+        else if (length >= Integer.BYTES)
         {
-            dst.putInt(dstIndex + done, src.getInt(srcIndex + done));
-            done += Integer.BYTES;
+            final int head = src.getInt(srcIndex);
+            final int tail = src.getInt(srcIndex + length - Integer.BYTES);
+            dst.putInt(dstIndex + length - Integer.BYTES, tail);
+            dst.putInt(dstIndex, head);
         }
-        for (; done < length; done++)
+        else if (length > 0)
         {
-            dst.putByte(dstIndex + done, src.getByte(srcIndex + done));
+            final byte first = src.getByte(srcIndex);
+            final byte middle = src.getByte(srcIndex + length / 2);
+            final byte last = src.getByte(srcIndex + length - 1);
+            dst.putByte(dstIndex + length - 1, last);
+            dst.putByte(dstIndex + length / 2, middle);
+            dst.putByte(dstIndex, first);
         }
     }
 }

@@ -280,8 +280,9 @@ public final class Endpoint implements AutoCloseable, MappingGuard
     }
 
     /**
-     * @return true if a wait may look at its condition alone for a moment before it polls: every rank has a core
-     *         of its own ({@link #ownCores()}) and waits are not told to yield ({@code SM4J_IDLE=yield}).
+     * @return true if a wait for a condition a peer's store makes true may look at it alone for a moment after its
+     *         first empty pass, before it idles: every rank has a core of its own ({@link #ownCores()}) and waits
+     *         are not told to yield ({@code SM4J_IDLE=yield}).
      */
     public boolean spinsFirst()
     {

@@ -17,6 +17,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Random;
+import java.util.stream.IntStream;
 
 /**
  * Every collective against a sequential reference, over random lengths (eager and rendezvous) and roots
@@ -51,8 +52,8 @@ public final class CollectiveApp
 {
     /** Lengths on both sides of each path's limits, for the default region and the 1 KiB one (CollectiveTest). */
     private static final int[] LENGTHS = { 0, 1, 8, 100, 1_000, 1_500, 4_000, 5_000, 40_000, 70_000, 300_000 };
-    /** 2^47: the end of a process's address space on x86-64 with four-level page tables, and where mmap stops with five. */
-    private static final long UNMAPPED = 1L << 47;
+    /** 2^62: beyond the user address space of every 64-bit Linux (at most 2^56), and not negative (in the half). */
+    private static final long UNMAPPED = 1L << 62;
     /** A bcast between four and eight halves of the default buffer at 2-4 ranks: eight steps of 128 KiB. */
     private static final int LONG_BCAST = 1_000_000;
 
@@ -789,10 +790,10 @@ public final class CollectiveApp
     }
 
     /**
-     * {@code unmapped}: rank 0 bcasts 1 MiB from {@link #UNMAPPED}, an address no mapping of a process reaches
-     * (user space ends below it unless a process asks for more), so its data stays in place and each other rank's
-     * read of it out of rank 0's process fails: the job must end with the one line that names the rank and the
-     * address, not with a crash or a wait. Rank 0 never touches the address itself: it offers its data in place
+     * {@code unmapped}: rank 0 bcasts 512 KiB (in place wherever reads are on: at least 256 KiB, and within the
+     * region's steps, so never point to point) from {@link #UNMAPPED}, an address no process has, so each other
+     * rank's read of it out of rank 0's process fails: the job must end with the one line that names the rank and
+     * the address, not with a crash or a wait. Rank 0 never touches the address itself: it offers its data in place
      * only where every rank has found it can read the others ({@link Endpoint#readEachOther}), which it checks
      * first (exit code 3 if not).
      */
@@ -805,13 +806,15 @@ public final class CollectiveApp
         try (Communicator comm = new Communicator(endpoint))
         {
             comm.barrier(); // every rank attached, so every rank has checked its reads
-            if (!endpoint.readEachOther(java.util.stream.IntStream.range(0, size).toArray()))
+            if (!endpoint.readEachOther(IntStream.range(0, size).toArray()))
             {
                 System.out.println("the ranks do not read each other's processes here");
                 System.exit(3);
             }
-            final UnsafeBuffer nowhere = new UnsafeBuffer(UNMAPPED, 1 << 20);
-            comm.bcast(nowhere, 0, nowhere.capacity(), 0);
+            // the root's data at an address no process has; the others receive into memory of their own
+            final int length = 512 * 1024;
+            final UnsafeBuffer buffer = rank == 0 ? new UnsafeBuffer(UNMAPPED, length) : new UnsafeBuffer(ByteBuffer.allocateDirect(length));
+            comm.bcast(buffer, 0, length, 0);
             System.out.println("bcast from an unmapped address returned on rank " + rank);
         }
     }

@@ -45,6 +45,33 @@ class BuffersTest
     }
 
     @Test
+    void shouldCopyOverlappingRangesInOneBufferAsPutBytesDoes()
+    {
+        for (final boolean direct : new boolean[] {false, true})
+        {
+            for (int length = 0; length <= Buffers.SHORT_COPY_BYTES + 9; length++)
+            {
+                for (int from = 0; from < 12; from++)
+                {
+                    for (int to = 0; to < 12; to++)
+                    {
+                        final UnsafeBuffer expected = buffer(false);
+                        final UnsafeBuffer actual = buffer(direct);
+                        for (int i = 0; i < CAPACITY; i++)
+                        {
+                            expected.putByte(i, (byte)(i * 5 + 1));
+                            actual.putByte(i, (byte)(i * 5 + 1));
+                        }
+                        expected.putBytes(to, expected, from, length);
+                        Buffers.putBytes(actual, to, actual, from, length);
+                        assertArrayEquals(bytes(expected), bytes(actual), "length " + length + " from " + from + " to " + to);
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
     void shouldRefuseACopyOutOfBoundsAsPutBytesDoes()
     {
         final UnsafeBuffer source = buffer(true);
@@ -52,6 +79,7 @@ class BuffersTest
         assertThrows(IndexOutOfBoundsException.class, () -> Buffers.putBytes(target, CAPACITY - 4, source, 0, 8));
         assertThrows(IndexOutOfBoundsException.class, () -> Buffers.putBytes(target, 0, source, CAPACITY - 2, 3));
         assertThrows(IndexOutOfBoundsException.class, () -> Buffers.putBytes(target, -1, source, 0, 8));
+        assertThrows(IndexOutOfBoundsException.class, () -> Buffers.putBytes(target, 0, source, 0, -1));
         assertArrayEquals(new byte[CAPACITY], bytes(target), "a refused copy wrote nothing");
     }
 
