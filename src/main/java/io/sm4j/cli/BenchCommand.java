@@ -12,6 +12,7 @@ import io.sm4j.bench.BufferKind;
 import io.sm4j.bench.BusyCores;
 import io.sm4j.bench.MemcpyRate;
 import io.sm4j.bench.OmpiBaseline;
+import io.sm4j.collective.SharedRegion;
 import io.sm4j.job.CpuBudget;
 import io.sm4j.launch.Binding;
 import io.sm4j.layout.LayoutParams;
@@ -23,10 +24,10 @@ import io.sm4j.transport.PeerMemory;
 import io.sm4j.transport.TransportOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -137,7 +138,7 @@ final class BenchCommand implements Callable<Integer>
     @Option(names = "--requests", paramLabel = "KIND", description = "How sm4j's windows (bw, bibw, mbw_mr) send and receive: persistent (sendInit/recvInit once, then start: allocation-free, as a Java application that cares writes it) or isend (a new isend/irecv request per message, as osu_bw) (default: ${DEFAULT-VALUE}).")
     Requests requests = Requests.persistent;
 
-    @Option(names = "--buffers", paramLabel = "KIND", description = "What sm4j's ranks send from and receive into: direct (ByteBuffers, as OSU's loops pass malloc'd memory: from 16 KiB the receiver reads a message out of the sender's process, one copy; above the eager limit and below that, or with SM4J_PEER_READS=off, the fragment pipeline, two copies; bcast, allgather and alltoall read each rank's data out of its process from 32 KiB blocks, with more ranks than cores from 256 KiB a rank leaves in place), shared (buffers from Communicator.allocate: one copy, the receiver's straight out of the sender's buffer; bcast, allgather and alltoall from 8 KiB per rank: each rank reads the others' data in place) or heap (byte[] arrays, which the collector moves: two copies above the eager limit, collectives through the region) (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--buffers", paramLabel = "KIND", description = "What sm4j's ranks send from and receive into: direct (ByteBuffers, as OSU's loops pass malloc'd memory: from 16 KiB the receiver reads a message out of the sender's process, one copy; above the eager limit and below that, or with SM4J_PEER_READS=off, the fragment pipeline, two copies; bcast, allgather and alltoall read each rank's data out of its process from " + SharedRegion.READ_MIN_BLOCK / 1024 + " KiB blocks, with more ranks than cores from " + SharedRegion.READ_MIN_SHARING_CORES / 1024 + " KiB a rank leaves in place), shared (buffers from Communicator.allocate: one copy, the receiver's straight out of the sender's buffer; bcast, allgather and alltoall from 8 KiB per rank: each rank reads the others' data in place) or heap (byte[] arrays, which the collector moves: two copies above the eager limit, collectives through the region) (default: ${DEFAULT-VALUE}).")
     Buffers buffers = Buffers.direct;
 
     @Option(names = "--pause-us", paramLabel = "MICROS", description = "wake: the pause before every round trip, long enough that the receiver sleeps (default: ${DEFAULT-VALUE}).")
@@ -428,8 +429,8 @@ final class BenchCommand implements Callable<Integer>
             return whyNot != null ?
                 "direct ByteBuffers: through the collective region (no reads of each other's processes: " + whyNot + ")" :
                 "direct ByteBuffers: bcast, allgather and alltoall read a rank's data out of its process (" +
-                    PeerMemory.describeForRanks() + "), one copy, from 32 KiB blocks (and with more ranks than cores, 256 KiB " +
-                    "a rank leaves in place), where every rank has found it can read the others; else through the collective region";
+                    PeerMemory.describeForRanks() + "), one copy, from " + SharedRegion.READ_MIN_BLOCK / 1024 + " KiB blocks (and with more ranks " +
+                    "than cores, " + SharedRegion.READ_MIN_SHARING_CORES / 1024 + " KiB a rank leaves in place), where every rank has found it can read the others; else through the collective region";
         }
         return whyNot != null ?
             "direct ByteBuffers: two copies above the eager limit, through the fragment pipeline (no reads of the sender's process: " +

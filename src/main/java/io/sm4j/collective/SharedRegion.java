@@ -14,6 +14,18 @@ import org.agrona.concurrent.AtomicBuffer;
 public interface SharedRegion
 {
     /**
+     * The least bytes a reader reads of a rank's off-heap data (a block) out of its process, and with ranks sharing
+     * cores the least bytes a rank leaves there ({@link #sourcePosition}): reading saves the writer's copy into the
+     * region, and costs a system call per reader and one more step of the call, which is cheap with a core per rank
+     * and a round of the scheduler without (docs/benchmarks.md, "Collectives read out of the writer's process": with
+     * 2 ranks reading gains from 32 KiB blocks; with 4 ranks on 2 cores bcast and allToAll gain from 256 KiB left in
+     * place, allGather is about even there).
+     */
+    int READ_MIN_BLOCK = 32 << 10;
+    /** {@link #READ_MIN_BLOCK}: with ranks sharing cores, the least bytes a rank leaves in its process. */
+    int READ_MIN_SHARING_CORES = 256 << 10;
+
+    /**
      * @return the slot of the communicator's rank {@code rank}.
      */
     AtomicBuffer slot(int rank);

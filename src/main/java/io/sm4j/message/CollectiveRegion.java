@@ -1,6 +1,7 @@
 package io.sm4j.message;
 
 import io.sm4j.collective.SharedRegion;
+import io.sm4j.job.CpuBudget;
 import io.sm4j.layout.CollectiveSlotDescriptor;
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.segment.Sm4jException;
@@ -30,17 +31,7 @@ final class CollectiveRegion implements SharedRegion
     private final int bufferSize;
     private final LocalWindows ownWindows;
     private final PeerWindows peerWindows;
-    /**
-     * The least bytes a reader reads of a rank's data (a block), and with ranks sharing cores the least bytes a
-     * rank leaves in its process, for it to be read there ({@link #sourcePosition}): reading saves the writer's
-     * copy into the region, and costs a system call per reader and one more step of the call, which is cheap with
-     * a core per rank and a round of the scheduler without (docs/benchmarks.md, "Collectives read out of the
-     * writer's process": with 2 ranks reading gains from 32 KiB blocks; with 4 ranks on 2 cores bcast and
-     * allToAll gain from 256 KiB left in place, allGather is about even there).
-     */
-    private static final int PROCESS_MIN_BLOCK = 32 << 10;
-    private static final int PROCESS_MIN_SHARING_CORES = 256 << 10;
-    /** More ranks in the job than processors for this JVM: they share cores. */
+    /** More ranks in the job than the node's cores (not this process's affinity, which binding narrows): they share cores. */
     private final boolean sharingCores;
     /** Every rank of the communicator has found it can read the others ({@link Endpoint#readEachOther}). */
     private boolean readersChecked;
@@ -62,7 +53,7 @@ final class CollectiveRegion implements SharedRegion
         this.bufferSize = params.collectiveBufferSize();
         this.ownWindows = ownWindows;
         this.peerWindows = peerWindows;
-        this.sharingCores = endpoint.size() > Runtime.getRuntime().availableProcessors();
+        this.sharingCores = endpoint.size() > CpuBudget.cores();
     }
 
     /**
@@ -150,7 +141,7 @@ final class CollectiveRegion implements SharedRegion
         // off-heap memory stays where it is while the call lasts (a heap array may move): its readers read it
         // out of this process, as Open MPI's vader does with CMA, if they all have found they can (asked per
         // call: a rank may still be checking when the first call starts; each record says what it offers)
-        final boolean large = blockLength >= PROCESS_MIN_BLOCK && (!sharingCores || length >= PROCESS_MIN_SHARING_CORES);
+        final boolean large = blockLength >= READ_MIN_BLOCK && (!sharingCores || length >= READ_MIN_SHARING_CORES);
         if (!large || buffer.byteArray() != null || buffer.addressOffset() <= 0)
         {
             return -1;
