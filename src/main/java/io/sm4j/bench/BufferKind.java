@@ -21,16 +21,20 @@ public enum BufferKind
     HEAP;
 
     /**
-     * @return a buffer of this kind of {@code length} bytes (at least one).
+     * @return a buffer of this kind of {@code length} bytes; an empty array for none (a buffer a test does not
+     *         use: nothing to carry, so no shared chunk or direct memory for it).
      */
     UnsafeBuffer allocate(final Communicator comm, final int length)
     {
-        final int bytes = Math.max(1, length);
+        if (length == 0)
+        {
+            return new UnsafeBuffer(new byte[0]);
+        }
         return switch (this)
         {
-            case DIRECT -> new UnsafeBuffer(BufferUtil.allocateDirectAligned(bytes, BitUtil.CACHE_LINE_LENGTH));
-            case SHARED -> comm.allocate(bytes);
-            case HEAP -> new UnsafeBuffer(new byte[bytes]);
+            case DIRECT -> new UnsafeBuffer(BufferUtil.allocateDirectAligned(length, BitUtil.CACHE_LINE_LENGTH));
+            case SHARED -> comm.allocate(length);
+            case HEAP -> new UnsafeBuffer(new byte[length]);
         };
     }
 }
