@@ -4,8 +4,8 @@ import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
 /**
- * What the transport, the message layer and the collectives do alike with buffers: check a caller's range
- * before anything touches shared memory, and copy a few bytes.
+ * Two things done with buffers on the message path: the message layer checks a caller's range before anything
+ * touches shared memory, and the message layer and the collectives copy a few bytes into and out of it.
  */
 public final class Buffers
 {

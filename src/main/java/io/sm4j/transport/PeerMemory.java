@@ -55,8 +55,6 @@ public final class PeerMemory implements AutoCloseable
     /** Peers process_vm_readv failed on, whose file served instead (a policy may allow one and not the other). */
     private final boolean[] noVm;
     private ByteBuffer scratch;
-    /** {@link #holdsItsAddress}'s 8 bytes, off the heap: read into directly. */
-    private UnsafeBuffer checkWord;
     private long scratchAddress;
     private long vmBytes;
     private long fileBytes;
@@ -160,12 +158,9 @@ public final class PeerMemory implements AutoCloseable
      */
     public synchronized boolean holdsItsAddress(final int rank, final long address)
     {
-        if (checkWord == null)
-        {
-            checkWord = new UnsafeBuffer(ByteBuffer.allocateDirect(Long.BYTES));
-        }
+        final UnsafeBuffer word = new UnsafeBuffer(ByteBuffer.allocateDirect(Long.BYTES)); // off the heap: read into directly
         final boolean fileOpen = files[rank] != null;
-        final boolean holds = address > 0 && copy(rank, address, checkWord, 0, Long.BYTES) != FAILED && checkWord.getLong(0) == address;
+        final boolean holds = address > 0 && copy(rank, address, word, 0, Long.BYTES) != FAILED && word.getLong(0) == address;
         if (!fileOpen && files[rank] != null)
         {
             forget(rank); // opened for this check alone: a rank need not keep a file of every peer open
