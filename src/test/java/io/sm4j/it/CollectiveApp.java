@@ -799,14 +799,12 @@ public final class CollectiveApp
      */
     private static void unmapped()
     {
-        final int rank = Integer.parseInt(System.getenv(Endpoints.RANK_ENV));
-        final int size = Integer.parseInt(System.getenv(Endpoints.SIZE_ENV));
-        final Endpoint endpoint = Endpoints.attach(Path.of(System.getenv(Endpoints.SEGMENT_ENV)), rank, size,
-            TransportOptions.fromEnvironment(System.getenv()));
+        final Endpoint endpoint = Endpoints.attachFromEnvironment();
+        final int rank = endpoint.rank();
         try (Communicator comm = new Communicator(endpoint))
         {
             comm.barrier(); // every rank attached, so every rank has checked its reads
-            if (!endpoint.readEachOther(IntStream.range(0, size).toArray()))
+            if (!endpoint.readEachOther(IntStream.range(0, endpoint.size()).toArray()))
             {
                 System.out.println("the ranks do not read each other's processes here");
                 System.exit(3);
