@@ -1096,7 +1096,7 @@ public final class Collectives
     /**
      * @return the error of a collective step where rank {@code source} called another collective.
      */
-    static Sm4jException crossed(final int source, final int theirTag, final int tag)
+    public static Sm4jException crossed(final int source, final int theirTag, final int tag)
     {
         return new Sm4jException("rank " + source + " called " + name(theirTag) + " where this rank called " + name(tag) +
             ": every rank must call a communicator's collectives in the same order");

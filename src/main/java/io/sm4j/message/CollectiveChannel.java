@@ -8,7 +8,8 @@ import org.agrona.MutableDirectBuffer;
 /**
  * A communicator's point-to-point on the collectives' tags (below {@link Communicator#ANY_TAG}, which no
  * user receive matches), for {@link Collectives}. Every wait is the communicator's: it progresses in the
- * rank's one engine and fails as every other wait does when a peer dies or the job aborts.
+ * rank's one engine and fails as every other wait does when a peer dies or the job aborts; a receive whose
+ * source called another collective fails naming both calls ({@link CrossedCollectiveException}).
  */
 final class CollectiveChannel implements Channel
 {
@@ -49,6 +50,10 @@ final class CollectiveChannel implements Channel
         {
             throw Collectives.mismatch(source, tag, -1, length);
         }
+        catch (final CrossedCollectiveException ex)
+        {
+            throw Collectives.crossed(source, ex.theirTag(), tag);
+        }
     }
 
     @Override
@@ -64,6 +69,10 @@ final class CollectiveChannel implements Channel
         catch (final TruncationException ex)
         {
             throw Collectives.mismatch(source, tag, -1, recvLength);
+        }
+        catch (final CrossedCollectiveException ex)
+        {
+            throw Collectives.crossed(source, ex.theirTag(), tag);
         }
     }
 }

@@ -847,8 +847,19 @@ public final class Communicator implements AutoCloseable
         final int dest, final int sendTag, final byte[] sendBuffer,
         final int source, final int recvTag, final byte[] recvBuffer)
     {
-        return sendRecv(dest, sendTag, CallChecks.wrap(sendBuffer), 0, sendBuffer.length,
-            source, recvTag, CallChecks.wrap(recvBuffer), 0, recvBuffer.length);
+        return sendRecv(dest, sendTag, sendBuffer, 0, CallChecks.lengthOf(sendBuffer),
+            source, recvTag, recvBuffer, 0, CallChecks.lengthOf(recvBuffer));
+    }
+
+    /**
+     * As {@link #sendRecv(int, int, byte[], int, int, byte[])}, with offsets and lengths in the arrays.
+     */
+    public Status sendRecv(
+        final int dest, final int sendTag, final byte[] sendBuffer, final int sendOffset, final int sendLength,
+        final int source, final int recvTag, final byte[] recvBuffer, final int recvOffset, final int recvLength)
+    {
+        return sendRecv(dest, sendTag, CallChecks.wrap(sendBuffer), sendOffset, sendLength,
+            source, recvTag, CallChecks.wrap(recvBuffer), recvOffset, recvLength);
     }
 
     /**
@@ -945,7 +956,10 @@ public final class Communicator implements AutoCloseable
         matcher.post(request);
         try
         {
-            sendWire(dest, sendTag, sendBuffer, sendOffset, sendLength);
+            if (!request.failed()) // a collective's receive fails at its post if its source called another collective
+            {
+                sendWire(dest, sendTag, sendBuffer, sendOffset, sendLength);
+            }
             return request.await();
         }
         catch (final RuntimeException ex)
@@ -1037,7 +1051,18 @@ public final class Communicator implements AutoCloseable
      */
     public void reduce(final byte[] send, final byte[] recv, final ByteOperator op, final int root)
     {
-        reduce(CallChecks.wrap(send), 0, recv == null ? null : CallChecks.wrap(recv), 0, send.length, op, root);
+        reduce(send, 0, recv, 0, CallChecks.lengthOf(send), op, root);
+    }
+
+    /**
+     * As {@link #reduce(DirectBuffer, int, MutableDirectBuffer, int, int, ByteOperator, int)}, in arrays
+     * ({@code recv} may be null on the other ranks).
+     */
+    public void reduce(
+        final byte[] send, final int sendOffset, final byte[] recv, final int recvOffset, final int length,
+        final ByteOperator op, final int root)
+    {
+        reduce(CallChecks.wrap(send), sendOffset, recv == null ? null : CallChecks.wrap(recv), recvOffset, length, op, root);
     }
 
     /**
@@ -1088,7 +1113,14 @@ public final class Communicator implements AutoCloseable
 
     public void allReduce(final byte[] send, final byte[] recv, final ByteOperator op)
     {
-        allReduce(CallChecks.wrap(send), 0, CallChecks.wrap(recv), 0, send.length, op);
+        allReduce(send, 0, recv, 0, CallChecks.lengthOf(send), op);
+    }
+
+    public void allReduce(
+        final byte[] send, final int sendOffset, final byte[] recv, final int recvOffset, final int length,
+        final ByteOperator op)
+    {
+        allReduce(CallChecks.wrap(send), sendOffset, CallChecks.wrap(recv), recvOffset, length, op);
     }
 
     public void allReduce(final ByteBuffer send, final ByteBuffer recv, final ByteOperator op)
@@ -1357,7 +1389,14 @@ public final class Communicator implements AutoCloseable
 
     public void scan(final byte[] send, final byte[] recv, final ByteOperator op)
     {
-        scan(CallChecks.wrap(send), 0, CallChecks.wrap(recv), 0, send.length, op);
+        scan(send, 0, recv, 0, CallChecks.lengthOf(send), op);
+    }
+
+    public void scan(
+        final byte[] send, final int sendOffset, final byte[] recv, final int recvOffset, final int length,
+        final ByteOperator op)
+    {
+        scan(CallChecks.wrap(send), sendOffset, CallChecks.wrap(recv), recvOffset, length, op);
     }
 
     public void scan(final ByteBuffer send, final ByteBuffer recv, final ByteOperator op)
@@ -1375,7 +1414,14 @@ public final class Communicator implements AutoCloseable
 
     public void exScan(final byte[] send, final byte[] recv, final ByteOperator op)
     {
-        exScan(CallChecks.wrap(send), 0, CallChecks.wrap(recv), 0, send.length, op);
+        exScan(send, 0, recv, 0, CallChecks.lengthOf(send), op);
+    }
+
+    public void exScan(
+        final byte[] send, final int sendOffset, final byte[] recv, final int recvOffset, final int length,
+        final ByteOperator op)
+    {
+        exScan(CallChecks.wrap(send), sendOffset, CallChecks.wrap(recv), recvOffset, length, op);
     }
 
     public void exScan(final ByteBuffer send, final ByteBuffer recv, final ByteOperator op)
@@ -1396,7 +1442,18 @@ public final class Communicator implements AutoCloseable
      */
     public void reduceScatter(final byte[] send, final byte[] recv, final ByteOperator op)
     {
-        reduceScatter(CallChecks.wrap(send), 0, CallChecks.wrap(recv), 0, recv.length, op);
+        reduceScatter(send, 0, recv, 0, CallChecks.lengthOf(recv), op);
+    }
+
+    /**
+     * As the form above, of n blocks of {@code blockLength} bytes from {@code sendOffset} into {@code recv} at
+     * {@code recvOffset}.
+     */
+    public void reduceScatter(
+        final byte[] send, final int sendOffset, final byte[] recv, final int recvOffset, final int blockLength,
+        final ByteOperator op)
+    {
+        reduceScatter(CallChecks.wrap(send), sendOffset, CallChecks.wrap(recv), recvOffset, blockLength, op);
     }
 
     /**
@@ -1555,7 +1612,16 @@ public final class Communicator implements AutoCloseable
      */
     public void allToAll(final byte[] send, final byte[] recv, final int blockLength)
     {
-        allToAll(CallChecks.wrap(send), 0, CallChecks.wrap(recv), 0, blockLength);
+        allToAll(send, 0, recv, 0, blockLength);
+    }
+
+    /**
+     * As the form above, rank r's block d at {@code sendOffset + d * blockLength}, received as block r at
+     * {@code recvOffset + r * blockLength}.
+     */
+    public void allToAll(final byte[] send, final int sendOffset, final byte[] recv, final int recvOffset, final int blockLength)
+    {
+        allToAll(CallChecks.wrap(send), sendOffset, CallChecks.wrap(recv), recvOffset, blockLength);
     }
 
     public void allToAll(

@@ -49,6 +49,23 @@ final class Contexts
     }
 
     /**
+     * @return the context whose collectives' tags hold {@code wire}, or -1 if it is no collective's tag.
+     */
+    static int collectiveContext(final int wire)
+    {
+        final int within = -wire & ((1 << BLOCK_BITS) - 1); // -2..-63 shifted by -base(c), negated: 2..63
+        return wire < 0 && within >= 2 && within < RESERVED ? -wire >>> BLOCK_BITS : -1;
+    }
+
+    /**
+     * @return the collective's tag (-2..-63) that {@code wire}, one of {@code context}'s collectives' tags, carries.
+     */
+    static int fromCollectiveWire(final int context, final int wire)
+    {
+        return context == 0 ? wire : wire - base(context);
+    }
+
+    /**
      * @return the user's tag of a message of {@code context} that carried {@code wire} (a user tag).
      */
     static int fromWire(final int context, final int wire)

@@ -1,5 +1,7 @@
 package io.sm4j.message;
 
+import java.util.ArrayList;
+
 /**
  * The two matching queues of one rank, both in arrival order: receives posted and not yet matched, and
  * messages arrived (or announced, if large) before any receive accepted them. An arriving message takes
@@ -10,6 +12,12 @@ final class MatchQueues
 {
     private final PostedReceives posted = new PostedReceives();
     private final UnexpectedQueue unexpected = new UnexpectedQueue();
+    /**
+     * The posted receives on a collective's tag (a communicator's collective waits for one at a time, so this
+     * holds one per communicator with a collective under way, usually none): each message queued from their
+     * source on their context's collectives' tags is checked against them ({@link #queue}).
+     */
+    private final ArrayList<RecvRequest> collective = new ArrayList<>(2);
 
     /**
      * @return payload bytes the queued unexpected messages keep on the heap.
@@ -29,28 +37,69 @@ final class MatchQueues
      */
     RecvRequest takePosted(final int source, final int tag)
     {
-        return posted.take(source, tag);
-    }
-
-    void post(final RecvRequest request)
-    {
-        posted.add(request);
+        final RecvRequest taken = posted.take(source, tag);
+        if (taken != null && !collective.isEmpty())
+        {
+            collective.remove(taken);
+        }
+        return taken;
     }
 
     /**
-     * Withdraws a receive that is still posted.
+     * Posts {@code request}, which no queued message matched, unless it is on a collective's tag from a named
+     * source whose earliest queued message on its context's collectives' tags carries another tag: that
+     * source called another collective ({@link CrossedCollectiveException}).
+     *
+     * @return that message (then {@code request} is not posted), or null.
      */
+    Unexpected post(final RecvRequest request)
+    {
+        final int context = request.source == Communicator.ANY_SOURCE ? -1 : Contexts.collectiveContext(request.tag);
+        if (context >= 0)
+        {
+            final Unexpected crossing = unexpected.firstCollective(request.source, context);
+            if (crossing != null)
+            {
+                return crossing;
+            }
+            collective.add(request);
+        }
+        posted.add(request);
+        return null;
+    }
+
     /**
      * @return true if {@code request} was still posted (no message had matched it).
      */
     boolean withdraw(final RecvRequest request)
     {
+        collective.remove(request);
         return posted.remove(request);
     }
 
-    void queue(final Unexpected message)
+    /**
+     * Queues a message no posted receive took.
+     *
+     * @return a receive posted on a collective's tag from the message's source, on the same context's
+     *         collectives' tags but another one, withdrawn: the source called another collective (its message
+     *         is the first from it on those tags, or that receive would not have been posted); else null.
+     */
+    RecvRequest queue(final Unexpected message)
     {
         unexpected.add(message);
+        final int context = collective.isEmpty() ? -1 : Contexts.collectiveContext(message.tag());
+        for (int i = 0; context >= 0 && i < collective.size(); i++)
+        {
+            final RecvRequest request = collective.get(i);
+            if (request.source == message.source() && request.tag != message.tag() &&
+                Contexts.collectiveContext(request.tag) == context)
+            {
+                collective.remove(i);
+                posted.remove(request);
+                return request;
+            }
+        }
+        return null;
     }
 
     /**
@@ -84,6 +133,13 @@ final class MatchQueues
      */
     void failOrphans(final boolean[] gone, final int self)
     {
-        posted.failOrphans(gone, self);
+        try
+        {
+            posted.failOrphans(gone, self);
+        }
+        finally
+        {
+            collective.removeIf(Request::isDone);
+        }
     }
 }

@@ -267,7 +267,26 @@ final class Matcher implements FragmentHandler
         // none: a large message kept as its envelope, or anything counted at close
         final byte[] copy = closing ? NO_BYTES : new byte[length];
         buffer.getBytes(offset, copy);
-        queues.queue(new Unexpected(source, tag, sequence, total, copy, type, null));
+        queue(new Unexpected(source, tag, sequence, total, copy, type, null));
+    }
+
+    /**
+     * Queues a message no posted receive took, and fails the collective's receive it shows to be crossed.
+     */
+    private void queue(final Unexpected message)
+    {
+        final RecvRequest crossed = queues.queue(message);
+        if (crossed != null)
+        {
+            crossed.fail(crossing(crossed, message));
+        }
+    }
+
+    private static CrossedCollectiveException crossing(final RecvRequest request, final Unexpected message)
+    {
+        final int context = Contexts.collectiveContext(request.tag);
+        return new CrossedCollectiveException(request.source, Contexts.fromCollectiveWire(context, message.tag()),
+            Contexts.fromCollectiveWire(context, request.tag));
     }
 
     /**
@@ -284,7 +303,7 @@ final class Matcher implements FragmentHandler
         }
         else
         {
-            queues.queue(new Unexpected(rank, request.tag, 0, request.length, null, EAGER, request));
+            queue(new Unexpected(rank, request.tag, 0, request.length, null, EAGER, request));
         }
     }
 
@@ -293,7 +312,11 @@ final class Matcher implements FragmentHandler
         final Unexpected message = queues.takeUnexpected(request);
         if (message == null)
         {
-            queues.post(request);
+            final Unexpected crossing = queues.post(request);
+            if (crossing != null)
+            {
+                request.fail(crossing(request, crossing));
+            }
             return;
         }
         final SendRequest local = message.localSend();

@@ -91,6 +91,21 @@ final class UnexpectedQueue
     }
 
     /**
+     * @return the earliest message from {@code source} on one of {@code context}'s collectives' tags, or null.
+     */
+    Unexpected firstCollective(final int source, final int context)
+    {
+        for (Node node = head; node != null; node = node.next)
+        {
+            if (node.message.source() == source && Contexts.collectiveContext(node.message.tag()) == context)
+            {
+                return node.message;
+            }
+        }
+        return null;
+    }
+
+    /**
      * @return the queued messages in arrival order.
      */
     java.util.List<Unexpected> all()

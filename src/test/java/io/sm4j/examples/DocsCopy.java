@@ -17,7 +17,16 @@ final class DocsCopy
 
     static void assertShownInApiDocs(final Path source, final String what) throws IOException
     {
+        assertShownInApiDocs(source, what, "java");
+    }
+
+    /**
+     * @param language the code block's language tag in docs/api.md.
+     */
+    static void assertShownInApiDocs(final Path source, final String what, final String language) throws IOException
+    {
         final String doc = Files.readString(Path.of("docs/api.md"));
-        assertTrue(doc.contains("```java\n" + Files.readString(source) + "```\n"), "docs/api.md's " + what + " differs from " + source);
+        assertTrue(doc.contains("```" + language + "\n" + Files.readString(source) + "```\n"),
+            "docs/api.md's " + what + " differs from " + source);
     }
 }

@@ -7,8 +7,8 @@ import java.nio.file.Path;
 
 
 /**
- * The consumer sample of docs/api.md: the copy in the document is the source that {@code mvn verify} builds
- * and runs (src/it/consumer, through the invoker plugin).
+ * The consumer sample and the application pom.xml of docs/api.md: the copies in the document are the sources
+ * that {@code mvn verify} builds and runs (src/it/consumer and src/it/sample-app, through the invoker plugin).
  */
 class ThreadRanksSampleTest
 {
@@ -18,5 +18,15 @@ class ThreadRanksSampleTest
     void docsApiShouldShowTheSampleExactlyAsItIs() throws IOException
     {
         DocsCopy.assertShownInApiDocs(SOURCE, "sample");
+    }
+
+    /**
+     * The complete pom.xml docs/api.md gives an application is src/it/sample-app's, which {@code mvn verify}
+     * builds and whose test starts ranks as threads.
+     */
+    @Test
+    void docsApiShouldShowTheApplicationsPomExactlyAsItIsBuilt() throws IOException
+    {
+        DocsCopy.assertShownInApiDocs(Path.of("src/it/sample-app/pom.xml"), "application pom.xml", "xml");
     }
 }

@@ -82,6 +82,8 @@ public final class CollectiveApp
                 case "split" -> split(comm);
                 case "mismatch" -> comm.bcast(new byte[32], 0, comm.rank() == 0 ? 32 : 8, 0); // the root's data in a half, the other's in the line
                 case "crossed" -> crossed(comm);
+                case "crossedPoint" -> crossedPoint(comm);
+                case "crossedQueued" -> crossedQueued(comm);
                 case "counts" -> countsDiffer(comm);
                 case "pairs" -> pairsDiffer(comm);
                 case "scattered" -> scatteredDiffer(comm);
@@ -146,6 +148,42 @@ public final class CollectiveApp
         else
         {
             comm.bcast(new byte[8], 0, 8, 0);
+        }
+    }
+
+    /**
+     * Point to point (no collective region): rank 0 calls allGather, rank 1 bcast; rank 1's receive sees rank
+     * 0's allGather message, whether it arrives before or after the receive is posted.
+     */
+    private static void crossedPoint(final Communicator comm)
+    {
+        if (comm.rank() == 0)
+        {
+            comm.allGather(new byte[8], 0, 8, new byte[16]);
+        }
+        else
+        {
+            comm.bcast(new byte[8], 0, 8, 0);
+        }
+    }
+
+    /**
+     * Point to point: rank 0's bcast message is queued at rank 1 (a later message of the pair has been received)
+     * when rank 1 calls allGather, whose receive sees it as it is posted. Rank 0 then waits in a barrier that
+     * fails once rank 1 has gone.
+     */
+    private static void crossedQueued(final Communicator comm)
+    {
+        if (comm.rank() == 0)
+        {
+            comm.bcast(new byte[8], 0, 8, 0);
+            comm.send(1, 7, new byte[1]);
+            comm.barrier();
+        }
+        else
+        {
+            comm.recv(0, 7, new byte[1]);
+            comm.allGather(new byte[8], 0, 8, new byte[16]);
         }
     }
 

@@ -131,6 +131,23 @@ class CollectiveTest
         assertFalse(job.leftFiles(), "files left behind");
     }
 
+    /**
+     * Point to point (no region): the receive of the rank that called another collective fails, whether its
+     * source's message was queued before it was posted (crossedQueued) or arrives while it waits (crossedPoint,
+     * most runs).
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "crossedPoint  | rank 0 called allGather where this rank called bcast",
+        "crossedQueued | rank 0 called bcast where this rank called allGather" })
+    void ranksThatCallDifferentCollectivesPointToPointShouldFailWithOneLineInsteadOfWaiting(final String mode, final String line)
+        throws IOException
+    {
+        final JobRunner job = JobRunner.run(LayoutParams.builder(2).collectiveContexts(0).build(), Map.of(),
+            CollectiveApp.class.getName(), mode);
+        assertFailedSaying(job, line + ": every rank must call a communicator's collectives in the same order");
+    }
+
     @ParameterizedTest
     @ValueSource(ints = { 0, LayoutParams.DEFAULT_COLLECTIVE_CONTEXTS })
     void aRankKilledInsideACollectiveShouldFailTheOthersWaitsInsteadOfHangingThem(final int contexts) throws IOException

@@ -9,6 +9,7 @@ import io.sm4j.message.Communicator;
 import io.sm4j.message.ThreadJob;
 import io.sm4j.segment.Sm4jException;
 import io.sm4j.transport.TransportOptions;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -22,10 +23,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.function.BiConsumer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -606,5 +609,140 @@ class ThreadRanksTest
             });
             assertTrue(dir.isEmpty(), "files left behind");
         }
+    }
+
+    /**
+     * The array forms with offsets (reduce, allReduce, scan, exScan, reduceScatter, allToAll, sendRecv) write
+     * what the buffer forms write at the same offsets, and nothing outside the range.
+     */
+    @Test
+    void arrayFormsWithOffsetsShouldWriteWhatTheBufferFormsWriteAndNothingElse() throws Exception
+    {
+        final int size = 3;
+        final int in = 5;
+        final int out = 7;
+        final ByteOperator sum = (left, leftOffset, right, rightOffset, length) ->
+        {
+            for (int i = 0; i < length; i += Long.BYTES)
+            {
+                left.putLong(leftOffset + i, left.getLong(leftOffset + i) + right.getLong(rightOffset + i));
+            }
+        };
+        try (ScratchDir dir = ScratchDir.create("sm4j-offsets-"))
+        {
+            ThreadJob.run(dir.path, size, comm ->
+            {
+                final int rank = comm.rank();
+                final byte[] send = new byte[in + size * Long.BYTES + 3];
+                Arrays.fill(send, (byte)0x55);
+                for (int d = 0; d < size; d++)
+                {
+                    new UnsafeBuffer(send).putLong(in + d * Long.BYTES, 100L * (rank + 1) + d);
+                }
+                final BiConsumer<String, BiConsumer<byte[], Boolean>> same = (name, call) ->
+                {
+                    final byte[] arrays = guarded(out + size * Long.BYTES + 2);
+                    final byte[] buffers = guarded(arrays.length);
+                    call.accept(arrays, true);
+                    call.accept(buffers, false);
+                    assertTrue(Arrays.equals(arrays, buffers), name + " on rank " + rank);
+                    assertEquals(0x66, arrays[out - 1] & 0xff, name + " wrote before its offset");
+                    assertEquals(0x66, arrays[arrays.length - 1] & 0xff, name + " wrote past its range");
+                };
+                same.accept("reduce", (recv, array) ->
+                {
+                    if (array)
+                    {
+                        comm.reduce(send, in, recv, out, 2 * Long.BYTES, sum, 1);
+                    }
+                    else
+                    {
+                        comm.reduce(wrap(send), in, wrap(recv), out, 2 * Long.BYTES, sum, 1);
+                    }
+                });
+                same.accept("allReduce", (recv, array) ->
+                {
+                    if (array)
+                    {
+                        comm.allReduce(send, in, recv, out, 2 * Long.BYTES, sum);
+                        assertEquals(600, new UnsafeBuffer(recv).getLong(out), "the sum");
+                    }
+                    else
+                    {
+                        comm.allReduce(wrap(send), in, wrap(recv), out, 2 * Long.BYTES, sum);
+                    }
+                });
+                same.accept("scan", (recv, array) ->
+                {
+                    if (array)
+                    {
+                        comm.scan(send, in, recv, out, Long.BYTES, sum);
+                    }
+                    else
+                    {
+                        comm.scan(wrap(send), in, wrap(recv), out, Long.BYTES, sum);
+                    }
+                });
+                same.accept("exScan", (recv, array) ->
+                {
+                    if (array)
+                    {
+                        comm.exScan(send, in, recv, out, Long.BYTES, sum);
+                    }
+                    else
+                    {
+                        comm.exScan(wrap(send), in, wrap(recv), out, Long.BYTES, sum);
+                    }
+                });
+                same.accept("reduceScatter", (recv, array) ->
+                {
+                    if (array)
+                    {
+                        comm.reduceScatter(send, in, recv, out, Long.BYTES, sum);
+                    }
+                    else
+                    {
+                        comm.reduceScatter(wrap(send), in, wrap(recv), out, Long.BYTES, sum);
+                    }
+                });
+                same.accept("allToAll", (recv, array) ->
+                {
+                    if (array)
+                    {
+                        comm.allToAll(send, in, recv, out, Long.BYTES);
+                    }
+                    else
+                    {
+                        comm.allToAll(wrap(send), in, wrap(recv), out, Long.BYTES);
+                    }
+                });
+                same.accept("sendRecv", (recv, array) ->
+                {
+                    final int right = (rank + 1) % size;
+                    final int left = (rank + size - 1) % size;
+                    if (array)
+                    {
+                        comm.sendRecv(right, 3, send, in, Long.BYTES, left, 3, recv, out, Long.BYTES);
+                    }
+                    else
+                    {
+                        comm.sendRecv(right, 3, wrap(send), in, Long.BYTES, left, 3, wrap(recv), out, Long.BYTES);
+                    }
+                });
+            });
+            assertTrue(dir.isEmpty(), "files left behind");
+        }
+    }
+
+    private static byte[] guarded(final int length)
+    {
+        final byte[] bytes = new byte[length];
+        Arrays.fill(bytes, (byte)0x66);
+        return bytes;
+    }
+
+    private static UnsafeBuffer wrap(final byte[] bytes)
+    {
+        return new UnsafeBuffer(bytes);
     }
 }
