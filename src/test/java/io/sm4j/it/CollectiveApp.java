@@ -84,6 +84,7 @@ public final class CollectiveApp
                 case "crossed" -> crossed(comm);
                 case "crossedPoint" -> crossedPoint(comm);
                 case "crossedQueued" -> crossedQueued(comm);
+                case "abort" -> abortInBarrier(comm);
                 case "counts" -> countsDiffer(comm);
                 case "pairs" -> pairsDiffer(comm);
                 case "scattered" -> scatteredDiffer(comm);
@@ -185,6 +186,19 @@ public final class CollectiveApp
             comm.recv(0, 7, new byte[1]);
             comm.allGather(new byte[8], 0, 8, new byte[16]);
         }
+    }
+
+    /**
+     * Rank 1 aborts the job while the others wait in a barrier, whose waits end with its reason.
+     */
+    private static void abortInBarrier(final Communicator comm)
+    {
+        if (comm.rank() == 1)
+        {
+            comm.abort(3, "the input file is empty");
+        }
+        comm.barrier();
+        System.out.println("barrier passed " + comm.rank());
     }
 
     private static void die(final Communicator comm)

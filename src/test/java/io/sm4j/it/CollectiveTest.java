@@ -30,7 +30,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 class CollectiveTest
 {
     @ParameterizedTest
-    @ValueSource(ints = { 1, 2, 3, 4, 5, 8 })
+    @ValueSource(ints = { 1, 2, 3, 4, 5, 6, 7, 8 })
     void everyCollectiveShouldMatchItsSequentialReference(final int ranks) throws IOException
     {
         final JobRunner job = JobRunner.run(LayoutParams.defaults(ranks), Map.of(), CollectiveApp.class.getName(),
@@ -156,7 +156,29 @@ class CollectiveTest
             CollectiveApp.class.getName(), "die");
         assertNotEquals(0, job.exitCode(), job.out() + job.err());
         assertFalse(job.out().contains("barrier passed"), job.out());
-        assertTrue(job.err().contains("rank 0"), job.err());
+        // each survivor's wait ends naming the dead rank (by its death, or by the launcher's abort, whichever
+        // comes first), and the launcher names its exit
+        assertTrue(job.err().contains("rank 0 exited with code 137"), job.err());
+        assertTrue(job.err().contains("[1] aborted: rank 0 ") && job.err().contains("[2] aborted: rank 0 "), job.err());
+        assertFalse(job.leftFiles(), "files left behind");
+    }
+
+    /**
+     * MPI_Abort across processes: every other rank's wait in a barrier (point to point without regions, through
+     * the region with them) ends with the caller's reason, and the launcher reports it and exits with 1.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = { 0, LayoutParams.DEFAULT_COLLECTIVE_CONTEXTS })
+    void anAbortShouldEndEveryRanksWaitWithItsReason(final int contexts) throws IOException
+    {
+        final JobRunner job = JobRunner.run(LayoutParams.builder(3).collectiveContexts(contexts).build(), Map.of(),
+            CollectiveApp.class.getName(), "abort");
+        assertEquals(1, job.exitCode(), job.out() + job.err());
+        assertFalse(job.out().contains("barrier passed"), job.out());
+        for (final int rank : new int[] { 0, 2 })
+        {
+            assertTrue(job.err().contains("[" + rank + "] aborted: rank 1 called abort(3): the input file is empty"), job.err());
+        }
         assertFalse(job.leftFiles(), "files left behind");
     }
 
