@@ -273,6 +273,8 @@ public final class CollectiveApp
             }
 
             reductions(comm, length / 8, root, salt, round);
+            everyTypeAndOperator(comm, Math.min(length / 8, 1_000), root, salt, round);
+            otherForms(comm, Math.min(length / 8, 1_000), root, salt, round);
             prefixes(comm, Math.min(length / 8, 2_000), salt, round);
             vectors(comm, random, root, salt, round);
         }
@@ -391,6 +393,187 @@ public final class CollectiveApp
     /**
      * scan, exScan and reduceScatter of longs (SUM) and, for the prefixes, of matrices (rank order matters).
      */
+    /**
+     * What {@link #reductions} and {@link #prefixes} leave out: reduce and allReduce of every element type,
+     * scan, exScan and reduceScatter with every operator (and in floating point for the arithmetic ones).
+     */
+    private static void everyTypeAndOperator(final Communicator comm, final int count, final int root, final long salt, final int round)
+    {
+        final int rank = comm.rank();
+        final int size = comm.size();
+        for (final Op op : Op.values())
+        {
+            final long[] mine = new long[count];
+            final long[] all = new long[count];
+            final long[] inclusive = new long[count];
+            final long[] exclusive = new long[count];
+            for (int i = 0; i < count; i++)
+            {
+                mine[i] = operand(rank, i, salt, op);
+                for (int r = 0; r < size; r++)
+                {
+                    final long value = operand(r, i, salt, op);
+                    all[i] = r == 0 ? value : OpReference.combine(op, all[i], value);
+                    if (r < rank)
+                    {
+                        exclusive[i] = r == 0 ? value : OpReference.combine(op, exclusive[i], value);
+                    }
+                    if (r <= rank)
+                    {
+                        inclusive[i] = r == 0 ? value : OpReference.combine(op, inclusive[i], value);
+                    }
+                }
+            }
+            final long[] longResult = rank == root ? new long[count] : null;
+            comm.reduce(mine, longResult, op, root);
+            expect(rank != root || Arrays.equals(longResult, all), "reduce long " + op, round);
+            final int[] intResult = new int[count];
+            comm.allReduce(ints(mine), intResult, op);
+            expect(Arrays.equals(intResult, ints(all)), "allReduce int " + op, round);
+            final long[] scanned = new long[count];
+            comm.scan(mine, scanned, op);
+            expect(Arrays.equals(scanned, inclusive), "scan long " + op, round);
+            final long[] before = new long[count];
+            comm.exScan(mine, before, op);
+            expect(rank == 0 || Arrays.equals(before, exclusive), "exScan long " + op, round);
+            final int block = Math.max(1, count / size);
+            final long[] blocks = new long[block * size];
+            final long[] expectedBlock = new long[block];
+            for (int i = 0; i < blocks.length; i++)
+            {
+                blocks[i] = operand(rank, i, salt, op);
+            }
+            for (int i = 0; i < block; i++)
+            {
+                for (int r = 0; r < size; r++)
+                {
+                    final long value = operand(r, rank * block + i, salt, op);
+                    expectedBlock[i] = r == 0 ? value : OpReference.combine(op, expectedBlock[i], value);
+                }
+            }
+            final long[] reduced = new long[block];
+            comm.reduceScatter(blocks, reduced, op);
+            expect(Arrays.equals(reduced, expectedBlock), "reduceScatter long " + op, round);
+            if (op.ordinal() < Op.BAND.ordinal())
+            {
+                final float[] floatResult = new float[count];
+                comm.allReduce(floats(mine), floatResult, op);
+                expect(Arrays.equals(floatResult, floats(all)), "allReduce float " + op, round);
+                final double[] doubleResult = rank == root ? new double[count] : null;
+                comm.reduce(Arrays.stream(mine).asDoubleStream().toArray(), doubleResult, op, root);
+                expect(rank != root || Arrays.equals(doubleResult, Arrays.stream(all).asDoubleStream().toArray()),
+                    "reduce double " + op, round);
+                final float[] floatScan = new float[count];
+                comm.scan(floats(mine), floatScan, op);
+                expect(Arrays.equals(floatScan, floats(inclusive)), "scan float " + op, round);
+                final double[] doubleExScan = new double[count];
+                comm.exScan(Arrays.stream(mine).asDoubleStream().toArray(), doubleExScan, op);
+                expect(rank == 0 || Arrays.equals(doubleExScan, Arrays.stream(exclusive).asDoubleStream().toArray()),
+                    "exScan double " + op, round);
+            }
+        }
+    }
+
+    /**
+     * The data movers' typed-array and ByteBuffer forms (the byte[] forms are checked above): direct and heap
+     * buffers whose positions are not 0, and which must not move.
+     */
+    private static void otherForms(final Communicator comm, final int count, final int root, final long salt, final int round)
+    {
+        final int rank = comm.rank();
+        final int size = comm.size();
+        final long[] mine = new long[count];
+        final long[] everyones = new long[count * size];
+        for (int r = 0; r < size; r++)
+        {
+            for (int i = 0; i < count; i++)
+            {
+                everyones[r * count + i] = operand(r, i, salt, Op.SUM);
+            }
+        }
+        System.arraycopy(everyones, rank * count, mine, 0, count);
+
+        final int[] broadcast = rank == root ? ints(Arrays.copyOfRange(everyones, root * count, (root + 1) * count)) : new int[count];
+        comm.bcast(broadcast, root);
+        expect(Arrays.equals(broadcast, ints(Arrays.copyOfRange(everyones, root * count, (root + 1) * count))), "bcast int[]", round);
+        final long[] gathered = rank == root ? new long[count * size] : null;
+        comm.gather(mine, gathered, root);
+        expect(rank != root || Arrays.equals(gathered, everyones), "gather long[]", round);
+        final float[] part = new float[count];
+        comm.scatter(rank == root ? floats(everyones) : null, part, root);
+        expect(Arrays.equals(part, floats(mine)), "scatter float[]", round);
+        final double[] all = new double[count * size];
+        comm.allGather(Arrays.stream(mine).asDoubleStream().toArray(), all);
+        expect(Arrays.equals(all, Arrays.stream(everyones).asDoubleStream().toArray()), "allGather double[]", round);
+        final int[] exchanged = new int[count * size];
+        comm.allToAll(ints(everyones), exchanged); // rank r's block d is rank d's values: every rank gets its own n times
+        for (int r = 0; r < size; r++)
+        {
+            expect(Arrays.equals(Arrays.copyOfRange(exchanged, r * count, (r + 1) * count), ints(mine)), "allToAll int[]", round);
+        }
+
+        final int length = count * Long.BYTES;
+        final ByteBuffer data = ByteBuffer.allocateDirect(length + 3).position(3);
+        if (rank == root)
+        {
+            data.duplicate().put(bytes(Arrays.copyOfRange(everyones, root * count, (root + 1) * count)));
+        }
+        comm.bcast(data, root);
+        expect(data.position() == 3 && bytesOf(data).equals(ByteBuffer.wrap(bytes(Arrays.copyOfRange(everyones, root * count,
+            (root + 1) * count)))), "bcast direct ByteBuffer", round);
+        final ByteBuffer own = ByteBuffer.wrap(new byte[length + 5]).position(5);
+        own.duplicate().put(bytes(mine));
+        final ByteBuffer allBytes = ByteBuffer.allocateDirect(length * size + 1).position(1);
+        comm.allGather(own, allBytes);
+        expect(own.position() == 5 && allBytes.position() == 1 && bytesOf(allBytes).equals(ByteBuffer.wrap(bytes(everyones))),
+            "allGather ByteBuffers", round);
+        final ByteBuffer gatheredBytes = rank == root ? ByteBuffer.wrap(new byte[length * size + 2]).position(2) : null;
+        comm.gather(own, gatheredBytes, root);
+        expect(rank != root || bytesOf(gatheredBytes).equals(ByteBuffer.wrap(bytes(everyones))), "gather ByteBuffers", round);
+        final ByteBuffer partBytes = ByteBuffer.allocateDirect(length);
+        comm.scatter(rank == root ? ByteBuffer.wrap(bytes(everyones)) : null, partBytes, root);
+        expect(bytesOf(partBytes).equals(ByteBuffer.wrap(bytes(mine))), "scatter ByteBuffers", round);
+        final ByteBuffer received = ByteBuffer.allocateDirect(length * size);
+        comm.allToAll(ByteBuffer.wrap(bytes(everyones)), received);
+        for (int r = 0; r < size; r++)
+        {
+            expect(bytesOf(received.duplicate().position(r * length).limit((r + 1) * length)).equals(ByteBuffer.wrap(bytes(mine))),
+                "allToAll ByteBuffers", round);
+        }
+    }
+
+    private static byte[] bytes(final long[] values)
+    {
+        final ByteBuffer bytes = ByteBuffer.allocate(values.length * Long.BYTES);
+        Arrays.stream(values).forEach(bytes::putLong);
+        return bytes.array();
+    }
+
+    /**
+     * @return {@code buffer}'s bytes from its position to its limit, as a heap buffer (compared by content).
+     */
+    private static ByteBuffer bytesOf(final ByteBuffer buffer)
+    {
+        final byte[] copy = new byte[buffer.remaining()];
+        buffer.duplicate().get(copy);
+        return ByteBuffer.wrap(copy);
+    }
+
+    private static int[] ints(final long[] values)
+    {
+        return Arrays.stream(values).mapToInt(v -> (int)v).toArray();
+    }
+
+    private static float[] floats(final long[] values)
+    {
+        final float[] floats = new float[values.length];
+        for (int i = 0; i < values.length; i++)
+        {
+            floats[i] = values[i];
+        }
+        return floats;
+    }
+
     private static void prefixes(final Communicator comm, final int count, final long salt, final int round)
     {
         final int rank = comm.rank();
