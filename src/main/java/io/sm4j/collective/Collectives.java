@@ -1094,6 +1094,17 @@ public final class Collectives
     }
 
     /**
+     * @return the error of a step through the region that rank {@code source} did not post: it sent a message of
+     *         {@code theirTag}'s collective point to point instead, where this rank called {@code collective}.
+     */
+    public static Sm4jException crossedPaths(final int source, final int theirTag, final String collective)
+    {
+        return new Sm4jException("rank " + source + " called " + name(theirTag) + " point to point where this rank called " +
+            collective + " through the collective region: the ranks called different collectives, or one with lengths " +
+            "or roots that take different paths");
+    }
+
+    /**
      * @return the error of a collective step where rank {@code source} called another collective.
      */
     public static Sm4jException crossed(final int source, final int theirTag, final int tag)

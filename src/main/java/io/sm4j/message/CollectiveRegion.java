@@ -1,5 +1,6 @@
 package io.sm4j.message;
 
+import io.sm4j.collective.Collectives;
 import io.sm4j.collective.SharedRegion;
 import io.sm4j.job.CpuBudget;
 import io.sm4j.layout.CollectiveSlotDescriptor;
@@ -24,6 +25,9 @@ final class CollectiveRegion implements SharedRegion
 {
     private final Endpoint endpoint;
     private final Progress progress;
+    /** This rank's matching queues, where a peer's message shows it took the point-to-point path of a call. */
+    private final MatchQueues queues;
+    private final int context;
     /** The world rank of each of the communicator's ranks. */
     private final int[] world;
     private final AtomicBuffer[] slots;
@@ -41,12 +45,14 @@ final class CollectiveRegion implements SharedRegion
     private final Awaitable posted = this::posted;
 
     private CollectiveRegion(
-        final Endpoint endpoint, final Progress progress, final int[] world, final AtomicBuffer[] slots,
-        final LocalWindows ownWindows, final PeerWindows peerWindows)
+        final Endpoint endpoint, final Progress progress, final MatchQueues queues, final int context, final int[] world,
+        final AtomicBuffer[] slots, final LocalWindows ownWindows, final PeerWindows peerWindows)
     {
         final LayoutParams params = endpoint.layout().params();
         this.endpoint = endpoint;
         this.progress = progress;
+        this.queues = queues;
+        this.context = context;
         this.world = world;
         this.slots = slots;
         this.cacheline = params.cacheline();
@@ -63,7 +69,7 @@ final class CollectiveRegion implements SharedRegion
      * @return the region of communicator context {@code context}, or null if the layout gives it none.
      */
     static CollectiveRegion of(
-        final Endpoint endpoint, final Progress progress, final int context, final int[] group,
+        final Endpoint endpoint, final Progress progress, final MatchQueues queues, final int context, final int[] group,
         final LocalWindows ownWindows, final PeerWindows peerWindows)
     {
         final int size = group == null ? endpoint.size() : group.length;
@@ -78,7 +84,7 @@ final class CollectiveRegion implements SharedRegion
                 return null;
             }
         }
-        return new CollectiveRegion(endpoint, progress, world, slots, ownWindows, peerWindows);
+        return new CollectiveRegion(endpoint, progress, queues, context, world, slots, ownWindows, peerWindows);
     }
 
     @Override
@@ -107,16 +113,24 @@ final class CollectiveRegion implements SharedRegion
         progress.awaitStored(posted);
         if (!hasPosted())
         {
+            final Unexpected crossing = queues.queuedCollective(world[rank], context);
+            if (crossing != null)
+            {
+                throw Collectives.crossedPaths(rank, Contexts.fromCollectiveWire(context, crossing.tag()), collective);
+            }
             throw progress.detached(collective + " (step " + step + ", waiting for rank " + rank + ")");
         }
     }
 
     /**
-     * @return true once the awaited rank has posted the awaited step, or has detached without posting it.
+     * @return true once the awaited rank has posted the awaited step, or has detached without posting it, or has
+     *         sent this rank a message of a collective call that this rank made through the region: it took the
+     *         call point to point (its step, posted before any later call's messages, is looked at again first).
      */
     private boolean posted()
     {
-        return hasPosted() || progress.departed(world[awaitedRank]);
+        return hasPosted() || progress.departed(world[awaitedRank]) ||
+            queues.queuedCollective(world[awaitedRank], context) != null;
     }
 
     private boolean hasPosted()

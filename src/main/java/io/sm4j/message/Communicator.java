@@ -984,7 +984,7 @@ public final class Communicator implements AutoCloseable
     {
         if (collectives == null)
         {
-            collectives = new Collectives(new CollectiveChannel(this), CollectiveRegion.of(endpoint, engine, context, group, ownWindows, peerWindows));
+            collectives = new Collectives(new CollectiveChannel(this), CollectiveRegion.of(endpoint, engine, matcher.queues(), context, group, ownWindows, peerWindows));
         }
         return collectives;
     }

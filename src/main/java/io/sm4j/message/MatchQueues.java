@@ -18,6 +18,8 @@ final class MatchQueues
      * source on their context's collectives' tags is checked against them ({@link #queue}).
      */
     private final ArrayList<RecvRequest> collective = new ArrayList<>(2);
+    /** Queued messages on a collective's tag, of any context: while none is, {@link #queuedCollective} scans nothing. */
+    private int collectiveQueued;
 
     /**
      * @return payload bytes the queued unexpected messages keep on the heap.
@@ -57,7 +59,7 @@ final class MatchQueues
         final int context = request.source == Communicator.ANY_SOURCE ? -1 : Contexts.collectiveContext(request.tag);
         if (context >= 0)
         {
-            final Unexpected crossing = unexpected.firstCollective(request.source, context);
+            final Unexpected crossing = queuedCollective(request.source, context);
             if (crossing != null)
             {
                 return crossing;
@@ -87,7 +89,11 @@ final class MatchQueues
     RecvRequest queue(final Unexpected message)
     {
         unexpected.add(message);
-        final int context = collective.isEmpty() ? -1 : Contexts.collectiveContext(message.tag());
+        final int context = Contexts.collectiveContext(message.tag());
+        if (context >= 0)
+        {
+            collectiveQueued++;
+        }
         for (int i = 0; context >= 0 && i < collective.size(); i++)
         {
             final RecvRequest request = collective.get(i);
@@ -107,7 +113,21 @@ final class MatchQueues
      */
     Unexpected takeUnexpected(final RecvRequest request)
     {
-        return unexpected.take(request.source, request.tag);
+        final Unexpected taken = unexpected.take(request.source, request.tag);
+        if (taken != null && Contexts.collectiveContext(taken.tag()) >= 0)
+        {
+            collectiveQueued--;
+        }
+        return taken;
+    }
+
+    /**
+     * @return the earliest queued message from {@code source} on one of {@code context}'s collectives' tags, or
+     *         null: a message of a collective call that this rank, in the same call, has not received.
+     */
+    Unexpected queuedCollective(final int source, final int context)
+    {
+        return collectiveQueued == 0 ? null : unexpected.firstCollective(source, context);
     }
 
     /**

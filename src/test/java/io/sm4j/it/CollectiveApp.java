@@ -85,6 +85,7 @@ public final class CollectiveApp
                 case "crossedPoint" -> crossedPoint(comm);
                 case "crossedQueued" -> crossedQueued(comm);
                 case "abort" -> abortInBarrier(comm);
+                case "paths" -> comm.allGather(new byte[lengthForPath(comm)], 0, lengthForPath(comm), new byte[2 * lengthForPath(comm)]);
                 case "counts" -> countsDiffer(comm);
                 case "pairs" -> pairsDiffer(comm);
                 case "scattered" -> scatteredDiffer(comm);
@@ -186,6 +187,15 @@ public final class CollectiveApp
             comm.recv(0, 7, new byte[1]);
             comm.allGather(new byte[8], 0, 8, new byte[16]);
         }
+    }
+
+    /**
+     * With a collective region of 1 KiB per rank, an allGather of 8 bytes goes through it and one of 5,000 bytes
+     * point to point: rank 0 passes the one, rank 1 the other.
+     */
+    private static int lengthForPath(final Communicator comm)
+    {
+        return comm.rank() == 0 ? 8 : 5_000;
     }
 
     /**

@@ -164,6 +164,19 @@ class CollectiveTest
     }
 
     /**
+     * Lengths on either side of a region's limit: rank 0 waits in the region for rank 1's post, and rank 1's
+     * point-to-point message of the same call ends that wait with one line.
+     */
+    @Test
+    void ranksWhoseLengthsTakeDifferentPathsShouldFailWithOneLineInsteadOfWaiting() throws IOException
+    {
+        final JobRunner job = JobRunner.run(LayoutParams.builder(2).collectiveBufferSize(1024).build(), Map.of(),
+            CollectiveApp.class.getName(), "paths");
+        assertFailedSaying(job, "rank 1 called allGather point to point where this rank called allGather through the " +
+            "collective region: the ranks called different collectives, or one with lengths or roots that take different paths");
+    }
+
+    /**
      * MPI_Abort across processes: every other rank's wait in a barrier (point to point without regions, through
      * the region with them) ends with the caller's reason, and the launcher reports it and exits with 1.
      */
