@@ -401,9 +401,6 @@ public final class CollectiveApp
     }
 
     /**
-     * scan, exScan and reduceScatter of longs (SUM) and, for the prefixes, of matrices (rank order matters).
-     */
-    /**
      * What {@link #reductions} and {@link #prefixes} leave out: reduce and allReduce of every element type,
      * scan, exScan and reduceScatter with every operator (and in floating point for the arithmetic ones).
      */
@@ -584,6 +581,9 @@ public final class CollectiveApp
         return floats;
     }
 
+    /**
+     * scan, exScan and reduceScatter of longs (SUM) and, for the prefixes, of matrices (rank order matters).
+     */
     private static void prefixes(final Communicator comm, final int count, final long salt, final int round)
     {
         final int rank = comm.rank();

@@ -28,7 +28,7 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -43,6 +43,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(120)
 class ThreadRanksTest
 {
+    /** Where the array forms with offsets write their results ({@code arrayFormsWithOffsets...}). */
+    private static final int RESULT_OFFSET = 7;
+
     @ParameterizedTest(name = "{0} ranks")
     @ValueSource(ints = { 1, 2, 4 })
     void ranksAsThreadsShouldExchangeOverACreatedSegmentAndRemoveItWhenTheLastCloses(final int size) throws Exception
@@ -620,7 +623,7 @@ class ThreadRanksTest
     {
         final int size = 3;
         final int in = 5;
-        final int out = 7;
+        final int out = RESULT_OFFSET;
         final ByteOperator sum = (left, leftOffset, right, rightOffset, length) ->
         {
             for (int i = 0; i < length; i += Long.BYTES)
@@ -639,99 +642,44 @@ class ThreadRanksTest
                 {
                     new UnsafeBuffer(send).putLong(in + d * Long.BYTES, 100L * (rank + 1) + d);
                 }
-                final BiConsumer<String, BiConsumer<byte[], Boolean>> same = (name, call) ->
-                {
-                    final byte[] arrays = guarded(out + size * Long.BYTES + 2);
-                    final byte[] buffers = guarded(arrays.length);
-                    call.accept(arrays, true);
-                    call.accept(buffers, false);
-                    assertTrue(Arrays.equals(arrays, buffers), name + " on rank " + rank);
-                    assertEquals(0x66, arrays[out - 1] & 0xff, name + " wrote before its offset");
-                    assertEquals(0x66, arrays[arrays.length - 1] & 0xff, name + " wrote past its range");
-                };
-                same.accept("reduce", (recv, array) ->
-                {
-                    if (array)
-                    {
-                        comm.reduce(send, in, recv, out, 2 * Long.BYTES, sum, 1);
-                    }
-                    else
-                    {
-                        comm.reduce(wrap(send), in, wrap(recv), out, 2 * Long.BYTES, sum, 1);
-                    }
-                });
-                same.accept("allReduce", (recv, array) ->
-                {
-                    if (array)
-                    {
-                        comm.allReduce(send, in, recv, out, 2 * Long.BYTES, sum);
-                        assertEquals(600, new UnsafeBuffer(recv).getLong(out), "the sum");
-                    }
-                    else
-                    {
-                        comm.allReduce(wrap(send), in, wrap(recv), out, 2 * Long.BYTES, sum);
-                    }
-                });
-                same.accept("scan", (recv, array) ->
-                {
-                    if (array)
-                    {
-                        comm.scan(send, in, recv, out, Long.BYTES, sum);
-                    }
-                    else
-                    {
-                        comm.scan(wrap(send), in, wrap(recv), out, Long.BYTES, sum);
-                    }
-                });
-                same.accept("exScan", (recv, array) ->
-                {
-                    if (array)
-                    {
-                        comm.exScan(send, in, recv, out, Long.BYTES, sum);
-                    }
-                    else
-                    {
-                        comm.exScan(wrap(send), in, wrap(recv), out, Long.BYTES, sum);
-                    }
-                });
-                same.accept("reduceScatter", (recv, array) ->
-                {
-                    if (array)
-                    {
-                        comm.reduceScatter(send, in, recv, out, Long.BYTES, sum);
-                    }
-                    else
-                    {
-                        comm.reduceScatter(wrap(send), in, wrap(recv), out, Long.BYTES, sum);
-                    }
-                });
-                same.accept("allToAll", (recv, array) ->
-                {
-                    if (array)
-                    {
-                        comm.allToAll(send, in, recv, out, Long.BYTES);
-                    }
-                    else
-                    {
-                        comm.allToAll(wrap(send), in, wrap(recv), out, Long.BYTES);
-                    }
-                });
-                same.accept("sendRecv", (recv, array) ->
-                {
-                    final int right = (rank + 1) % size;
-                    final int left = (rank + size - 1) % size;
-                    if (array)
-                    {
-                        comm.sendRecv(right, 3, send, in, Long.BYTES, left, 3, recv, out, Long.BYTES);
-                    }
-                    else
-                    {
-                        comm.sendRecv(right, 3, wrap(send), in, Long.BYTES, left, 3, wrap(recv), out, Long.BYTES);
-                    }
-                });
+                final int right = (rank + 1) % size;
+                final int left = (rank + size - 1) % size;
+                final int two = 2 * Long.BYTES;
+                same(rank, "reduce", recv -> comm.reduce(send, in, recv, out, two, sum, 1),
+                    recv -> comm.reduce(wrap(send), in, wrap(recv), out, two, sum, 1));
+                same(rank, "allReduce", recv -> comm.allReduce(send, in, recv, out, two, sum),
+                    recv -> comm.allReduce(wrap(send), in, wrap(recv), out, two, sum));
+                final byte[] sums = guarded(out + two);
+                comm.allReduce(send, in, sums, out, two, sum);
+                assertEquals(600, new UnsafeBuffer(sums).getLong(out), "the sum");
+                same(rank, "scan", recv -> comm.scan(send, in, recv, out, Long.BYTES, sum),
+                    recv -> comm.scan(wrap(send), in, wrap(recv), out, Long.BYTES, sum));
+                same(rank, "exScan", recv -> comm.exScan(send, in, recv, out, Long.BYTES, sum),
+                    recv -> comm.exScan(wrap(send), in, wrap(recv), out, Long.BYTES, sum));
+                same(rank, "reduceScatter", recv -> comm.reduceScatter(send, in, recv, out, Long.BYTES, sum),
+                    recv -> comm.reduceScatter(wrap(send), in, wrap(recv), out, Long.BYTES, sum));
+                same(rank, "allToAll", recv -> comm.allToAll(send, in, recv, out, Long.BYTES),
+                    recv -> comm.allToAll(wrap(send), in, wrap(recv), out, Long.BYTES));
+                same(rank, "sendRecv", recv -> comm.sendRecv(right, 3, send, in, Long.BYTES, left, 3, recv, out, Long.BYTES),
+                    recv -> comm.sendRecv(right, 3, wrap(send), in, Long.BYTES, left, 3, wrap(recv), out, Long.BYTES));
             });
             assertTrue(dir.isEmpty(), "files left behind");
         }
+    }
+
+    /**
+     * Runs a call's array form and its buffer form into guarded arrays, results at {@link #RESULT_OFFSET}: the
+     * same bytes, and none written outside (up to 3 longs).
+     */
+    private static void same(final int rank, final String name, final Consumer<byte[]> arrays, final Consumer<byte[]> buffers)
+    {
+        final byte[] byArrays = guarded(RESULT_OFFSET + 3 * Long.BYTES + 2);
+        final byte[] byBuffers = guarded(byArrays.length);
+        arrays.accept(byArrays);
+        buffers.accept(byBuffers);
+        assertTrue(Arrays.equals(byArrays, byBuffers), name + " on rank " + rank);
+        assertEquals(0x66, byArrays[RESULT_OFFSET - 1] & 0xff, name + " wrote before its offset");
+        assertEquals(0x66, byArrays[byArrays.length - 1] & 0xff, name + " wrote past its range");
     }
 
     private static byte[] guarded(final int length)
