@@ -1,6 +1,7 @@
 package io.sm4j.message;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 
 /**
  * The two matching queues of one rank, both in arrival order: receives posted and not yet matched, and
@@ -18,8 +19,11 @@ final class MatchQueues
      * source on their context's collectives' tags is checked against them ({@link #queue}).
      */
     private final ArrayList<RecvRequest> collective = new ArrayList<>(2);
-    /** Queued messages on a collective's tag, of any context: while none is, {@link #queuedCollective} scans nothing. */
-    private int collectiveQueued;
+    /**
+     * Queued messages on a collective's tag, of any context, per source rank (grown to the highest source seen):
+     * while none from a source is, {@link #queuedCollective} answers for it without a scan.
+     */
+    private int[] collectiveQueued = new int[0];
 
     /**
      * @return payload bytes the queued unexpected messages keep on the heap.
@@ -92,7 +96,7 @@ final class MatchQueues
         final int context = Contexts.collectiveContext(message.tag());
         if (context >= 0)
         {
-            collectiveQueued++;
+            countCollective(message.source(), 1);
         }
         for (int i = 0; context >= 0 && i < collective.size(); i++)
         {
@@ -116,9 +120,18 @@ final class MatchQueues
         final Unexpected taken = unexpected.take(request.source, request.tag);
         if (taken != null && Contexts.collectiveContext(taken.tag()) >= 0)
         {
-            collectiveQueued--;
+            countCollective(taken.source(), -1);
         }
         return taken;
+    }
+
+    private void countCollective(final int source, final int delta)
+    {
+        if (source >= collectiveQueued.length)
+        {
+            collectiveQueued = Arrays.copyOf(collectiveQueued, source + 1);
+        }
+        collectiveQueued[source] += delta;
     }
 
     /**
@@ -127,7 +140,8 @@ final class MatchQueues
      */
     Unexpected queuedCollective(final int source, final int context)
     {
-        return collectiveQueued == 0 ? null : unexpected.firstCollective(source, context);
+        return source >= collectiveQueued.length || collectiveQueued[source] == 0 ?
+            null : unexpected.firstCollective(source, context);
     }
 
     /**
