@@ -79,6 +79,21 @@ class CrossedCollectiveTest
     }
 
     @Test
+    void aSourcesQueuedCollectiveMessagesShouldCountForItAloneAndUntilTaken()
+    {
+        final Unexpected fromTwo = message(2, ALL_GATHER);
+        queues.queue(fromTwo);
+        assertNull(queues.queuedCollective(1, 0), "source 1 has none queued");
+        assertNull(queues.queuedCollective(7, 0), "a source above any seen");
+        assertSame(fromTwo, queues.queuedCollective(2, 0));
+        assertSame(fromTwo, queues.takeUnexpected(receive(2, ALL_GATHER)));
+        assertNull(queues.queuedCollective(2, 0), "taken");
+        final RecvRequest receive = receive(2, BCAST);
+        assertNull(queues.post(receive), "nothing of another collective left from source 2");
+        assertSame(receive, queues.takePosted(2, BCAST));
+    }
+
+    @Test
     void aReceiveForAnySourceOrAUserTagShouldBePostedWhateverIsQueued()
     {
         queues.queue(message(1, ALL_GATHER));
