@@ -1,7 +1,6 @@
 package io.sm4j.message;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 
 /**
  * The two matching queues of one rank, both in arrival order: receives posted and not yet matched, and
@@ -20,10 +19,18 @@ final class MatchQueues
      */
     private final ArrayList<RecvRequest> collective = new ArrayList<>(2);
     /**
-     * Queued messages on a collective's tag, of any context, per source rank (grown to the highest source seen):
-     * while none from a source is, {@link #queuedCollective} answers for it without a scan.
+     * Queued messages on a collective's tag, of any context, per source rank: while none from a source is,
+     * {@link #queuedCollective} answers for it without a scan.
      */
-    private int[] collectiveQueued = new int[0];
+    private final int[] collectiveQueued;
+
+    /**
+     * @param size the ranks of the job: the sources whose messages may be queued.
+     */
+    MatchQueues(final int size)
+    {
+        this.collectiveQueued = new int[size];
+    }
 
     /**
      * @return payload bytes the queued unexpected messages keep on the heap.
@@ -96,7 +103,7 @@ final class MatchQueues
         final int context = Contexts.collectiveContext(message.tag());
         if (context >= 0)
         {
-            countCollective(message.source(), 1);
+            collectiveQueued[message.source()]++;
         }
         for (int i = 0; context >= 0 && i < collective.size(); i++)
         {
@@ -120,18 +127,9 @@ final class MatchQueues
         final Unexpected taken = unexpected.take(request.source, request.tag);
         if (taken != null && Contexts.collectiveContext(taken.tag()) >= 0)
         {
-            countCollective(taken.source(), -1);
+            collectiveQueued[taken.source()]--;
         }
         return taken;
-    }
-
-    private void countCollective(final int source, final int delta)
-    {
-        if (source >= collectiveQueued.length)
-        {
-            collectiveQueued = Arrays.copyOf(collectiveQueued, source + 1);
-        }
-        collectiveQueued[source] += delta;
     }
 
     /**
@@ -140,8 +138,7 @@ final class MatchQueues
      */
     Unexpected queuedCollective(final int source, final int context)
     {
-        return source >= collectiveQueued.length || collectiveQueued[source] == 0 ?
-            null : unexpected.firstCollective(source, context);
+        return collectiveQueued[source] == 0 ? null : unexpected.firstCollective(source, context);
     }
 
     /**

@@ -48,7 +48,7 @@ final class Matcher implements FragmentHandler
     private final ArrivedMessage incoming;
     private final Rendezvous rendezvous;
     private final Barrier barrier;
-    private final MatchQueues queues = new MatchQueues();
+    private final MatchQueues queues;
     private final int rank;
     private final int eagerPayload;
     private final long unexpectedLimit;
@@ -88,6 +88,7 @@ final class Matcher implements FragmentHandler
         this.eagerPayload = eagerPayload;
         this.unexpectedLimit = endpoint.unexpectedBytes();
         this.stalls = new BudgetStalls(rank, endpoint.size(), unexpectedLimit, System.err);
+        this.queues = new MatchQueues(endpoint.size());
         this.counters = endpoint.counters();
     }
 

@@ -16,7 +16,7 @@ class CrossedCollectiveTest
     private static final int BCAST = -2;
     private static final int ALL_GATHER = -9;
 
-    private final MatchQueues queues = new MatchQueues();
+    private final MatchQueues queues = new MatchQueues(8);
 
     @Test
     void collectivesTagsShouldNameTheirContextAndNoOtherTagShould()
@@ -79,15 +79,19 @@ class CrossedCollectiveTest
     }
 
     @Test
-    void aSourcesQueuedCollectiveMessagesShouldCountForItAloneAndUntilTaken()
+    void aSourcesQueuedCollectiveMessagesShouldBeFoundWhileAnyIsQueuedAndForItAlone()
     {
-        final Unexpected fromTwo = message(2, ALL_GATHER);
-        queues.queue(fromTwo);
+        final Unexpected first = message(2, ALL_GATHER);
+        final Unexpected second = message(2, ALL_GATHER);
+        queues.queue(first);
+        queues.queue(second);
         assertNull(queues.queuedCollective(1, 0), "source 1 has none queued");
-        assertNull(queues.queuedCollective(7, 0), "a source above any seen");
-        assertSame(fromTwo, queues.queuedCollective(2, 0));
-        assertSame(fromTwo, queues.takeUnexpected(receive(2, ALL_GATHER)));
-        assertNull(queues.queuedCollective(2, 0), "taken");
+        assertNull(queues.queuedCollective(7, 0), "nor has the highest rank");
+        assertSame(first, queues.queuedCollective(2, 0));
+        assertSame(first, queues.takeUnexpected(receive(2, ALL_GATHER)));
+        assertSame(second, queues.queuedCollective(2, 0), "one of two taken, one still queued");
+        assertSame(second, queues.takeUnexpected(receive(2, ALL_GATHER)));
+        assertNull(queues.queuedCollective(2, 0), "both taken");
         final RecvRequest receive = receive(2, BCAST);
         assertNull(queues.post(receive), "nothing of another collective left from source 2");
         assertSame(receive, queues.takePosted(2, BCAST));
