@@ -77,7 +77,15 @@ public final class BenchRunner
 
     /**
      * @return the rank JVMs' options: ParallelGC (no concurrent GC threads next to two spinning ranks)
-     * unless {@code extra} chooses a collector, a 256 MiB heap to start with, then {@code extra}.
+     * unless {@code extra} chooses a collector, a 256 MiB heap to start with, touched at start
+     * ({@code -XX:+AlwaysPreTouch}), then {@code extra} (where {@code -XX:-AlwaysPreTouch} undoes it).
+     * <p>
+     * Why touched: the kernel maps a heap page on its first write, and here a fault costs about 7 us (the heap's
+     * 65,536 pages take 0.48 s). A loop that allocates per message (plain isend windows: a request and its
+     * status each side, 216 bytes a pair) faults once every 19 messages while its JVM is in its first pass
+     * through the young generation, and whether a measured size falls in that pass depended on how much the
+     * warm-up had allocated: runs were 2 M or 6-14 M messages/s, one mode per run (docs/benchmarks.md). OSU's
+     * C loops allocate nothing per message; a touched heap measures the steady state they measure.
      */
     public static List<String> rankJvmArgs(final List<String> extra)
     {
@@ -87,6 +95,7 @@ public final class BenchRunner
             jvm.add("-XX:+UseParallelGC");
         }
         jvm.add("-Xms256m");
+        jvm.add("-XX:+AlwaysPreTouch");
         jvm.addAll(extra);
         return jvm;
     }

@@ -26,7 +26,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(180)
 class BenchCommandTest
 {
-    private static final String[] FAST = { "-i", "200", "-x", "20", "--jit-warmup", "200" };
+    /**
+     * Few iterations; and the rank JVMs' heap not touched at start (the bench's default costs each JVM half a
+     * second here, and these tests check shapes, not speeds).
+     */
+    private static final String[] FAST = { "-i", "200", "-x", "20", "--jit-warmup", "200", "--jvm-arg=-XX:-AlwaysPreTouch" };
 
     @Test
     void latencyWithCompareShouldPrintOsuRowsWithEveryBaselineAndItsRatio(@TempDir final Path dir) throws IOException
@@ -38,6 +42,8 @@ class BenchCommandTest
         assertTrue(lines.get(0).matches("# OSU MPI-style Latency Test \\(sm4j \\S+\\)"), lines.get(0));
         assertTrue(lines.get(1).matches("# \\d+ cores, Java .*, idle strategy auto \\((spin, then sleep|yield first: [^)]*)\\), doorbell (futex|socket \\([^()]*\\)), thread mode SINGLE, layout AGGREGATED, " +
             "segment for 2 ranks, 2 running, bound to nothing, eager limit 4112 B, large-message pipeline 8 x 32768 B, collective regions 2 x 262144 B"), lines.get(1));
+        // the default options first, then the caller's, which the JVM reads last
+        assertEquals("# rank JVMs: -XX:+UseParallelGC -Xms256m -XX:+AlwaysPreTouch -XX:-AlwaysPreTouch", lines.get(2));
         final String header = lines.stream().filter(l -> l.startsWith("# Size")).findFirst().orElseThrow();
         assertTrue(header.matches("# Size\\s+Avg Latency\\(us\\)\\s+p50\\(us\\)\\s+p99\\(us\\)\\s+p99.9\\(us\\)\\s+max\\(us\\)\\s+" +
             "agrona\\(us\\)\\s+x\\s+uds\\(us\\)\\s+x\\s+threads\\(us\\)\\s+x.*"), header);
