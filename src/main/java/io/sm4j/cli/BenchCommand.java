@@ -162,7 +162,10 @@ final class BenchCommand implements Callable<Integer>
     @Option(names = "--bind-to", paramLabel = "core|none", description = "Pin rank r to the r-th online core with taskset, as mpirun --bind-to core; with no more ranks than cores, idle auto then spins and sleeps as with a core per rank (default: ${DEFAULT-VALUE}).")
     Binding binding = Binding.NONE;
 
-    @Option(names = "--jvm-arg", paramLabel = "OPTION", description = "Extra JVM option for the rank JVMs, e.g. -XX:StartFlightRecording=... (repeatable).")
+    @Option(names = "--jvm-arg", paramLabel = "OPTION", description = "Extra JVM option for the rank JVMs, e.g. -XX:StartFlightRecording=... (repeatable). " +
+        "They start with -XX:+UseParallelGC -Xms256m -XX:+AlwaysPreTouch (the heap touched before the loops, as a C " +
+        "benchmark's buffers are: a page's first write costs a fault); options given here come after and win " +
+        "(-XX:-AlwaysPreTouch skips the touch; a larger -Xms takes longer to touch, about 2 s per GiB here).")
     List<String> jvmArgs = new ArrayList<>();
 
     @Option(names = "--dir", paramLabel = "DIR", description = "Segment directory (default: $SM4J_DIR, else /dev/shm, else java.io.tmpdir).")
