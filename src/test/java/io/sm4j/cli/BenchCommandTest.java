@@ -27,10 +27,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class BenchCommandTest
 {
     /**
-     * Few iterations; and the rank JVMs' heap not touched at start (the bench's default costs each JVM half a
-     * second here, and these tests check shapes, not speeds).
+     * Every run here passes it: the rank JVMs' heap is not touched at start (the bench's default costs each JVM
+     * half a second here, and these tests check shapes, not speeds).
      */
-    private static final String[] FAST = { "-i", "200", "-x", "20", "--jit-warmup", "200", "--jvm-arg=-XX:-AlwaysPreTouch" };
+    private static final String UNTOUCHED = "--jvm-arg=-XX:-AlwaysPreTouch";
+    /** Few iterations. */
+    private static final String[] FAST = { "-i", "200", "-x", "20", "--jit-warmup", "200", UNTOUCHED };
 
     @Test
     void latencyWithCompareShouldPrintOsuRowsWithEveryBaselineAndItsRatio(@TempDir final Path dir) throws IOException
@@ -101,7 +103,7 @@ class BenchCommandTest
     {
         // no warm-up (what it runs, other tests check): a row per size is what this test asks, for each test
         final CliRun run = CliRun.of("bench", test, "-n", Integer.toString(ranks), "-m", "8:128", "-W", "8", "--format", "json",
-            "-i", "100", "-x", "10", "--jit-warmup", "0");
+            "-i", "100", "-x", "10", "--jit-warmup", "0", UNTOUCHED);
         assertEquals(0, run.exitCode(), run.err());
         for (final int size : new int[]{ 8, 16, 32, 64, 128 })
         {
@@ -130,12 +132,13 @@ class BenchCommandTest
         "shared, 'shared (Communicator.allocate): one copy above the eager limit', 'shared (Communicator.allocate): bcast, allgather and alltoall'" })
     void everyBufferKindShouldRunAndBeNamed(final String kind, final String pointToPoint, final String collective)
     {
-        final CliRun latency = CliRun.of("bench", "latency", "-m", "65536:65536", "--buffers", kind, "-i", "50", "-x", "5", "--jit-warmup", "0");
+        final CliRun latency = CliRun.of("bench", "latency", "-m", "65536:65536", "--buffers", kind, "-i", "50", "-x", "5", "--jit-warmup", "0",
+            UNTOUCHED);
         assertEquals(0, latency.exitCode(), latency.err());
         assertTrue(latency.out().contains("# sm4j buffers: " + pointToPoint), latency.out());
         assertEquals(1, latency.out().lines().filter(l -> l.startsWith("65536 ")).count(), latency.out());
         final CliRun bcast = CliRun.of("bench", "bcast", "-n", "2", "-m", "65536:65536", "--buffers", kind, "-i", "50", "-x", "5",
-            "--jit-warmup", "0");
+            "--jit-warmup", "0", UNTOUCHED);
         assertEquals(0, bcast.exitCode(), bcast.err());
         assertTrue(bcast.out().contains("# sm4j buffers: " + collective), bcast.out());
         if (kind.equals("direct") && PeerMemory.whyNot(TransportOptions.fromEnvironment(System.getenv()).peerReads()) == null)
@@ -185,7 +188,7 @@ class BenchCommandTest
     @Test
     void wakeShouldReportTheWakeUpTimeAndTheSleepersCpu()
     {
-        final CliRun run = CliRun.of("bench", "wake", "-i", "30", "-x", "2", "--pause-us", "2000", "--jit-warmup", "200");
+        final CliRun run = CliRun.of("bench", "wake", "-i", "30", "-x", "2", "--pause-us", "2000", "--jit-warmup", "200", UNTOUCHED);
         assertEquals(0, run.exitCode(), run.err());
         assertTrue(run.out().contains("bound to nothing"), run.out());
         assertTrue(run.out().contains("# wake-up: from the send to the sleeping receiver having the message"), run.out());
