@@ -82,10 +82,11 @@ public final class BenchRunner
      * <p>
      * Why touched: the kernel maps a heap page on its first write, and here a fault costs about 7 us (the heap's
      * 65,536 pages take 0.48 s). A loop that allocates per message (plain isend windows: a request and its
-     * status each side, 216 bytes a pair) faults once every 19 messages while its JVM is in its first pass
-     * through the young generation, and whether a measured size falls in that pass depended on how much the
-     * warm-up had allocated: runs were 2 M or 6-14 M messages/s, one mode per run (docs/benchmarks.md). OSU's
-     * C loops allocate nothing per message; a touched heap measures the steady state they measure.
+     * status, about 108 bytes a message in each rank) faults once every 38 messages while its JVM is in its
+     * first pass through the young generation, and whether a measured size falls in that pass depended on how
+     * much the warm-up had allocated: runs were 2 M or 6-14 M messages/s, one mode per run, and with the heap
+     * touched none was slow (docs/benchmarks.md). OSU's C loops allocate nothing per message; a touched heap
+     * measures the steady state they measure.
      */
     public static List<String> rankJvmArgs(final List<String> extra)
     {
