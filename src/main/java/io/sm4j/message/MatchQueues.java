@@ -11,25 +11,20 @@ import java.util.ArrayList;
 final class MatchQueues
 {
     private final PostedReceives posted = new PostedReceives();
-    private final UnexpectedQueue unexpected = new UnexpectedQueue();
+    private final UnexpectedQueue unexpected;
     /**
      * The posted receives on a collective's tag (a communicator's collective waits for one at a time, so this
      * holds one per communicator with a collective under way, usually none): each message queued from their
      * source on their context's collectives' tags is checked against them ({@link #queue}).
      */
     private final ArrayList<RecvRequest> collective = new ArrayList<>(2);
-    /**
-     * Queued messages on a collective's tag, of any context, per source rank: while none from a source is,
-     * {@link #queuedCollective} answers for it without a scan.
-     */
-    private final int[] collectiveQueued;
 
     /**
      * @param size the ranks of the job: the sources whose messages may be queued.
      */
     MatchQueues(final int size)
     {
-        this.collectiveQueued = new int[size];
+        this.unexpected = new UnexpectedQueue(size);
     }
 
     /**
@@ -101,10 +96,6 @@ final class MatchQueues
     {
         unexpected.add(message);
         final int context = Contexts.collectiveContext(message.tag());
-        if (context >= 0)
-        {
-            collectiveQueued[message.source()]++;
-        }
         for (int i = 0; context >= 0 && i < collective.size(); i++)
         {
             final RecvRequest request = collective.get(i);
@@ -124,12 +115,7 @@ final class MatchQueues
      */
     Unexpected takeUnexpected(final RecvRequest request)
     {
-        final Unexpected taken = unexpected.take(request.source, request.tag);
-        if (taken != null && Contexts.collectiveContext(taken.tag()) >= 0)
-        {
-            collectiveQueued[taken.source()]--;
-        }
-        return taken;
+        return unexpected.take(request.source, request.tag);
     }
 
     /**
@@ -138,7 +124,7 @@ final class MatchQueues
      */
     Unexpected queuedCollective(final int source, final int context)
     {
-        return collectiveQueued[source] == 0 ? null : unexpected.firstCollective(source, context);
+        return unexpected.firstCollective(source, context);
     }
 
     /**

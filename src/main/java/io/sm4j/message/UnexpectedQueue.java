@@ -24,6 +24,19 @@ final class UnexpectedQueue
     private Node head;
     private Node tail;
     private long keptBytes;
+    /**
+     * Queued messages on a collective's tag, of any context, per source rank: while none from a source is,
+     * {@link #firstCollective} answers for it without a scan.
+     */
+    private final int[] collectives;
+
+    /**
+     * @param size the ranks of the job: the sources whose messages may be queued.
+     */
+    UnexpectedQueue(final int size)
+    {
+        collectives = new int[size];
+    }
 
     /**
      * @return heap bytes the queued messages keep.
@@ -48,6 +61,7 @@ final class UnexpectedQueue
         tail = node;
         bins.add(message.source(), message.tag(), node);
         keptBytes += message.keptBytes();
+        countCollective(message, 1);
     }
 
     /**
@@ -87,6 +101,7 @@ final class UnexpectedQueue
             node.next.prev = node.prev;
         }
         keptBytes -= node.message.keptBytes();
+        countCollective(node.message, -1);
         return node.message;
     }
 
@@ -95,6 +110,10 @@ final class UnexpectedQueue
      */
     Unexpected firstCollective(final int source, final int context)
     {
+        if (collectives[source] == 0)
+        {
+            return null; // the common case: no scan
+        }
         for (Node node = head; node != null; node = node.next)
         {
             if (node.message.source() == source && Contexts.collectiveContext(node.message.tag()) == context)
@@ -116,6 +135,14 @@ final class UnexpectedQueue
             all.add(node.message);
         }
         return all;
+    }
+
+    private void countCollective(final Unexpected message, final int delta)
+    {
+        if (Contexts.collectiveContext(message.tag()) >= 0)
+        {
+            collectives[message.source()] += delta;
+        }
     }
 
     private Node find(final int source, final int tag)
