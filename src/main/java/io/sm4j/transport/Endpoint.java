@@ -18,18 +18,21 @@ import io.sm4j.segment.SegmentFiles;
 import io.sm4j.segment.Sm4jException;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
+
 /**
  * One rank's transport endpoint: sends messages to peers and polls its in-bound FIFOs and fast boxes. The
  * transport knows a message's sender and length only: a sender claims room ({@link #tryClaim}), writes its
  * bytes in place, whatever header its layer wants first, and commits ({@link SendClaim}).
  * <p>
- * Implementation notes: after {@link FastBoxAssignment#THRESHOLD} messages to a receiver, a sender sends by a
+ * Implementation notes: after {@link Publication#FAST_BOX_THRESHOLD} messages to a receiver, a sender sends by a
  * fast box (Open MPI vader's idea): small messages inline, larger ones as references to fragments. Before
  * that, and for pairs that found no free box, each message takes a fragment and a FIFO slot (the RFC's sm
  * BTL). Eager fragments are per receiver and paid for with credits that the receiver returns in runs
  * ({@link io.sm4j.fifo.EagerCredits}); max-size fragments go back through the reverse FIFO with
  * {@link io.sm4j.layout.CbIndexDescriptor#RETURN_FLAG}. A word that finds its FIFO full waits on a
- * process-local pending list ({@link OutboundQueues}). A claim without credit or room fails with its reason
+ * process-local pending list ({@link Publication}). A claim without credit or room fails with its reason
  * ({@link #NO_CREDIT}, {@link #BOX_FULL}, {@link #POOL_EMPTY}) and consumes nothing (no re-entrant drain, no
  * heap copy): the caller polls and retries, so memory stays bounded and back-pressure reaches senders.
  * <p>
@@ -60,16 +63,15 @@ public final class Endpoint implements AutoCloseable, MappingGuard
     private final int size;
     private final int maxPayload;
     private final int maxFragmentPayload;
-    private final OutboundQueues outbound;
-    private final InboundQueues inbound;
-    private final FragmentAccess fragments;
-    private final Publisher publisher;
+    /** This rank's publication to each peer; null at its own rank. */
+    private final Publication[] publications;
     private final FragmentPoller poller;
     private final Doorbell bell;
     private final PeerBells peerBells;
     private final WaitPolicy wait;
     private final ThreadLocal<WaitPolicy> threadWait;
-    private final OptionalLock pollLock;
+    /** Serialises polls in MULTIPLE thread mode; null in SINGLE mode. */
+    private final ReentrantLock pollLock;
     private final HealthMonitor health;
     private final RankCounters counters;
     /** Null if this rank neither sends large messages by reference nor reads them ({@link TransportOptions.PeerReads}). */
@@ -103,15 +105,22 @@ public final class Endpoint implements AutoCloseable, MappingGuard
             }
         }
         peerBells = new PeerBells(segment, rank, futex);
-        outbound = new OutboundQueues(segment, rank, multiple, peerBells);
-        inbound = new InboundQueues(segment, rank, options.lazyFreeBatch(params.queueEntries()));
-        fragments = new FragmentAccess(segment, rank, multiple);
+        final FragmentAccess fragments = new FragmentAccess(segment, rank, multiple);
         gate = new CallGate(multiple);
         unexpectedBytes = options.unexpectedBytes();
         counters = new RankCounters(segment.views().counters(rank), unexpectedBytes);
-        publisher = new Publisher(rank, outbound, fragments, new FastBoxAssignment(segment, rank, multiple), peerBells, gate, counters);
-        poller = new FragmentPoller(inbound, outbound, fragments, peerBells);
-        pollLock = OptionalLock.create(multiple);
+        final AtomicInteger pendingWords = new AtomicInteger();
+        publications = new Publication[size];
+        for (int peer = 0; peer < size; peer++)
+        {
+            if (peer != rank)
+            {
+                publications[peer] = new Publication(segment, rank, peer, multiple, pendingWords, peerBells, fragments, gate, counters);
+            }
+        }
+        final InboundQueues inbound = new InboundQueues(segment, rank, options.lazyFreeBatch(params.queueEntries()));
+        poller = new FragmentPoller(inbound, publications, pendingWords, fragments);
+        pollLock = multiple ? new ReentrantLock() : null;
         job = new RankJob(segment, rank, options.launcherPid() != 0, this, peerBells::ringAll); // only keeps this
         health = new HealthMonitor(segment, rank, options.launcherPid(), peerBells::ringAll, counters);
         peerMemory = reads ? new PeerMemory(ranks, size) : null;
@@ -339,7 +348,7 @@ public final class Endpoint implements AutoCloseable, MappingGuard
      */
     public void wake(final int peer)
     {
-        peerBells.afterPublish(peer);
+        publications[peer].ringIfArmed();
     }
 
     /**
@@ -425,7 +434,7 @@ public final class Endpoint implements AutoCloseable, MappingGuard
             {
                 // a successful claim holds dest's lock, and in SINGLE mode stays inside the gate (the caller writes
                 // into the mapping), until its commit or abort: a close waits for it, from any thread
-                result = publisher.tryClaim(dest, length, max, claim);
+                result = publications[dest].tryClaim(length, max, claim);
             }
             return result;
         }
@@ -468,16 +477,7 @@ public final class Endpoint implements AutoCloseable, MappingGuard
         try
         {
             enter();
-            final int delivered;
-            pollLock.lock();
-            try
-            {
-                delivered = poller.poll(handler, limit);
-            }
-            finally
-            {
-                pollLock.unlock();
-            }
+            final int delivered = drain(handler, limit);
             health.check();
             if (delivered > 0)
             {
@@ -496,6 +496,26 @@ public final class Endpoint implements AutoCloseable, MappingGuard
         finally
         {
             gate.exit();
+        }
+    }
+
+    /**
+     * {@link FragmentPoller#poll}, serialised in MULTIPLE thread mode.
+     */
+    private int drain(final FragmentHandler handler, final int limit)
+    {
+        if (pollLock == null)
+        {
+            return poller.poll(handler, limit);
+        }
+        pollLock.lock();
+        try
+        {
+            return poller.poll(handler, limit);
+        }
+        finally
+        {
+            pollLock.unlock();
         }
     }
 
@@ -549,7 +569,7 @@ public final class Endpoint implements AutoCloseable, MappingGuard
         try
         {
             enter();
-            outbound.flushAll(); // a caller that only sends waits for FIFO room here, not in a poll
+            poller.flushPending(); // a caller that only sends waits for FIFO room here, not in a poll
             if (wait != null)
             {
                 // SINGLE mode: one thread, one mark (MULTIPLE: threads wait and work side by side)
@@ -704,7 +724,13 @@ public final class Endpoint implements AutoCloseable, MappingGuard
             if (!faulted)
             {
                 // every call that entered has left; a claim still held keeps its destination's lock until committed
-                outbound.lockAll();
+                for (final Publication publication : publications)
+                {
+                    if (publication != null)
+                    {
+                        publication.lockForClose();
+                    }
+                }
                 deliverPendingAndDetach();
             }
         }
@@ -741,17 +767,9 @@ public final class Endpoint implements AutoCloseable, MappingGuard
     {
         try
         {
-            while (outbound.pendingToAttached(segment) && !aborted())
+            while (pendingToAttached() && !aborted())
             {
-                pollLock.lock();
-                try
-                {
-                    poller.poll(DISCARD, Integer.MAX_VALUE);
-                }
-                finally
-                {
-                    pollLock.unlock();
-                }
+                drain(DISCARD, Integer.MAX_VALUE);
                 policy().idle(HealthMonitor.INTERVAL_NANOS, false);
             }
         }
@@ -763,6 +781,21 @@ public final class Endpoint implements AutoCloseable, MappingGuard
             segment.detach(rank);
             peerBells.ringAll(); // a peer asleep waiting for this rank sees it gone now
         }
+    }
+
+    /**
+     * @return true if a word is still pending for a peer that is attached.
+     */
+    private boolean pendingToAttached()
+    {
+        for (final Publication publication : publications)
+        {
+            if (publication != null && publication.hasPending() && ranks.isAttached(publication.dest()))
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

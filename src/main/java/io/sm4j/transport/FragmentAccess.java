@@ -9,6 +9,8 @@ import io.sm4j.segment.Sm4jException;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import java.util.concurrent.locks.ReentrantLock;
+
 /**
  * The job's fragments as one rank sees them. As a sender: its eager fragments, one ring per receiver paid
  * for with credits ({@link EagerCredits}), and its max-size pool (under the pool lock). As a receiver: every
@@ -26,7 +28,8 @@ final class FragmentAccess
     private final int perPeer;
     private final EagerCredits credits;
     private final FragmentPool maxPool;
-    private final OptionalLock poolLock;
+    /** Serialises the max-size pool in MULTIPLE thread mode; null in SINGLE mode. */
+    private final ReentrantLock poolLock;
     private final UnsafeBuffer[] regions;
     private final long[] regionBase;
     private final AtomicBuffer[] consumedWords;
@@ -61,7 +64,7 @@ final class FragmentAccess
         }
         credits = new EagerCredits(layout, rank, outWords);
         maxPool = new FragmentPool(layout, rank);
-        poolLock = OptionalLock.create(multiple);
+        poolLock = multiple ? new ReentrantLock() : null;
         consumed = new long[size];
         nextEager = new long[size];
         eagerSliceBase = new long[size];
@@ -100,6 +103,10 @@ final class FragmentAccess
 
     private long acquireMax()
     {
+        if (poolLock == null)
+        {
+            return maxPool.acquire();
+        }
         poolLock.lock();
         try
         {
@@ -142,22 +149,29 @@ final class FragmentAccess
         takeBack(rank, fragment);
     }
 
-    /**
-     * Takes back a max-size fragment of this rank that {@code source} has consumed.
-     */
-    void takeBack(final int source, final long fragment)
+    private boolean release(final long fragment)
     {
-        final boolean released;
+        if (poolLock == null)
+        {
+            return maxPool.release(fragment);
+        }
         poolLock.lock();
         try
         {
-            released = maxPool.release(fragment);
+            return maxPool.release(fragment);
         }
         finally
         {
             poolLock.unlock();
         }
-        if (!released)
+    }
+
+    /**
+     * Takes back a max-size fragment of this rank that {@code source} has consumed.
+     */
+    void takeBack(final int source, final long fragment)
+    {
+        if (!release(fragment))
         {
             throw corrupt(source, "returned offset " + fragment + " is not an outstanding fragment of rank " + rank);
         }

@@ -7,6 +7,8 @@ import io.sm4j.layout.FastBoxDescriptor;
 import io.sm4j.layout.FragmentDescriptor;
 import org.agrona.concurrent.AtomicBuffer;
 
+import java.util.concurrent.atomic.AtomicInteger;
+
 /**
  * The receiving side of an endpoint: for each active sender, drains its FIFO (data fragments, returns of
  * this rank's max-size fragments, a fast box announcement), then its fast box if it has one, handing every
@@ -18,19 +20,29 @@ import org.agrona.concurrent.AtomicBuffer;
 final class FragmentPoller
 {
     private final InboundQueues inbound;
-    private final OutboundQueues outbound;
+    /** This rank's publication to each peer (null at its own rank): returns go back through them. */
+    private final Publication[] publications;
+    /** Words waiting for FIFO room to any peer, over all of {@link #publications}. */
+    private final AtomicInteger pendingWords;
     private final FragmentAccess fragments;
-    private final PeerBells bells;
+    /** Senders this pass published something back to: rung at its end, once each. */
+    private final boolean[] touched;
+    private final int[] touchedList;
+    private int touchedCount;
     private final FragmentView view = new FragmentView();
     /** Words and records consumed so far: a source whose scan moved it gets its doorbell checked. */
     private long consumed;
 
-    FragmentPoller(final InboundQueues inbound, final OutboundQueues outbound, final FragmentAccess fragments, final PeerBells bells)
+    FragmentPoller(
+        final InboundQueues inbound, final Publication[] publications, final AtomicInteger pendingWords,
+        final FragmentAccess fragments)
     {
         this.inbound = inbound;
-        this.outbound = outbound;
+        this.publications = publications;
+        this.pendingWords = pendingWords;
         this.fragments = fragments;
-        this.bells = bells;
+        touched = new boolean[publications.length];
+        touchedList = new int[publications.length];
     }
 
     /**
@@ -56,12 +68,50 @@ final class FragmentPoller
             {
                 // credits, slots, box room or fragments back: the sender may wait for them. The box's room is
                 // also published by a pass that finds it empty after an earlier pass consumed its records.
-                bells.touch(source);
+                touch(source);
             }
         }
-        outbound.flushAll();
-        bells.ringTouched();
+        flushPending();
+        ringTouched();
         return delivered;
+    }
+
+    /**
+     * Retries every word waiting for FIFO room, in order per FIFO.
+     */
+    void flushPending()
+    {
+        if (pendingWords.get() == 0)
+        {
+            return;
+        }
+        for (final Publication publication : publications)
+        {
+            if (publication != null)
+            {
+                publication.flush();
+            }
+        }
+    }
+
+    private void touch(final int source)
+    {
+        if (!touched[source])
+        {
+            touched[source] = true;
+            touchedList[touchedCount++] = source;
+        }
+    }
+
+    private void ringTouched()
+    {
+        for (int i = 0; i < touchedCount; i++)
+        {
+            final int source = touchedList[i];
+            touched[source] = false;
+            publications[source].ringIfArmed();
+        }
+        touchedCount = 0;
     }
 
     private int drainFifo(final int source, final FragmentHandler handler, final int limit)
@@ -181,7 +231,7 @@ final class FragmentPoller
         }
         else
         {
-            outbound.enqueue(source, fragment | CbIndexDescriptor.RETURN_FLAG);
+            publications[source].enqueue(fragment | CbIndexDescriptor.RETURN_FLAG);
         }
     }
 }

@@ -15,13 +15,10 @@ import java.nio.file.Path;
 /**
  * The peers' doorbells as a publisher sees them: after this rank publishes something a peer may be
  * waiting for (a message, a credit, a fragment back, room in a FIFO or a fast box), it checks the peer's
- * doorbell word and, if the peer sleeps armed, takes the ring (armed to RUNG, so one publisher rings) and
- * wakes it as the armed value says ({@link Doorbell}): a futex wake on the word, or one byte to the peer's
- * socket. Connections are made on the first ring.
- * <p>
- * A poll publishes back to several senders: it {@link #touch}es each and {@link #ringTouched rings} them at
- * the end of the pass. Touching is for the thread that holds the poll lock only; every other publisher
- * calls {@link #afterPublish}.
+ * doorbell word ({@link Publication#ringIfArmed}) and, if the peer sleeps armed, takes the ring (armed to RUNG,
+ * so one publisher rings) and wakes it here as the armed value says ({@link Doorbell}): a futex wake on the
+ * word, or one byte to the peer's socket. Connections are made on the first ring. Also what each rank has
+ * declared in its word (futexes, reads of its peers' processes).
  * <p>
  * Implementation notes: a publisher does not fence between its store and its read of the word. A full
  * fence there waits for the store's cacheline to come back from the reader, once per message: it halved
@@ -41,9 +38,6 @@ final class PeerBells implements AutoCloseable
     private final ByteBuffer ringByte = ByteBuffer.allocateDirect(1);
     /** System.nanoTime() of this rank's last ring: the woken peer may be queued on this rank's core. */
     private volatile long lastRing;
-    private final boolean[] touched;
-    private final int[] touchedList;
-    private int touchedCount;
 
     /**
      * @param futex this rank's futex caller, or null if it has none.
@@ -56,49 +50,11 @@ final class PeerBells implements AutoCloseable
         words = new AtomicBuffer[size];
         paths = new Path[size];
         channels = new SocketChannel[size];
-        touched = new boolean[size];
-        touchedList = new int[size];
         for (int peer = 0; peer < size; peer++)
         {
             words[peer] = segment.views().bell(peer);
             paths[peer] = SegmentFiles.bellPath(segment.path(), peer);
         }
-    }
-
-    /**
-     * Rings {@code peer} if it sleeps armed: for a publisher whose store to {@code peer}'s memory has just
-     * been made (a release store).
-     */
-    void afterPublish(final int peer)
-    {
-        // NOTE: no fence: the read may pass the publish above; the sleeper's second look covers that (BellWord)
-        ringIfArmed(peer);
-    }
-
-    /**
-     * Notes that this pass published something to {@code peer}; {@link #ringTouched} rings it.
-     */
-    void touch(final int peer)
-    {
-        if (!touched[peer])
-        {
-            touched[peer] = true;
-            touchedList[touchedCount++] = peer;
-        }
-    }
-
-    /**
-     * {@link #afterPublish} for every peer {@link #touch}ed since the last call.
-     */
-    void ringTouched()
-    {
-        for (int i = 0; i < touchedCount; i++)
-        {
-            final int peer = touchedList[i];
-            touched[peer] = false;
-            ringIfArmed(peer);
-        }
-        touchedCount = 0;
     }
 
     /**
@@ -110,22 +66,28 @@ final class PeerBells implements AutoCloseable
         BellWord.fence(); // NOTE: the state change before the reads: a rank arming now must see it at its first look
         for (int peer = 0; peer < words.length; peer++)
         {
-            if (peer != rank)
+            final long armed = peer == rank ? DoorbellDescriptor.AWAKE : BellWord.takeRing(words[peer]);
+            if (armed != DoorbellDescriptor.AWAKE)
             {
-                ringIfArmed(peer);
+                wake(peer, armed);
             }
         }
     }
 
-    private void ringIfArmed(final int peer)
+    /**
+     * Wakes {@code peer}, whose ring the caller has just taken ({@link BellWord#takeRing}).
+     *
+     * @param armed what the peer was armed for: {@link DoorbellDescriptor#ARMED} or
+     *              {@link DoorbellDescriptor#ARMED_FUTEX}.
+     */
+    void wake(final int peer, final long armed)
     {
-        final long armed = BellWord.takeRing(words[peer]);
         if (armed == DoorbellDescriptor.ARMED_FUTEX && futex != null)
         {
             lastRing = System.nanoTime();
             futex.wake(words[peer].addressOffset());
         }
-        else if (armed != DoorbellDescriptor.AWAKE)
+        else
         {
             ring(peer); // ARMED_FUTEX without a futex cannot be: this rank said it has none, so nobody arms for one
         }

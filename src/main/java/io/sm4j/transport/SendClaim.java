@@ -21,8 +21,7 @@ public final class SendClaim
 
     private final UnsafeBuffer buffer = new UnsafeBuffer(NO_BYTES);
     /** Non-null while this claim holds room. */
-    private Publisher publisher;
-    int dest;
+    private Publication publication;
     /** The box the record is in, or null for a fragment published through the FIFO. */
     FastBoxProducer box;
     /** The record's index in the box. */
@@ -32,11 +31,10 @@ public final class SendClaim
     boolean max;
 
     void claimed(
-        final Publisher publisher, final int dest, final FastBoxProducer box, final int index, final long fragment,
+        final Publication publication, final FastBoxProducer box, final int index, final long fragment,
         final boolean max, final DirectBuffer memory, final int payloadIndex, final int length)
     {
-        this.publisher = publisher;
-        this.dest = dest;
+        this.publication = publication;
         this.box = box;
         this.index = index;
         this.fragment = fragment;
@@ -66,7 +64,7 @@ public final class SendClaim
      */
     public boolean isClaimed()
     {
-        return publisher != null;
+        return publication != null;
     }
 
     /**
@@ -74,7 +72,7 @@ public final class SendClaim
      */
     public void commit()
     {
-        final Publisher holder = holder();
+        final Publication holder = holder();
         try
         {
             holder.commit(this);
@@ -90,7 +88,7 @@ public final class SendClaim
      */
     public void abort()
     {
-        final Publisher holder = holder();
+        final Publication holder = holder();
         try
         {
             holder.abort(this);
@@ -103,25 +101,25 @@ public final class SendClaim
 
     void checkFree()
     {
-        if (publisher != null)
+        if (publication != null)
         {
-            throw new IllegalStateException("this claim still holds " + length() + " bytes to rank " + dest +
+            throw new IllegalStateException("this claim still holds " + length() + " bytes to rank " + publication.dest() +
                 ": commit or abort it first");
         }
     }
 
-    private Publisher holder()
+    private Publication holder()
     {
-        if (publisher == null)
+        if (publication == null)
         {
             throw new IllegalStateException("nothing claimed: commit and abort follow a successful tryClaim");
         }
-        return publisher;
+        return publication;
     }
 
     private void free()
     {
-        publisher = null;
+        publication = null;
         box = null;
         buffer.wrap(NO_BYTES); // do not keep the mapping reachable through an idle claim
     }

@@ -124,7 +124,7 @@ class EndpointTest
         try (TwoRanks boxed = new TwoRanks(LayoutParams.builder(2).eagerFragsPerPeer(credits)
             .fastBoxSize(LayoutParams.MIN_FAST_BOX_SIZE).build()))
         {
-            for (int i = 0; i <= FastBoxAssignment.THRESHOLD; i++) // 16 by FIFO, then the pair has a box
+            for (int i = 0; i <= Publication.FAST_BOX_THRESHOLD; i++) // 16 by FIFO, then the pair has a box
             {
                 assertEquals(Endpoint.CLAIMED, boxed.rank0.tryClaim(1, 8, claim));
                 claim.commit();
@@ -338,7 +338,7 @@ class EndpointTest
             final FragmentHandler handler = fragment -> order.add(fragment.buffer().getLong(fragment.offset()));
             final UnsafeBuffer payload = new UnsafeBuffer(new byte[96]);
             long sent = 0;
-            for (int i = 0; i <= FastBoxAssignment.THRESHOLD; i++) // 16 by FIFO, then the pair has a box
+            for (int i = 0; i <= Publication.FAST_BOX_THRESHOLD; i++) // 16 by FIFO, then the pair has a box
             {
                 payload.putLong(0, sent++);
                 assertTrue(CopyingSends.trySend(small.rank0, 1, payload, 0, Long.BYTES));
@@ -352,8 +352,8 @@ class EndpointTest
                 payload.putLong(0, ++sent);
             }
             final long fragments = small.segment.views().counters(0).getLong(CountersDescriptor.offset(CountersDescriptor.FIFO_SENDS));
-            assertEquals(FastBoxAssignment.THRESHOLD + credits, fragments, "the FIFO's 16, then a reference per credit");
-            assertEquals(FastBoxAssignment.THRESHOLD + 1 + 9 + credits, sent);
+            assertEquals(Publication.FAST_BOX_THRESHOLD + credits, fragments, "the FIFO's 16, then a reference per credit");
+            assertEquals(Publication.FAST_BOX_THRESHOLD + 1 + 9 + credits, sent);
             while (order.size() < sent)
             {
                 small.rank1.poll(handler, 100);

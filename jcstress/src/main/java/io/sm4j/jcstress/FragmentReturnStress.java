@@ -36,12 +36,12 @@ public final class FragmentReturnStress
      * <p>
      * Real classes: {@link SegmentLayout} (peers 2, one max-size fragment of 128 bytes per rank),
      * {@link FragmentPool} of rank 0, and one {@link FifoProducer} / {@link FifoConsumer} per direction (0 to 1
-     * data, 1 to 0 returns), over off-heap memory. {@code FragmentAccess}, {@code FragmentPoller} and {@code OutboundQueues}
+     * data, 1 to 0 returns), over off-heap memory. {@code FragmentAccess}, {@code FragmentPoller} and {@code Publication}
      * need a mapped {@code Segment}, so their steps are done here with the buffer operations they use: the
      * header written by plain {@code putInt} at {@link FragmentDescriptor#LENGTH_OFFSET} and
      * {@link FragmentDescriptor#SENDER_OFFSET} of the sender's pool region ({@code writeHeader}), read by plain
      * {@code getInt} ({@code wrapReceived}), the payload read in place by plain loads, the fragment returned
-     * as {@code offset | RETURN_FLAG} ({@code FragmentPoller.giveBack}, {@code OutboundQueues.enqueue}) and released to the
+     * as {@code offset | RETURN_FLAG} ({@code FragmentPoller.giveBack}, {@code Publication.enqueue}) and released to the
      * pool on receipt ({@code FragmentPoller.onControlWord}, {@code FragmentAccess.takeBack}).
      * <p>
      * The state publishes message 1 (120 payload bytes, 1 in its first and last words) before the actors run.
