@@ -118,8 +118,7 @@ public final class Endpoint implements AutoCloseable, MappingGuard
                 publications[peer] = new Publication(segment, rank, peer, multiple, pendingWords, peerBells, fragments, gate, counters);
             }
         }
-        final InboundQueues inbound = new InboundQueues(segment, rank, options.lazyFreeBatch(params.queueEntries()));
-        poller = new FragmentPoller(inbound, publications, pendingWords, fragments);
+        poller = new FragmentPoller(segment, rank, options.lazyFreeBatch(params.queueEntries()), publications, pendingWords, fragments);
         pollLock = multiple ? new ReentrantLock() : null;
         job = new RankJob(segment, rank, options.launcherPid() != 0, this, peerBells::ringAll); // only keeps this
         health = new HealthMonitor(segment, rank, options.launcherPid(), peerBells::ringAll, counters);

@@ -3,23 +3,42 @@ package io.sm4j.transport;
 import io.sm4j.fifo.FastBoxConsumer;
 import io.sm4j.fifo.FifoConsumer;
 import io.sm4j.layout.CbIndexDescriptor;
+import io.sm4j.layout.ControlBlockDescriptor;
 import io.sm4j.layout.FastBoxDescriptor;
 import io.sm4j.layout.FragmentDescriptor;
+import io.sm4j.segment.Segment;
 import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
 
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The receiving side of an endpoint: for each active sender, drains its FIFO (data fragments, returns of
- * this rank's max-size fragments, a fast box announcement), then its fast box if it has one, handing every
- * message to the handler in place. Consumed eager fragments go back as credits, max-size ones through the
- * reverse FIFO. A handler that declines a message leaves it, and everything behind it from that sender, for
- * a later poll. Nothing is ever copied here, and nothing is consumed anywhere but in a poll: there is no
- * re-entrant drain. Callers hold the poll lock.
+ * The receiving side of an endpoint: one rank's in-bound paths (a FIFO from every sender, and the fast boxes
+ * senders have announced) and their drain. For each active sender it drains the FIFO (data fragments, returns
+ * of this rank's max-size fragments, a fast box announcement), then the sender's fast box if it has one,
+ * handing every message to the handler in place. Consumed eager fragments go back as credits, max-size ones
+ * through the reverse FIFO. A handler that declines a message leaves it, and everything behind it from that
+ * sender, for a later poll. Nothing is ever copied here, and nothing is consumed anywhere but in a poll: there
+ * is no re-entrant drain. Callers hold the poll lock.
+ * <p>
+ * Only senders whose bit is set in this rank's activity bitmap are scanned, so an idle poll costs
+ * {@code ceil(n / 64)} loads however many ranks the job has, and a busy poll costs one load per active
+ * sender (two with a fast box). Successive scans start at successive active senders, so no sender starves
+ * another.
  */
 final class FragmentPoller
 {
-    private final InboundQueues inbound;
+    private final Segment segment;
+    private final int rank;
+    private final FifoConsumer[] consumers;
+    /** The fast box each sender sends by, or null while it uses the FIFO. */
+    private final FastBoxConsumer[] boxes;
+    private final UnsafeBuffer activity;
+    private final long[] activityWords;
+    /** The senders whose bit is set, in rank order; a scan starts at {@link #cursor}. */
+    private final int[] active;
+    private int activeCount;
+    private int cursor;
     /** This rank's publication to each peer (null at its own rank): returns go back through them. */
     private final Publication[] publications;
     /** Words waiting for FIFO room to any peer, over all of {@link #publications}. */
@@ -32,12 +51,30 @@ final class FragmentPoller
     private final FragmentView view = new FragmentView();
     /** Words and records consumed so far: a source whose scan moved it gets its doorbell checked. */
     private long consumed;
+    /** Per sender: an eager fragment of it was consumed since its credits were last published. */
+    private final boolean[] creditsOwed;
 
     FragmentPoller(
-        final InboundQueues inbound, final Publication[] publications, final AtomicInteger pendingWords,
-        final FragmentAccess fragments)
+        final Segment segment, final int rank, final int lazyFreeBatch, final Publication[] publications,
+        final AtomicInteger pendingWords, final FragmentAccess fragments)
     {
-        this.inbound = inbound;
+        this.segment = segment;
+        this.rank = rank;
+        final int size = segment.layout().params().peers();
+        final int entries = segment.layout().params().queueEntries();
+        consumers = new FifoConsumer[size];
+        boxes = new FastBoxConsumer[size];
+        for (int peer = 0; peer < size; peer++)
+        {
+            if (peer != rank)
+            {
+                consumers[peer] = new FifoConsumer(segment.views().queue(peer, rank), entries, segment.views().tail(peer, rank), lazyFreeBatch);
+            }
+        }
+        activity = segment.views().activity(rank);
+        activityWords = new long[ControlBlockDescriptor.activityLength(size) / Long.BYTES];
+        active = new int[size];
+        creditsOwed = new boolean[size];
         this.publications = publications;
         this.pendingWords = pendingWords;
         this.fragments = fragments;
@@ -51,19 +88,23 @@ final class FragmentPoller
     int poll(final FragmentHandler handler, final int limit)
     {
         int delivered = 0;
-        final int count = inbound.startScan();
-        for (int i = 0; i < count && delivered < limit; i++)
+        final int count = startScan();
+        for (int i = 0, next = cursor; i < count && delivered < limit; i++, next = next + 1 == count ? 0 : next + 1)
         {
-            final int source = inbound.source(i);
+            final int source = active[next];
             final long before = consumed;
             delivered += drainFifo(source, handler, limit - delivered);
-            final FastBoxConsumer box = inbound.box(source);
+            final FastBoxConsumer box = boxes[source];
             final long room = box == null ? 0 : box.published();
             if (box != null && delivered < limit)
             {
                 delivered += drainBox(source, box, handler, limit - delivered);
             }
-            fragments.publishCredits(source);
+            if (creditsOwed[source])
+            {
+                creditsOwed[source] = false; // an inline record has no fragment: that path does not come here
+                fragments.publishCredits(source);
+            }
             if (consumed != before || box != null && box.published() != room)
             {
                 // credits, slots, box room or fragments back: the sender may wait for them. The box's room is
@@ -74,6 +115,64 @@ final class FragmentPoller
         flushPending();
         ringTouched();
         return delivered;
+    }
+
+    /**
+     * Rereads the activity bitmap and moves the scan's start to the next active sender.
+     *
+     * @return senders to scan this time: {@code active} from {@code cursor} on, wrapping.
+     */
+    private int startScan()
+    {
+        boolean changed = false;
+        for (int w = 0; w < activityWords.length; w++)
+        {
+            // NOTE: acquire pairs with the senders' CAS; bits are never cleared.
+            final long word = activity.getLongAcquire(w * Long.BYTES);
+            if (word != activityWords[w])
+            {
+                activityWords[w] = word;
+                changed = true;
+            }
+        }
+        if (changed)
+        {
+            activeCount = 0;
+            for (int peer = 0; peer < consumers.length; peer++)
+            {
+                if (peer != rank && (activityWords[peer / Long.SIZE] & (1L << (peer % Long.SIZE))) != 0)
+                {
+                    active[activeCount++] = peer;
+                }
+            }
+        }
+        // bits are only ever set, so the cursor is below the count: no division on the poll's path
+        cursor = cursor + 1 >= activeCount ? 0 : cursor + 1;
+        return activeCount;
+    }
+
+    /**
+     * Starts reading fast box {@code box} from {@code source}, which announced it through its FIFO: every
+     * message it sent before is already consumed, everything after is in the box.
+     *
+     * @return null if the announcement is valid, else what is wrong with it.
+     */
+    private String openBox(final int source, final long box)
+    {
+        final int count = segment.layout().fastBoxCount();
+        if (box < 0 || box >= count || boxes[source] != null)
+        {
+            return "fast box " + box + " announced (boxes: " + count + ", one already open: " + (boxes[source] != null) + ")";
+        }
+        final int index = (int)box;
+        // NOTE: acquire pairs with the sender's CAS of the owner word, which came before its announcement.
+        final int owner = segment.views().fastBoxOwners(rank).getIntVolatile(index * FastBoxDescriptor.OWNER_LENGTH);
+        if (owner != source + 1)
+        {
+            return "fast box " + box + " announced but owned by " + (owner - 1);
+        }
+        boxes[source] = new FastBoxConsumer(segment.views().fastBoxRing(rank, index), segment.views().fastBoxPosition(rank, index));
+        return null;
     }
 
     /**
@@ -116,7 +215,7 @@ final class FragmentPoller
 
     private int drainFifo(final int source, final FragmentHandler handler, final int limit)
     {
-        final FifoConsumer fifo = inbound.fifo(source);
+        final FifoConsumer fifo = consumers[source];
         int delivered = 0;
         long word;
         while (delivered < limit && (word = fifo.peek()) != CbIndexDescriptor.EMPTY_SLOT)
@@ -158,7 +257,7 @@ final class FragmentPoller
             fragments.takeBack(source, word & ~CbIndexDescriptor.RETURN_FLAG);
             return;
         }
-        final String wrong = inbound.openBox(source, word >>> CbIndexDescriptor.FAST_BOX_SHIFT);
+        final String wrong = openBox(source, word >>> CbIndexDescriptor.FAST_BOX_SHIFT);
         if (wrong != null)
         {
             throw fragments.corrupt(source, wrong);
@@ -228,6 +327,7 @@ final class FragmentPoller
         if (eager)
         {
             fragments.consumedEager(source);
+            creditsOwed[source] = true;
         }
         else
         {
