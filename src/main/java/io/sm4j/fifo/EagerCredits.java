@@ -18,6 +18,8 @@ public final class EagerCredits
     private final int perPeer;
     private final AtomicBuffer[] consumedWords;
     private final long[] sent;
+    /** Per receiver: the ring slot of the next fragment, {@code sent % perPeer} kept without a division. */
+    private final int[] slot;
     private final long[] consumed;
 
     /**
@@ -31,6 +33,7 @@ public final class EagerCredits
         this.perPeer = layout.params().eagerFragsPerPeer();
         this.consumedWords = consumedWords;
         this.sent = new long[consumedWords.length];
+        this.slot = new int[consumedWords.length];
         this.consumed = new long[consumedWords.length];
     }
 
@@ -51,11 +54,12 @@ public final class EagerCredits
                 return -1;
             }
         }
-        return layout.eagerFragmentOffset(owner, dest, (int)(sent[dest] % perPeer));
+        return layout.eagerFragmentOffset(owner, dest, slot[dest]);
     }
 
     public void sent(final int dest)
     {
         sent[dest]++;
+        slot[dest] = slot[dest] + 1 == perPeer ? 0 : slot[dest] + 1;
     }
 }

@@ -37,6 +37,8 @@ final class FragmentAccess
     /** Per sender: where the next eager fragment it sends to this rank must be, kept as consumed moves. */
     private final long[] nextEager;
     private final long[] eagerSliceBase;
+    /** Per sender: the ring slot of {@link #nextEager}, its consumed count modulo the fragments per peer. */
+    private final int[] eagerSlot;
     private final long eagerStride;
     private final long[] published;
     private final long publishEvery;
@@ -68,6 +70,7 @@ final class FragmentAccess
         consumed = new long[size];
         nextEager = new long[size];
         eagerSliceBase = new long[size];
+        eagerSlot = new int[size];
         for (int peer = 0; peer < size; peer++)
         {
             if (peer != rank)
@@ -210,7 +213,11 @@ final class FragmentAccess
      */
     void consumedEager(final int source)
     {
-        nextEager[source] = eagerSliceBase[source] + (++consumed[source] % perPeer) * eagerStride;
+        consumed[source]++;
+        // the next fragment in the sender's ring for this rank, without a division per message
+        final int slot = eagerSlot[source] + 1 == perPeer ? 0 : eagerSlot[source] + 1;
+        eagerSlot[source] = slot;
+        nextEager[source] = eagerSliceBase[source] + slot * eagerStride;
         if (consumed[source] - published[source] >= publishEvery)
         {
             publish(source);
