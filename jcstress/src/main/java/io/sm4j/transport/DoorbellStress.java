@@ -24,7 +24,7 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  * <p>
  * Real classes: {@link FifoProducer} / {@link FifoConsumer} (the release publish and the acquire peek a
  * message takes) over off-heap memory, and {@link BellWord} (the doorbell word a {@code Doorbell} arms,
- * with its fence, and a {@code PeerBells} reads after a publish). r1 = the first look saw the message,
+ * with its fence, and a {@code Publication} reads after a publish). r1 = the first look saw the message,
  * r2 = the sender took the ring.
  */
 public final class DoorbellStress
