@@ -142,6 +142,27 @@ class EndpointTest
     }
 
     /**
+     * A poll returns the credits of every eager fragment it consumed by the end of its pass, also those short of
+     * the half ring that is published at once: four fragments per peer, three consumed in one poll (the second
+     * publishes two), and the sender has all four again.
+     */
+    @Test
+    void aPollShouldReturnEveryCreditItConsumedByTheEndOfItsPass() throws IOException
+    {
+        final SendClaim claim = new SendClaim();
+        try (TwoRanks pair = new TwoRanks(LayoutParams.builder(2).eagerFragsPerPeer(4).build()))
+        {
+            for (int i = 0; i < 3; i++)
+            {
+                CopyingSends.send(pair.rank0, 1, new byte[]{ (byte)i });
+            }
+            assertEquals(3, pair.rank1.poll(f -> { }, 10));
+            assertEquals(List.of(Endpoint.CLAIMED, Endpoint.CLAIMED, Endpoint.CLAIMED, Endpoint.CLAIMED, Endpoint.NO_CREDIT),
+                claimAndCommitUntilRefused(() -> pair.rank0.tryClaim(1, 8, claim), claim));
+        }
+    }
+
+    /**
      * @return every claim's result, the last one the refusal.
      */
     private static List<Integer> claimAndCommitUntilRefused(final java.util.function.IntSupplier tryClaim, final SendClaim claim)
