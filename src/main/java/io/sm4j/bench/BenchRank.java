@@ -115,11 +115,19 @@ public final class BenchRank
                 sockets.sync();
                 coldStart(transports.get(0), timer);
             }
-            for (final PairTransport transport : transports)
+            // two passes when the transports share the loops: the first compiles the loop with the first transport's
+            // calls inlined, later transports make those calls virtual (the loop is compiled again), and the
+            // second pass gets each transport's own methods compiled as the measurement calls them. With one pass,
+            // C2 compiled sm4j's send path (75 ms) inside the first size measured, a compiler thread taking one of
+            // two cores from the spinning ranks: a mean of 2-5 us against a median of 0.35 (docs/benchmarks.md)
+            for (int pass = transports.size() > 1 ? 2 : 1; pass > 0; pass--)
             {
-                sockets.sync();
-                warmingUp(timer && spec.jitWarmup() > 0, transport.name());
-                warmUp(spec, transport, timer, () -> { }, sockets::both);
+                for (final PairTransport transport : transports)
+                {
+                    sockets.sync();
+                    warmingUp(timer && spec.jitWarmup() > 0, transport.name());
+                    warmUp(spec, transport, timer, () -> { }, sockets::both);
+                }
             }
             if (threads != null)
             {
