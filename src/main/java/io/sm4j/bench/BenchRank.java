@@ -46,6 +46,8 @@ public final class BenchRank
     private static final int RECOMPILE_CALLS = 6_000;
     /** Collectives per run of the loop in those calls: the loop itself is run 1,200 times. */
     private static final int RECOMPILE_RUN = 5;
+    /** A message size on each path the warm-up compiles: an eager fragment, the rendezvous pipeline, a large message. */
+    private static final int[] PATH_SIZES = { 4096, 8192, 65536 };
     /** The most calls of one size a rehearsal of the measurement's start makes. */
     private static final int REHEARSAL_CALLS = 2_000;
     /** The JIT, if it measures its compilation time (the warm-up waits for it to go quiet), else null. */
@@ -275,7 +277,7 @@ public final class BenchRank
     }
 
     /**
-     * Runs the test's own loop at 8 bytes, 4 KiB, 64 KiB and every measured size before anything is measured:
+     * Runs the test's own loop at 8 bytes, 4 KiB, 8 KiB, 64 KiB and every measured size before anything is measured:
      * the JIT compiles every path the measured sizes take (inline fast box records, a full box, references,
      * the rendezvous pipeline) and the loop itself (C2 compiles a method after about 10,000
      * invocations or loop back-edges). At 8 bytes the loop runs in {@value #WARM_UP_CALLS} short calls (the
@@ -405,8 +407,8 @@ public final class BenchRank
 
     /**
      * One round of the warm-up: {@code calls} short calls of the test's loop at 8 bytes (every other one at
-     * the smallest size measured, if smaller), a tenth as many messages at 4 KiB and at 64 KiB (as far as the
-     * sizes measured go), then the loop at every measured size, with a tenth of its measured iterations in the
+     * the smallest size measured, if smaller), three tenths as many round trips or a hundredth as many windows
+     * at each of {@link #PATH_SIZES} (as far as the sizes measured go), then the loop at every measured size, with a tenth of its measured iterations in the
      * first round and a hundredth in the later ones (at least 2).
      */
     private static void warmUpRound(
@@ -422,8 +424,18 @@ public final class BenchRank
             measure(spec, transport, timer, call % 2 == 0 ? 8 : Math.min(8, spec.minSize()), 1, perCall - 1);
             between.run();
         }
-        measure(spec, transport, timer, Math.min(4096, spec.maxSize()), 0, Math.max(1, share / 10 / divisor));
-        measure(spec, transport, timer, Math.min(65536, spec.maxSize()), 0, Math.max(1, share / 10 / divisor));
+        // then each larger message's path: an eager fragment (4 KiB), the rendezvous pipeline (8 KiB, above the
+        // eager limit) and a large message (64 KiB: read out of the sender's process from direct buffers, else
+        // pipelined). A round trip runs each rank's send and receive path once, and C2 compiles a method called
+        // once per message after about 5,000 calls: three tenths of the 8-byte share (6,000 round trips by
+        // default) get there; with a tenth (2,000, then 200 a round) the rendezvous path was compiled inside the
+        // 8 KiB row measured, a compiler thread taking a core from the spinning ranks (p99.9 1.2-1.5 ms against
+        // 40 us). A window carries dozens of messages: a hundredth of the share in windows is as many
+        final int perPath = Math.max(1, spec.test().latency() ? share * 3 / 10 : share / 10 / divisor);
+        for (final int size : PATH_SIZES)
+        {
+            measure(spec, transport, timer, Math.min(size, spec.maxSize()), 0, perPath);
+        }
         for (final int size : spec.sizes())
         {
             // and every measured size: the first size that fills a fast box with inline records (256 B

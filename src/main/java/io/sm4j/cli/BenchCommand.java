@@ -147,7 +147,7 @@ final class BenchCommand implements Callable<Integer>
     @Option(names = "--compare", description = "Measure the baselines too (agrona, uds, threads, ompi), size by size.")
     boolean compare;
 
-    @Option(names = "--jit-warmup", paramLabel = "N", description = "Round trips run once per transport before measuring (N round trips at 8 B, or N windows for bw, bibw and mbw_mr; N/10 round trips or N/100 windows at 4 KiB and at 64 KiB; a tenth of each measured size's iterations), then shorter rounds until one compiles nothing, and for the collectives, mbw_mr and multi_lat rehearsals of each size's start (a pause, a barrier, a fifth of its iterations; for the collectives first 6,000 calls at the smallest size, so that C2 compiles again what was thrown away) until one compiles nothing, so what is measured is JIT-compiled (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--jit-warmup", paramLabel = "N", description = "Round trips run once per transport before measuring (N round trips at 8 B, or N windows for bw, bibw and mbw_mr; 3N/10 round trips or N/100 windows at 4 KiB, 8 KiB and 64 KiB, one size on each path a larger message takes; a tenth of each measured size's iterations), then shorter rounds until one compiles nothing, and for the collectives, mbw_mr and multi_lat rehearsals of each size's start (a pause, a barrier, a fifth of its iterations; for the collectives first 6,000 calls at the smallest size, so that C2 compiles again what was thrown away) until one compiles nothing, so what is measured is JIT-compiled (default: ${DEFAULT-VALUE}).")
     int jitWarmup = 20_000;
 
     @Option(names = "--format", paramLabel = "FORMAT", description = "text (OSU's table), csv or json (default: ${DEFAULT-VALUE}).")
