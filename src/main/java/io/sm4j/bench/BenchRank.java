@@ -8,6 +8,7 @@ import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntConsumer;
@@ -48,6 +49,11 @@ public final class BenchRank
     private static final int RECOMPILE_RUN = 5;
     /** A message size on each path the warm-up compiles: an eager fragment, the rendezvous pipeline, a large message. */
     private static final int[] PATH_SIZES = { 4096, 8192, 65536 };
+    /**
+     * The same for the collectives: one step through the region, a sliced reduction or data read in place (from
+     * 32 KiB), and a larger call read in place.
+     */
+    private static final int[] COLLECTIVE_PATH_SIZES = { 4096, 32768, 65536 };
     /** The most calls of one size a rehearsal of the measurement's start makes. */
     private static final int REHEARSAL_CALLS = 2_000;
     /** The JIT, if it measures its compilation time (the warm-up waits for it to go quiet), else null. */
@@ -219,8 +225,8 @@ public final class BenchRank
 
     /**
      * The collectives: every rank runs the loop; rank 0 times it. Warmed up as the other tests are: the loop
-     * at the smallest size ({@value #WARM_UP_CALLS} short calls, {@code --jit-warmup} collectives in all), a
-     * tenth as many at 4 KiB and a hundredth at 64 KiB (as far as the sizes measured go), then rounds over every size measured (a few calls
+     * at the smallest size ({@value #WARM_UP_CALLS} short calls, {@code --jit-warmup} collectives in all), three
+     * tenths as many at each of {@link #COLLECTIVE_PATH_SIZES} (as far as the sizes measured go), then rounds over every size measured (a few calls
      * each, the report's path once) until one round compiled nothing on any rank (at most
      * {@value #ROUNDS_LIMIT_MILLIS} ms), then each size's start is rehearsed ({@link #rehearse}).
      */
@@ -240,8 +246,13 @@ public final class BenchRank
             {
                 loop.run(false, spec.sizes().get(0), 0, perCall);
             }
-            loop.run(false, Math.min(4096, spec.maxSize()), 0, Math.max(1, spec.jitWarmup() / 10));
-            loop.run(false, Math.min(65536, spec.maxSize()), 0, Math.max(1, spec.jitWarmup() / 100));
+            // each larger path as long as C2 needs (see warmUpRound): with a tenth at 4 KiB and a hundredth at 64
+            // KiB, the sliced reduction and the reads in place were compiled inside the first 32 KiB row measured
+            // (allReduce and bcast p99.9 1-3.5 ms)
+            for (final int size : pathSizes(COLLECTIVE_PATH_SIZES, spec.maxSize()))
+            {
+                loop.run(false, size, 0, Math.max(1, spec.jitWarmup() * 3 / 10));
+            }
             untilQuiet(quiet -> everyRank(comm, quiet), () ->
             {
                 for (final int size : spec.sizes())
@@ -432,9 +443,9 @@ public final class BenchRank
         // 8 KiB row measured, a compiler thread taking a core from the spinning ranks (p99.9 1.2-1.5 ms against
         // 40 us). A window carries dozens of messages: a hundredth of the share in windows is as many
         final int perPath = Math.max(1, spec.test().latency() ? share * 3 / 10 : share / 10 / divisor);
-        for (final int size : PATH_SIZES)
+        for (final int size : pathSizes(PATH_SIZES, spec.maxSize()))
         {
-            measure(spec, transport, timer, Math.min(size, spec.maxSize()), 0, perPath);
+            measure(spec, transport, timer, size, 0, perPath);
         }
         for (final int size : spec.sizes())
         {
@@ -447,6 +458,14 @@ public final class BenchRank
             // compilations that ran on a compiler thread through the next measured size
             reportWarmUp(measure(spec, transport, timer, size, 0, iterations));
         }
+    }
+
+    /**
+     * @return {@code sizes}, each at most {@code max}, without repeats: a warm-up runs each path once.
+     */
+    private static int[] pathSizes(final int[] sizes, final int max)
+    {
+        return Arrays.stream(sizes).map(size -> Math.min(size, max)).distinct().toArray();
     }
 
     /**
