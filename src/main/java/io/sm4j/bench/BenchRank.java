@@ -47,7 +47,10 @@ public final class BenchRank
     private static final int RECOMPILE_CALLS = 6_000;
     /** Collectives per run of the loop in those calls: the loop itself is run 1,200 times. */
     private static final int RECOMPILE_RUN = 5;
-    /** A message size on each path the warm-up compiles: an eager fragment, the rendezvous pipeline, a large message. */
+    /**
+     * A message size on each path the warm-up compiles, as the default layout sets them: an eager fragment, the
+     * rendezvous pipeline, a large message.
+     */
     private static final int[] PATH_SIZES = { 4096, 8192, 65536 };
     /**
      * The same for the collectives: one step through the region, a sliced reduction or data read in place (from
@@ -226,8 +229,9 @@ public final class BenchRank
     /**
      * The collectives: every rank runs the loop; rank 0 times it. Warmed up as the other tests are: the loop
      * at the smallest size ({@value #WARM_UP_CALLS} short calls, {@code --jit-warmup} collectives in all), three
-     * tenths as many at each of {@link #COLLECTIVE_PATH_SIZES} (as far as the sizes measured go), then rounds over every size measured (a few calls
-     * each, the report's path once) until one round compiled nothing on any rank (at most
+     * tenths as many at each of {@link #COLLECTIVE_PATH_SIZES} (capped at the largest size measured), then rounds
+     * over every size measured (a few calls each, the report's path once) until one round compiled nothing on
+     * any rank (at most
      * {@value #ROUNDS_LIMIT_MILLIS} ms), then each size's start is rehearsed ({@link #rehearse}).
      */
     private static void runCollective(final Communicator comm, final BenchSpec spec) throws InterruptedException
@@ -418,15 +422,15 @@ public final class BenchRank
 
     /**
      * One round of the warm-up: {@code calls} short calls of the test's loop at 8 bytes (every other one at
-     * the smallest size measured, if smaller), three tenths as many round trips or a hundredth as many windows
-     * at each of {@link #PATH_SIZES} (as far as the sizes measured go), then the loop at every measured size, with a tenth of its measured iterations in the
-     * first round and a hundredth in the later ones (at least 2).
+     * the smallest size measured, if smaller), three tenths as many round trips, or as many messages in windows
+     * (at least a hundredth as many windows), at each of {@link #PATH_SIZES} (capped at the largest size
+     * measured), then the loop at every measured size, with a tenth of its measured iterations in the first
+     * round and a hundredth in the later ones (at least 2).
      */
     private static void warmUpRound(
         final BenchSpec spec, final PairTransport transport, final boolean timer, final Runnable between, final int calls)
     {
         final int share = (int)((long)spec.jitWarmup() * calls / WARM_UP_CALLS); // up to 10^8 x 1,000
-        final int divisor = spec.test().latency() ? 1 : 10;
         final int perCall = Math.max(2, share / calls);
         for (int call = 0; call < calls; call++)
         {
@@ -436,13 +440,16 @@ public final class BenchRank
             between.run();
         }
         // then each larger message's path: an eager fragment (4 KiB), the rendezvous pipeline (8 KiB, above the
-        // eager limit) and a large message (64 KiB: read out of the sender's process from direct buffers, else
-        // pipelined). A round trip runs each rank's send and receive path once, and C2 compiles a method called
-        // once per message after about 5,000 calls: three tenths of the 8-byte share (6,000 round trips by
-        // default) get there; with a tenth (2,000, then 200 a round) the rendezvous path was compiled inside the
-        // 8 KiB row measured, a compiler thread taking a core from the spinning ranks (p99.9 1.2-1.5 ms against
-        // 40 us). A window carries dozens of messages: a hundredth of the share in windows is as many
-        final int perPath = Math.max(1, spec.test().latency() ? share * 3 / 10 : share / 10 / divisor);
+        // default eager limit) and a large message (64 KiB: read out of the sender's process from direct buffers,
+        // else pipelined). A round trip runs each rank's send and receive path once, and C2 compiles a method
+        // called once per message after about RECOMPILE_CALLS calls (Tier4InvocationThreshold): three tenths of
+        // the 8-byte share (6,000 round trips by default) get there; with a tenth (2,000, then 200 a round) the
+        // rendezvous path was compiled inside the 8 KiB row measured, a compiler thread taking a core from the
+        // spinning ranks (p99.9 0.4-1.6 ms against 40 us). Windows: as many messages, and at least a hundredth
+        // of the share in windows, for what runs once per window (the acknowledgement)
+        final int messages = share * 3 / 10;
+        final int perPath = Math.max(1, spec.test().latency() ? messages
+            : Math.max(share / 100, messages / spec.window()));
         for (final int size : pathSizes(PATH_SIZES, spec.maxSize()))
         {
             measure(spec, transport, timer, size, 0, perPath);

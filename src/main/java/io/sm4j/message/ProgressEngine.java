@@ -110,9 +110,9 @@ final class ProgressEngine implements Progress
         }
         catch (final InternalError late)
         {
-            // a fault is thrown at a safepoint poll a little after its access, so a second one (an access of the
-            // finally below, after the first fault was thrown) can surface inside passUntil's handler, past it:
-            // seen once in CI, a truncated segment's InternalError reaching the application
+            // a fault is thrown at a safepoint poll a little after its access, so a second one (an access in
+            // passUntil's finally, run because of the first) can surface inside passUntil's handler, escaping it:
+            // seen once in CI, a truncated segment's bare InternalError reaching the application
             throw fault(late);
         }
     }

@@ -394,8 +394,10 @@ public final class Segment implements AutoCloseable
      * ("a fault occurred in an unsafe memory access") in the thread that touched it.
      *
      * The JVM raises a fault of compiled code a little after the access, and a truncated file faults every
-     * access: a later access's fault may surface while this one is explained. It is explained instead, so that
-     * no raw {@link InternalError} reaches a caller of whichever layer translates it.
+     * access: a later access's fault may surface while this one is explained. It is explained instead. A later
+     * fault can also surface in a caller's handler before it calls this (an access in a {@code finally} run
+     * because of the first): a layer whose {@code finally} touches the mapping translates in a frame around
+     * its handler too ({@code ProgressEngine.waitFor}, docs/reliability.md).
      *
      * @return an exception naming the file and its length, if the file is now shorter than its layout.
      * @throws InternalError {@code error} itself if the file still has its length (not a fault of ours).
