@@ -422,9 +422,9 @@ public final class BenchRank
 
     /**
      * One round of the warm-up: {@code calls} short calls of the test's loop at 8 bytes (every other one at
-     * the smallest size measured, if smaller), three tenths as many round trips, or as many messages in windows
-     * (at least a hundredth as many windows), at each of {@link #PATH_SIZES} (capped at the largest size
-     * measured), then the loop at every measured size, with a tenth of its measured iterations in the first
+     * the smallest size measured, if smaller), three tenths as many round trips (a tenth for a transport with one
+     * path for every size), or as many messages in windows (at least a hundredth as many windows), at each of
+     * {@link #PATH_SIZES} (capped at the largest size measured), then the loop at every measured size, with a tenth of its measured iterations in the first
      * round and a hundredth in the later ones (at least 2).
      */
     private static void warmUpRound(
@@ -445,9 +445,10 @@ public final class BenchRank
         // called once per message after about RECOMPILE_CALLS calls (Tier4InvocationThreshold): three tenths of
         // the 8-byte share (6,000 round trips by default) get there; with a tenth (2,000, then 200 a round) the
         // rendezvous path was compiled inside the 8 KiB row measured, a compiler thread taking a core from the
-        // spinning ranks (p99.9 0.4-1.6 ms against 40 us). Windows: as many messages, and at least a hundredth
-        // of the share in windows, for what runs once per window (the acknowledgement)
-        final int messages = share * 3 / 10;
+        // spinning ranks (p99.9 0.4-1.6 ms against 40 us). A transport with one path for every size (a ring, a
+        // socket) keeps a tenth, as before. Windows: as many messages, and at least a hundredth of the share in
+        // windows, for what runs once per window (the acknowledgement)
+        final int messages = transport.pathsBySize() ? share * 3 / 10 : share / 10;
         final int perPath = Math.max(1, spec.test().latency() ? messages
             : Math.max(share / 100, messages / spec.window()));
         for (final int size : pathSizes(PATH_SIZES, spec.maxSize()))

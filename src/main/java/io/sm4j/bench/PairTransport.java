@@ -29,6 +29,16 @@ interface PairTransport extends AutoCloseable
     String name();
 
     /**
+     * @return true if larger messages take other code paths than small ones (sm4j: eager fragments, the
+     *         rendezvous pipeline, reads out of the sender's process), which the warm-up runs until C2 has compiled
+     *         each; a ring or a socket copies every size alike.
+     */
+    default boolean pathsBySize()
+    {
+        return false;
+    }
+
+    /**
      * Blocking send: returns when the send buffer may be reused.
      */
     void send(int length);

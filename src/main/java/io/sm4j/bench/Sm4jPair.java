@@ -39,6 +39,12 @@ final class Sm4jPair implements PairTransport
     }
 
     @Override
+    public boolean pathsBySize()
+    {
+        return true;
+    }
+
+    @Override
     public String name()
     {
         return "sm4j";
