@@ -47,11 +47,8 @@ public final class BenchRank
     private static final int RECOMPILE_CALLS = 6_000;
     /** Collectives per run of the loop in those calls: the loop itself is run 1,200 times. */
     private static final int RECOMPILE_RUN = 5;
-    /**
-     * A message size on each path the warm-up compiles, as the default layout sets them: an eager fragment, the
-     * rendezvous pipeline, a large message.
-     */
-    private static final int[] PATH_SIZES = { 4096, 8192, 65536 };
+    /** A medium and a large message, warmed up for a transport whose every size takes one path. */
+    private static final int[] ONE_PATH_SIZES = { 4096, 65536 };
     /**
      * The same for the collectives: one step through the region, a sliced reduction or data read in place (from
      * 32 KiB), and a larger call read in place.
@@ -255,7 +252,7 @@ public final class BenchRank
             // (allReduce and bcast p99.9 1-3.5 ms)
             for (final int size : pathSizes(COLLECTIVE_PATH_SIZES, spec.maxSize()))
             {
-                loop.run(false, size, 0, Math.max(1, spec.jitWarmup() * 3 / 10));
+                loop.run(false, size, 0, Math.max(1, pathShare(spec.jitWarmup())));
             }
             untilQuiet(quiet -> everyRank(comm, quiet), () ->
             {
@@ -292,7 +289,7 @@ public final class BenchRank
     }
 
     /**
-     * Runs the test's own loop at 8 bytes, 4 KiB, 8 KiB, 64 KiB and every measured size before anything is measured:
+     * Runs the test's own loop at 8 bytes, at a size on each larger path and at every measured size before anything is measured:
      * the JIT compiles every path the measured sizes take (inline fast box records, a full box, references,
      * the rendezvous pipeline) and the loop itself (C2 compiles a method after about 10,000
      * invocations or loop back-edges). At 8 bytes the loop runs in {@value #WARM_UP_CALLS} short calls (the
@@ -424,8 +421,9 @@ public final class BenchRank
      * One round of the warm-up: {@code calls} short calls of the test's loop at 8 bytes (every other one at
      * the smallest size measured, if smaller), three tenths as many round trips (a tenth for a transport with one
      * path for every size), or as many messages in windows (at least a hundredth as many windows), at each of
-     * {@link #PATH_SIZES} (capped at the largest size measured), then the loop at every measured size, with a tenth of its measured iterations in the first
-     * round and a hundredth in the later ones (at least 2).
+     * the transport's {@link PairTransport#pathSizes} (capped at the largest size measured), then the loop at
+     * every measured size, with a tenth of its measured iterations in the first round and a hundredth in the
+     * later ones (at least 2).
      */
     private static void warmUpRound(
         final BenchSpec spec, final PairTransport transport, final boolean timer, final Runnable between, final int calls)
@@ -439,19 +437,19 @@ public final class BenchRank
             measure(spec, transport, timer, call % 2 == 0 ? 8 : Math.min(8, spec.minSize()), 1, perCall - 1);
             between.run();
         }
-        // then each larger message's path: an eager fragment (4 KiB), the rendezvous pipeline (8 KiB, above the
-        // default eager limit) and a large message (64 KiB: read out of the sender's process from direct buffers,
-        // else pipelined). A round trip runs each rank's send and receive path once, and C2 compiles a method
-        // called once per message after about RECOMPILE_CALLS calls (Tier4InvocationThreshold): three tenths of
-        // the 8-byte share (6,000 round trips by default) get there; with a tenth (2,000, then 200 a round) the
-        // rendezvous path was compiled inside the 8 KiB row measured, a compiler thread taking a core from the
-        // spinning ranks (p99.9 0.4-1.6 ms against 40 us). A transport with one path for every size (a ring, a
-        // socket) keeps a tenth, as before. Windows: as many messages, and at least a hundredth of the share in
-        // windows, for what runs once per window (the acknowledgement)
-        final int messages = transport.pathsBySize() ? share * 3 / 10 : share / 10;
+        // then each larger message's path (PairTransport.pathSizes). A round trip runs each rank's send and
+        // receive path once, and C2 compiles a method called once per message after about RECOMPILE_CALLS calls
+        // (Tier4InvocationThreshold): three tenths of the 8-byte share (6,000 round trips by default) get there;
+        // with a tenth (2,000, then 200 a round) sm4j's rendezvous path was compiled inside the 8 KiB row
+        // measured, a compiler thread taking a core from the spinning ranks (p99.9 0.4-1.6 ms against 40 us). A
+        // transport with one path for every size (a ring, a socket) keeps a tenth at a medium and a large size.
+        // Windows: as many messages, and at least a hundredth of the share in windows, for what runs once per
+        // window (the acknowledgement)
+        final int[] paths = transport.pathSizes();
+        final int messages = paths != null ? pathShare(share) : share / 10;
         final int perPath = Math.max(1, spec.test().latency() ? messages
             : Math.max(share / 100, messages / spec.window()));
-        for (final int size : pathSizes(PATH_SIZES, spec.maxSize()))
+        for (final int size : pathSizes(paths != null ? paths : ONE_PATH_SIZES, spec.maxSize()))
         {
             measure(spec, transport, timer, size, 0, perPath);
         }
@@ -466,6 +464,16 @@ public final class BenchRank
             // compilations that ran on a compiler thread through the next measured size
             reportWarmUp(measure(spec, transport, timer, size, 0, iterations));
         }
+    }
+
+    /**
+     * @return the calls that get a path's methods, called once per message, compiled by C2: three tenths of a
+     *         warm-up's 8-byte {@code share} (6,000 of the default 20,000: RECOMPILE_CALLS, C2's threshold with
+     *         a margin).
+     */
+    private static int pathShare(final int share)
+    {
+        return share * 3 / 10;
     }
 
     /**

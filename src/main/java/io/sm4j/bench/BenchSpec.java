@@ -17,7 +17,7 @@ import java.util.Map;
  * @param iterations iterations per size, or 0 for OSU's defaults (fewer above 8 KiB).
  * @param skip       warm-up iterations per size, or -1 for OSU's defaults.
  * @param window     sends per window (bw, bibw, mbw_mr).
- * @param jitWarmup  round trips (or windows) of 8-byte messages, three tenths as many of each larger message's
+ * @param jitWarmup  round trips (or windows) of 8-byte messages, three tenths as many on each larger message's
  *                   path, run once per transport before the first size, so the JIT has compiled the paths
  *                   being measured.
  * @param persistent sm4j's windows use persistent requests (sendInit/recvInit, then start), else a new

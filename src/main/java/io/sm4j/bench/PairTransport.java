@@ -29,13 +29,13 @@ interface PairTransport extends AutoCloseable
     String name();
 
     /**
-     * @return true if larger messages take other code paths than small ones (sm4j: eager fragments, the
-     *         rendezvous pipeline, reads out of the sender's process), which the warm-up runs until C2 has compiled
-     *         each; a ring or a socket copies every size alike.
+     * @return a message size on each code path a larger message takes, which the warm-up runs until C2 has
+     *         compiled each (sm4j: its largest eager message, its smallest rendezvous one, a large one), or null
+     *         for a transport that copies every size alike (a ring, a socket).
      */
-    default boolean pathsBySize()
+    default int[] pathSizes()
     {
-        return false;
+        return null;
     }
 
     /**

@@ -2,6 +2,7 @@ package io.sm4j.bench;
 
 import io.sm4j.message.Communicator;
 import io.sm4j.message.Request;
+import io.sm4j.transport.PeerMemory;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
@@ -14,6 +15,8 @@ final class Sm4jPair implements PairTransport
 {
     private static final int TAG = 1;
 
+    /** The large message the warm-up runs ({@link #pathSizes}). */
+    private static final int LARGE_PATH = 64 << 10;
     private final Communicator communicator;
     private final int peer;
     private final UnsafeBuffer out;
@@ -38,10 +41,15 @@ final class Sm4jPair implements PairTransport
         this.persistent = persistent;
     }
 
+    /**
+     * From this job's own limits, not the defaults': the eager limit moves with {@code --eager-limit}.
+     */
     @Override
-    public boolean pathsBySize()
+    public int[] pathSizes()
     {
-        return true;
+        final int eager = communicator.eagerPayload();
+        // a large message: read out of the sender's process from direct buffers, else pipelined
+        return new int[] { eager, eager + 1, Math.max(LARGE_PATH, PeerMemory.MIN_BYTES) };
     }
 
     @Override
