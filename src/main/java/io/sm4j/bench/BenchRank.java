@@ -1,5 +1,6 @@
 package io.sm4j.bench;
 
+import io.sm4j.collective.SharedRegion;
 import io.sm4j.message.Communicator;
 import org.HdrHistogram.Histogram;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -51,9 +52,9 @@ public final class BenchRank
     private static final int[] ONE_PATH_SIZES = { 4096, 65536 };
     /**
      * The same for the collectives: one step through the region, a sliced reduction or data read in place (from
-     * 32 KiB), and a larger call read in place.
+     * {@link SharedRegion#READ_MIN_BLOCK}), and a larger call read in place.
      */
-    private static final int[] COLLECTIVE_PATH_SIZES = { 4096, 32768, 65536 };
+    private static final int[] COLLECTIVE_PATH_SIZES = { 4096, SharedRegion.READ_MIN_BLOCK, 65536 };
     /** The most calls of one size a rehearsal of the measurement's start makes. */
     private static final int REHEARSAL_CALLS = 2_000;
     /** The JIT, if it measures its compilation time (the warm-up waits for it to go quiet), else null. */
