@@ -606,7 +606,7 @@ public final class BenchRank
     private static ResultLine threadLatency(final ThreadPingPong threads, final int size, final int skip, final int iterations)
         throws InterruptedException
     {
-        final Histogram roundTrips = new Histogram(3);
+        final Histogram roundTrips = Samples.empty();
         final long elapsed = threads.run(size, skip, iterations, roundTrips::recordValue);
         return OsuLoops.latencyLine(ThreadPingPong.name(), size, elapsed, iterations, roundTrips);
     }

@@ -89,7 +89,7 @@ final class CollectiveLoop
         {
             return null;
         }
-        final Histogram histogram = new Histogram(3);
+        final Histogram histogram = Samples.empty();
         long total = 0;
         for (int at = 0; at < everyones.capacity(); at += Long.BYTES)
         {

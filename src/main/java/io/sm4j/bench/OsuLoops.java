@@ -51,7 +51,7 @@ final class OsuLoops
         {
             return null;
         }
-        final Histogram roundTrips = new Histogram(3);
+        final Histogram roundTrips = Samples.empty();
         long previous = start;
         for (final long end : ends)
         {
@@ -120,7 +120,7 @@ final class OsuLoops
         {
             return null;
         }
-        final Histogram windows = new Histogram(3);
+        final Histogram windows = Samples.empty();
         long previous = start;
         for (final long end : ends)
         {
@@ -155,7 +155,7 @@ final class OsuLoops
         final Sm4jPair transport, final boolean timer, final int size, final int skip, final int iterations,
         final long pauseNanos)
     {
-        final Histogram wakes = new Histogram(3);
+        final Histogram wakes = Samples.empty();
         final com.sun.management.OperatingSystemMXBean os =
             (com.sun.management.OperatingSystemMXBean)java.lang.management.ManagementFactory.getOperatingSystemMXBean();
         long sum = 0;

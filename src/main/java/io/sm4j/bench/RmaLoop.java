@@ -47,7 +47,7 @@ final class RmaLoop implements AutoCloseable
             final int batch = bandwidth ? 1 : BATCH;
             final int per = bandwidth ? windowSize : 1;
             final int timed = (iterations + batch - 1) / batch * batch;
-            final Histogram batches = new Histogram(3);
+            final Histogram batches = Samples.empty();
             window.lock(1, false);
             long start = 0;
             long batchStart = 0;
