@@ -155,40 +155,50 @@ final class MessageSender
         }
         try
         {
-            final MutableDirectBuffer buffer = claim.buffer();
-            buffer.putInt(TYPE_OFFSET, type);
-            buffer.putInt(TAG_OFFSET, tag);
-            if (header == HEADER_LENGTH)
+            try
             {
-                buffer.putLong(SEQUENCE_OFFSET, sequence);
-                buffer.putLong(AUX_OFFSET, aux);
+                final MutableDirectBuffer buffer = claim.buffer();
+                buffer.putInt(TYPE_OFFSET, type);
+                buffer.putInt(TAG_OFFSET, tag);
+                if (header == HEADER_LENGTH)
+                {
+                    buffer.putLong(SEQUENCE_OFFSET, sequence);
+                    buffer.putLong(AUX_OFFSET, aux);
+                }
+                if (length < NativeCopy.MIN_BYTES)
+                {
+                    // as NativeCopy.putBytes would: a small message's path does not enter NativeCopy (PathTraceTest counts it)
+                    Buffers.putBytes(buffer, header, payload, offset, length);
+                }
+                else
+                {
+                    NativeCopy.putBytes(buffer, header, payload, offset, length);
+                }
+                if (type == EAGER || type == RNDV || type == RGET)
+                {
+                    // before the commit, which leaves the endpoint's gate: a close from another thread cannot unmap
+                    counters.messageSent(type == EAGER ? length : aux); // a large message's aux is its length
+                }
+                claim.commit();
+                return true;
             }
-            if (length < NativeCopy.MIN_BYTES)
+            catch (final InternalError error)
             {
-                // as NativeCopy.putBytes would: a small message's path does not enter NativeCopy (PathTraceTest counts it)
-                Buffers.putBytes(buffer, header, payload, offset, length);
+                // the JVM's copy, or a header store, faulted: the file was truncated (NativeCopy's memcpy cannot fault
+                // so: a SIGBUS in native code ends the JVM, which is why it is opt-in)
+                throw endpoint.fault(error);
             }
-            else
+            finally
             {
-                NativeCopy.putBytes(buffer, header, payload, offset, length);
+                abortIfClaimed();
             }
-            if (type == EAGER || type == RNDV || type == RGET)
-            {
-                // before the commit, which leaves the endpoint's gate: a close from another thread cannot unmap
-                counters.messageSent(type == EAGER ? length : aux); // a large message's aux is its length
-            }
-            claim.commit();
-            return true;
         }
-        catch (final InternalError error)
+        catch (final InternalError late)
         {
-            // the JVM's copy, or a header store, faulted: the file was truncated (NativeCopy's memcpy cannot fault
-            // so: a SIGBUS in native code ends the JVM, which is why it is opt-in)
-            throw endpoint.fault(error);
-        }
-        finally
-        {
-            abortIfClaimed();
+            // a fault is thrown at a safepoint poll a little after its access, so a second one (the abort in the
+            // finally above, run because of the first) can surface inside the handler above, escaping it: the
+            // exposure ProgressEngine.waitFor closes too (docs/reliability.md)
+            throw endpoint.fault(late);
         }
     }
 
