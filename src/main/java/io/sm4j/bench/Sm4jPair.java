@@ -3,6 +3,7 @@ package io.sm4j.bench;
 import io.sm4j.message.Communicator;
 import io.sm4j.message.Request;
 import io.sm4j.transport.PeerMemory;
+import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
@@ -24,9 +25,13 @@ final class Sm4jPair implements PairTransport
     private final boolean persistent;
     private final Request[] window = new Request[BenchRank.MAX_WINDOW];
     private final Request[] sends = new Request[BenchRank.MAX_WINDOW];
-    private final Request[] persistentRecvs = new Request[BenchRank.MAX_WINDOW];
-    private final Request[] persistentSends = new Request[BenchRank.MAX_WINDOW];
-    private int persistentLength = -1;
+    /**
+     * Persistent requests by message length, each array as long as the largest window started at it: the
+     * warm-up alternates sizes window by window, and requests made again at every change of size (a
+     * thousand of each) left 290 MB of garbage in each rank of a {@code bench bw -m 1:64 -i 1000} run.
+     */
+    private final Int2ObjectHashMap<Request[]> persistentRecvs = new Int2ObjectHashMap<>();
+    private final Int2ObjectHashMap<Request[]> persistentSends = new Int2ObjectHashMap<>();
 
     /**
      * @param persistent windows of persistent requests, else of new isend/irecv requests.
@@ -113,36 +118,41 @@ final class Sm4jPair implements PairTransport
 
     private void startReceives(final int length, final int count)
     {
-        preparePersistent(length);
+        final Request[] requests = persistent ? persistent(persistentRecvs, false, length, count) : null;
         for (int i = 0; i < count; i++)
         {
-            window[i] = persistent ? persistentRecvs[i].start() : communicator.irecv(peer, TAG, in, 0, length);
+            window[i] = persistent ? requests[i].start() : communicator.irecv(peer, TAG, in, 0, length);
         }
     }
 
     private void startSends(final int length, final int count, final Request[] into)
     {
-        preparePersistent(length);
+        final Request[] requests = persistent ? persistent(persistentSends, true, length, count) : null;
         for (int i = 0; i < count; i++)
         {
-            into[i] = persistent ? persistentSends[i].start() : communicator.isend(peer, TAG, out, 0, length);
+            into[i] = persistent ? requests[i].start() : communicator.isend(peer, TAG, out, 0, length);
         }
     }
 
     /**
-     * Creates the persistent requests for {@code length} at its first window (a warm-up one).
+     * @return at least {@code count} persistent requests for messages of {@code length}, made at the first
+     *         window of that length (a warm-up one) that needs them.
      */
-    private void preparePersistent(final int length)
+    private Request[] persistent(
+        final Int2ObjectHashMap<Request[]> byLength, final boolean sends, final int length, final int count)
     {
-        if (persistent && length != persistentLength)
+        final Request[] made = byLength.get(length);
+        if (made != null && made.length >= count)
         {
-            persistentLength = length;
-            for (int i = 0; i < persistentSends.length; i++)
-            {
-                persistentSends[i] = communicator.sendInit(peer, TAG, out, 0, length);
-                persistentRecvs[i] = communicator.recvInit(peer, TAG, in, 0, length);
-            }
+            return made;
         }
+        final Request[] requests = new Request[count];
+        for (int i = 0; i < count; i++)
+        {
+            requests[i] = sends ? communicator.sendInit(peer, TAG, out, 0, length) : communicator.recvInit(peer, TAG, in, 0, length);
+        }
+        byLength.put(length, requests);
+        return requests;
     }
 
     private static void awaitAll(final Request[] requests, final int count)
