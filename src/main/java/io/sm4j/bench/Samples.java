@@ -11,8 +11,8 @@ import java.util.concurrent.TimeUnit;
  * A histogram per loop that grows as it records ({@code new Histogram(3)}) left 177 MB of garbage in a
  * {@code bench bw -m 16384:131072} run's timing rank (of 208 MB it allocated in all, async-profiler's
  * allocation profile): its arrays copied at every resize, in the warm-up's rounds and at every size. The
- * young collections that followed stopped that rank for 5-6 ms each, long beside a large size's 20 timed
- * windows (5-7 ms), and a rate measured across one was halved (docs/benchmarks.md, "Sixteenth session").
+ * young collections that followed stopped that rank for 5-6 ms each: one inside a large size's 20 timed
+ * windows (4-6 ms) would halve its rate (docs/benchmarks.md, "Sixteenth session").
  */
 final class Samples
 {

@@ -28,7 +28,7 @@ final class Sm4jPair implements PairTransport
     /**
      * Persistent requests by message length, each array as long as the largest window started at it: the
      * warm-up alternates sizes window by window, and requests made again at every change of size (a
-     * thousand of each) left 290 MB of garbage in each rank of a {@code bench bw -m 1:64 -i 1000} run.
+     * thousand of each) left 290-300 MB of garbage in each rank of a {@code bench bw -m 1:64 -i 1000} run.
      */
     private final Int2ObjectHashMap<Request[]> persistentRecvs = new Int2ObjectHashMap<>();
     private final Int2ObjectHashMap<Request[]> persistentSends = new Int2ObjectHashMap<>();
@@ -118,7 +118,7 @@ final class Sm4jPair implements PairTransport
 
     private void startReceives(final int length, final int count)
     {
-        final Request[] requests = persistent ? persistent(persistentRecvs, false, length, count) : null;
+        final Request[] requests = persistent ? persistentRequests(persistentRecvs, false, length, count) : null;
         for (int i = 0; i < count; i++)
         {
             window[i] = persistent ? requests[i].start() : communicator.irecv(peer, TAG, in, 0, length);
@@ -127,7 +127,7 @@ final class Sm4jPair implements PairTransport
 
     private void startSends(final int length, final int count, final Request[] into)
     {
-        final Request[] requests = persistent ? persistent(persistentSends, true, length, count) : null;
+        final Request[] requests = persistent ? persistentRequests(persistentSends, true, length, count) : null;
         for (int i = 0; i < count; i++)
         {
             into[i] = persistent ? requests[i].start() : communicator.isend(peer, TAG, out, 0, length);
@@ -138,8 +138,8 @@ final class Sm4jPair implements PairTransport
      * @return at least {@code count} persistent requests for messages of {@code length}, made at the first
      *         window of that length (a warm-up one) that needs them.
      */
-    private Request[] persistent(
-        final Int2ObjectHashMap<Request[]> byLength, final boolean sends, final int length, final int count)
+    private Request[] persistentRequests(
+        final Int2ObjectHashMap<Request[]> byLength, final boolean send, final int length, final int count)
     {
         final Request[] made = byLength.get(length);
         if (made != null && made.length >= count)
@@ -149,7 +149,7 @@ final class Sm4jPair implements PairTransport
         final Request[] requests = new Request[count];
         for (int i = 0; i < count; i++)
         {
-            requests[i] = sends ? communicator.sendInit(peer, TAG, out, 0, length) : communicator.recvInit(peer, TAG, in, 0, length);
+            requests[i] = send ? communicator.sendInit(peer, TAG, out, 0, length) : communicator.recvInit(peer, TAG, in, 0, length);
         }
         byLength.put(length, requests);
         return requests;
