@@ -144,7 +144,7 @@ final class BenchCommand implements Callable<Integer>
     @Option(names = "--pause-us", paramLabel = "MICROS", description = "wake: the pause before every round trip, long enough that the receiver sleeps (default: ${DEFAULT-VALUE}).")
     long pauseMicros = 5_000;
 
-    @Option(names = "--compare", description = "Measure the baselines too (agrona, uds, threads, ompi), size by size.")
+    @Option(names = "--compare", description = "Measure the baselines too (agrona, uds, threads, ompi), size by size; latency, bw and mbw_mr end with a summary of the medians (round trips, or windows) at 8 B, 4 KiB and 1 MiB.")
     boolean compare;
 
     @Option(names = "--jit-warmup", paramLabel = "N", description = "Round trips run once per transport before measuring (N round trips at 8 B, or N windows for bw, bibw and mbw_mr; 3N/10 round trips, or as many messages in at least N/100 windows, at sm4j's largest eager message, its smallest rendezvous one and 64 KiB, one size on each path a larger message takes (N/10 at 4 KiB and 64 KiB for the baselines), and 3N/10 collectives at 4 KiB, 32 KiB and 64 KiB, each at most the largest size measured; a tenth of each measured size's iterations), then shorter rounds until one compiles nothing, and for the collectives, mbw_mr and multi_lat rehearsals of each size's start (a pause, a barrier, a fifth of its iterations; for the collectives first 6,000 calls at the smallest size, so that C2 compiles again what was thrown away) until one compiles nothing, so what is measured is JIT-compiled (default: ${DEFAULT-VALUE}).")
@@ -265,7 +265,7 @@ final class BenchCommand implements Callable<Integer>
             case text ->
             {
                 BenchTable.print(outcome.results(), facts, Version.text(), out);
-                if (compare && benchTest == BenchTest.LATENCY)
+                if (compare && (benchTest == BenchTest.LATENCY || benchTest == BenchTest.BW || benchTest == BenchTest.MBW_MR))
                 {
                     BenchSummary.print(outcome.results(), out);
                 }

@@ -68,7 +68,7 @@ int main(int argc, char **argv)
         int n = iters > 0 ? iters : latency ? (size > LARGE ? 1000 : 10000) : (size > LARGE ? 20 : 100);
         int sk = skip >= 0 ? skip : latency ? (size > LARGE ? 100 : 1000) : (size > LARGE ? 2 : 10);
         if (rma && !put_bw) n = (n + RMA_BATCH - 1) / RMA_BATCH * RMA_BATCH;   /* whole batches */
-        double *rt = latency ? malloc(sizeof(double) * n) : NULL, t0 = 0;
+        double *rt = !rma || latency ? malloc(sizeof(double) * n) : NULL, t0 = 0;   /* each round trip, call or window */
         MPI_Barrier(MPI_COMM_WORLD);
         if (rma) {
             if (me == 0) {
@@ -129,13 +129,17 @@ int main(int argc, char **argv)
                     MPI_Send(out, size, MPI_CHAR, peer, 1, MPI_COMM_WORLD);
                 }
             } else if (bibw) {
+                double s = MPI_Wtime();
                 for (int w = 0; w < window; w++) MPI_Irecv(in, size, MPI_CHAR, peer, 2, MPI_COMM_WORLD, &req[w]);
                 for (int w = 0; w < window; w++) MPI_Isend(out, size, MPI_CHAR, peer, 2, MPI_COMM_WORLD, &req[window + w]);
                 MPI_Waitall(2 * window, req, MPI_STATUSES_IGNORE);
+                if (i >= sk) rt[i - sk] = MPI_Wtime() - s;
             } else if (sender) {
+                double s = MPI_Wtime();
                 for (int w = 0; w < window; w++) MPI_Isend(out, size, MPI_CHAR, peer, 2, MPI_COMM_WORLD, &req[w]);
                 MPI_Waitall(window, req, MPI_STATUSES_IGNORE);
                 MPI_Recv(ack, 4, MPI_CHAR, peer, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                if (i >= sk) rt[i - sk] = MPI_Wtime() - s;
             } else {
                 for (int w = 0; w < window; w++) MPI_Irecv(in, size, MPI_CHAR, peer, 2, MPI_COMM_WORLD, &req[w]);
                 MPI_Waitall(window, req, MPI_STATUSES_IGNORE);
@@ -164,9 +168,11 @@ int main(int argc, char **argv)
                 qsort(rt, n, sizeof(double), cmp);
                 printf("R ompi %ld %.4f %.4f %.4f %.4f %.4f\n", size, t * half_rt / n, pct(rt, n, 50) * half_rt,
                     pct(rt, n, 99) * half_rt, pct(rt, n, 99.9) * half_rt, rt[n - 1] * half_rt);
-            } else {
-                double messages = (bibw ? 2.0 : 1.0) * window * n;
-                printf("R ompi %ld %.4f %.4f\n", size, messages * size / t / 1e6, messages / t);
+            } else {                                 /* then the rates of the median and the 99th-percentile window */
+                double per = (bibw ? 2.0 : 1.0) * window, messages = per * n;
+                qsort(rt, n, sizeof(double), cmp);
+                printf("R ompi %ld %.4f %.4f %.4f %.4f\n", size, messages * size / t / 1e6, messages / t,
+                    per * size / pct(rt, n, 50) / 1e6, per * size / pct(rt, n, 99) / 1e6);
             }
             fflush(stdout);
         }

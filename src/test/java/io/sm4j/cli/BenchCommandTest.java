@@ -99,6 +99,25 @@ class BenchCommandTest
         }
     }
 
+    @Test
+    void bandwidthWithBaselinesShouldEndWithTheRateOfTheMedianWindows()
+    {
+        final CliRun run = CliRun.of(args("bench", "bw", "-m", "8:8", "-W", "16", "--compare"));
+        assertEquals(0, run.exitCode(), run.err());
+        final List<String> lines = run.out().lines().toList();
+        final String row = lines.stream().filter(l -> l.startsWith("8 ")).findFirst().orElseThrow();
+        final double p50 = Double.parseDouble(row.trim().split("\\s+")[3]); // the p50 window's column
+        final String summary = lines.stream().filter(l -> l.startsWith("#   8 B")).findFirst().orElseThrow();
+        final java.util.regex.Matcher parts = java.util.regex.Pattern.compile("#   8 B +sm4j +" +
+            String.format(java.util.Locale.ROOT, "%.2f", p50).replace(".", "\\.") + " MB/s( +(\\d+\\.\\d\\d)x Open MPI vader " +
+            "\\((\\d+\\.\\d\\d) MB/s\\))? +(\\d+\\.\\d\\d)x Agrona's ring \\((\\d+\\.\\d\\d) MB/s\\)").matcher(summary);
+        assertTrue(parts.matches(), summary);
+        // above 1: sm4j is faster; the ratio of the printed rates lies within their rounding
+        final double ring = Double.parseDouble(parts.group(5));
+        assertEquals(p50 / ring, Double.parseDouble(parts.group(4)), 0.01 + p50 / ring * 0.01, summary);
+        assertTrue(lines.stream().anyMatch(l -> l.startsWith("# summary: rate of the median (p50) window")), run.out());
+    }
+
     @ParameterizedTest(name = "{0}")
     @CsvSource({ "mbw_mr, 4", "multi_lat, 4", "bibw, 2", "allreduce, 3", "reduce, 3", "reduce_scatter, 3", "bcast, 3", "gather, 3", "allgather, 3", "alltoall, 2" })
     void multiPairAndBidirectionalTestsShouldReportEverySize(final String test, final int ranks)
