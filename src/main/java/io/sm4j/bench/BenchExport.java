@@ -9,7 +9,7 @@ import java.util.Locale;
 public final class BenchExport
 {
     private static final String[] LATENCY = { "avg_us", "p50_us", "p99_us", "p999_us", "max_us" };
-    /** The window rates: sm4j's loops measure each window (a C baseline gives the first two only). */
+    /** The window rates: every loop times each window (bibw's and put_bw's give the first two only). */
     private static final String[] RATE = { "mb_per_s", "messages_per_s", "p50_window_mb_per_s", "p99_window_mb_per_s" };
 
     private BenchExport()

@@ -28,8 +28,8 @@ static int cmp(const void *a, const void *b)
 
 static double pct(const double *sorted, int n, double p)
 {
-    int i = (int)(p / 100.0 * n);
-    return sorted[i >= n ? n - 1 : i];
+    long k = (long)(p / 100.0 * n + 0.5);       /* the k-th value, k = p% of n rounded, as HdrHistogram's */
+    return sorted[k < 1 ? 0 : k > n ? n - 1 : k - 1];
 }
 
 int main(int argc, char **argv)
