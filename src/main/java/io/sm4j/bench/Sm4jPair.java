@@ -121,7 +121,7 @@ final class Sm4jPair implements PairTransport
         final Request[] requests = persistent ? persistentRequests(persistentRecvs, false, length, count) : null;
         for (int i = 0; i < count; i++)
         {
-            window[i] = persistent ? requests[i].start() : communicator.irecv(peer, TAG, in, 0, length);
+            window[i] = requests != null ? requests[i].start() : communicator.irecv(peer, TAG, in, 0, length);
         }
     }
 
@@ -130,7 +130,7 @@ final class Sm4jPair implements PairTransport
         final Request[] requests = persistent ? persistentRequests(persistentSends, true, length, count) : null;
         for (int i = 0; i < count; i++)
         {
-            into[i] = persistent ? requests[i].start() : communicator.isend(peer, TAG, out, 0, length);
+            into[i] = requests != null ? requests[i].start() : communicator.isend(peer, TAG, out, 0, length);
         }
     }
 

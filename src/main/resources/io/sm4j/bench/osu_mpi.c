@@ -164,13 +164,12 @@ int main(int argc, char **argv)
         }
         if (coll ? me == 0 : sender) {
             double half_rt = coll ? 1e6 : 5e5;          /* a collective's call is not a round trip */
+            qsort(rt, n, sizeof(double), cmp);
             if (latency) {
-                qsort(rt, n, sizeof(double), cmp);
                 printf("R ompi %ld %.4f %.4f %.4f %.4f %.4f\n", size, t * half_rt / n, pct(rt, n, 50) * half_rt,
                     pct(rt, n, 99) * half_rt, pct(rt, n, 99.9) * half_rt, rt[n - 1] * half_rt);
             } else {                                 /* then the rates of the median and the 99th-percentile window */
                 double per = (bibw ? 2.0 : 1.0) * window, messages = per * n;
-                qsort(rt, n, sizeof(double), cmp);
                 printf("R ompi %ld %.4f %.4f %.4f %.4f\n", size, messages * size / t / 1e6, messages / t,
                     per * size / pct(rt, n, 50) / 1e6, per * size / pct(rt, n, 99) / 1e6);
             }
