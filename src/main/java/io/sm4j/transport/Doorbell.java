@@ -254,12 +254,10 @@ final class Doorbell implements AutoCloseable
         try
         {
             selecting = true;
+            drainRings();
             final boolean rung = selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNanos))) > 0;
-            for (final SelectionKey key : selector.selectedKeys())
-            {
-                drain(key);
-            }
-            selector.selectedKeys().clear();
+            // the rings stay in their sockets, and their keys selected, until the next block (drainRings): the
+            // woken thread goes straight to its in-bound paths
             return rung;
         }
         catch (final IOException ex)
@@ -380,6 +378,21 @@ final class Doorbell implements AutoCloseable
         return onFutex;
     }
 
+    /**
+     * Reads the rings that ended the last select (its selected keys), and accepts the peers that connected:
+     * done before the next block rather than on waking, where each read is a system call between the woken
+     * thread and its message (about 10 us of a 42 us wake-up's median here, with two reads per ring:
+     * docs/benchmarks.md, "Seventeenth session"). Unread, a ring would end the next select at once.
+     */
+    private void drainRings() throws IOException
+    {
+        for (final SelectionKey key : selector.selectedKeys())
+        {
+            drain(key);
+        }
+        selector.selectedKeys().clear();
+    }
+
     private void drain(final SelectionKey key) throws IOException
     {
         if (key.isAcceptable())
@@ -404,7 +417,7 @@ final class Doorbell implements AutoCloseable
             sink.clear();
             read = channel.read(sink);
         }
-        while (read > 0);
+        while (read == sink.capacity()); // a shorter read took all the socket held: no second system call
         if (read < 0)
         {
             key.cancel(); // the ringing peer closed its end

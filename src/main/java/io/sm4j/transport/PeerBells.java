@@ -150,12 +150,27 @@ final class PeerBells implements AutoCloseable
     }
 
     /**
-     * Writes one byte to {@code peer}'s socket. A peer without one never arms; one that has closed it is
-     * leaving: a failed ring is dropped, and the sleeper's timeout bounds the cost of any ring lost.
+     * Writes one byte to {@code peer}'s socket, then yields the processor. A peer without one never arms; one
+     * that has closed it is leaving: a failed ring is dropped, and the sleeper's timeout bounds the cost of any
+     * ring lost.
+     * <p>
+     * Linux wakes a reader of a socket as if its writer were about to sleep (a synchronous wake-up): it queues
+     * the woken rank on this rank's core where the kernel sees no cache shared with the other cores (this
+     * VM's), and an idle core does not take it. This rank rarely sleeps next, so the woken rank waited until
+     * this one yielded or used up its slice: it ran 16-22 us after the ring (median; 9-12 us with the yield),
+     * and milliseconds in the tail (docs/benchmarks.md, "Seventeenth session"). The yield hands it the core at
+     * once. A futex wake is not synchronous: the woken rank goes to an idle core, so {@link #wake} does not
+     * yield after one.
      */
     private void ring(final int peer)
     {
         lastRing = System.nanoTime();
+        writeRing(peer);
+        Thread.yield(); // outside the lock: another thread of this rank may ring meanwhile
+    }
+
+    private void writeRing(final int peer)
+    {
         synchronized (channels)
         {
             try

@@ -1,0 +1,105 @@
+package io.sm4j.transport;
+
+import io.sm4j.it.ScratchDir;
+import io.sm4j.layout.DoorbellDescriptor;
+import io.sm4j.layout.LayoutParams;
+import io.sm4j.segment.Segment;
+import io.sm4j.segment.SegmentFiles;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Rank 1's socket doorbell rung by rank 0, over a real segment's words and a real Unix socket: a ring ends a
+ * sleep, and is read before the next one (a sleeper leaves its rings unread on waking, off the path to its
+ * message), so the next sleep lasts until it is rung again or its timeout.
+ */
+class DoorbellTest
+{
+    private static final long LONG_NANOS = TimeUnit.SECONDS.toNanos(30);
+    private static final long SHORT_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
+    private ScratchDir dir;
+    private Segment segment;
+    private Doorbell bell;
+    private PeerBells sleeperBells;
+    private PeerBells ringer;
+
+    @BeforeEach
+    void open() throws IOException
+    {
+        dir = ScratchDir.create("sm4j-doorbell-");
+        segment = Segment.create(LayoutParams.defaults(2), dir.path, 12);
+        sleeperBells = new PeerBells(segment, 1, null);
+        bell = Doorbell.open(segment.views().bell(1), null, sleeperBells, SegmentFiles.bellPath(segment.path(), 1), false);
+        ringer = new PeerBells(segment, 0, null);
+    }
+
+    @AfterEach
+    void close() throws IOException
+    {
+        ringer.close();
+        sleeperBells.close();
+        bell.close();
+        segment.close();
+        dir.close();
+    }
+
+    @Test
+    void aRingShouldEndOneSleepAndNotTheNext()
+    {
+        for (int round = 1; round <= 3; round++)
+        {
+            armAndRing();
+            bell.sleep(LONG_NANOS); // the ring is in the socket already: returns at once
+            assertEquals(2L * round - 1, bell.sleeps(), "sleeps after round " + round);
+            assertEquals(round - 1, bell.timedOut(), "a rung sleep ran to its timeout in round " + round);
+
+            sleepUnrung(round);
+        }
+    }
+
+    @Test
+    void ringsThatCameTogetherShouldEndOneSleep()
+    {
+        for (int ring = 0; ring < 5; ring++)
+        {
+            armAndRing();
+        }
+        bell.sleep(LONG_NANOS);
+        assertEquals(0, bell.timedOut());
+
+        sleepUnrung(1);
+    }
+
+    /**
+     * Sleeps with nobody ringing: rings an earlier sleep took must not end this one, which lasts its timeout.
+     */
+    private void sleepUnrung(final long timedOutBefore)
+    {
+        bell.tryArm();
+        final long start = System.nanoTime();
+        bell.sleep(SHORT_NANOS);
+        final long slept = System.nanoTime() - start;
+        assertEquals(timedOutBefore, bell.timedOut(), "a sleep nobody rang was ended by a ring an earlier one had taken");
+        assertTrue(slept >= SHORT_NANOS * 3 / 4, "a sleep nobody rang returned after " + slept / 1000 + " us, before its "
+            + SHORT_NANOS / 1000 + " us timeout: a ring an earlier sleep had taken ended it");
+    }
+
+    /**
+     * What a publisher does for an armed peer: takes the ring from the word, then writes to its socket.
+     */
+    private void armAndRing()
+    {
+        bell.tryArm();
+        final long armed = BellWord.takeRing(segment.views().bell(1));
+        assertEquals(DoorbellDescriptor.ARMED, armed, "the sleeper's word after it armed");
+        ringer.wake(1, armed);
+    }
+}
