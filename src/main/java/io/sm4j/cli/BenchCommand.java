@@ -164,8 +164,10 @@ final class BenchCommand implements Callable<Integer>
 
     @Option(names = "--jvm-arg", paramLabel = "OPTION", description = "Extra JVM option for the rank JVMs, e.g. -XX:StartFlightRecording=... (repeatable). " +
         "They start with -XX:+UseParallelGC -Xms256m -XX:+AlwaysPreTouch (the heap touched before the loops, as a C " +
-        "benchmark's buffers are: a page's first write costs a fault); options given here come after and win " +
-        "(-XX:-AlwaysPreTouch skips the touch, which takes 0.5 s for 256 MiB here and grows with a larger -Xms).")
+        "benchmark's buffers are: a page's first write costs a fault), and -XX:+UseTransparentHugePages where the " +
+        "kernel gives huge pages to who asks (fewer pages for the kernel's page sampling to stall on); options given " +
+        "here come after and win (-XX:-AlwaysPreTouch skips the touch, which takes 0.5 s for 256 MiB here and grows " +
+        "with a larger -Xms).")
     List<String> jvmArgs = new ArrayList<>();
 
     @Option(names = "--dir", paramLabel = "DIR", description = "Segment directory (default: $SM4J_DIR, else /dev/shm, else java.io.tmpdir).")
