@@ -1,10 +1,6 @@
 package io.sm4j.transport;
 
-import io.sm4j.it.ScratchDir;
 import io.sm4j.layout.DoorbellDescriptor;
-import io.sm4j.layout.LayoutParams;
-import io.sm4j.segment.Segment;
-import io.sm4j.segment.SegmentFiles;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -25,30 +21,18 @@ class DoorbellTest
     private static final long LONG_NANOS = TimeUnit.SECONDS.toNanos(30);
     private static final long SHORT_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
-    private ScratchDir dir;
-    private Segment segment;
-    private Doorbell bell;
-    private PeerBells sleeperBells;
-    private PeerBells ringer;
+    private BellRig rig;
 
     @BeforeEach
     void open() throws IOException
     {
-        dir = ScratchDir.create("sm4j-doorbell-");
-        segment = Segment.create(LayoutParams.defaults(2), dir.path, 12);
-        sleeperBells = new PeerBells(segment, 1, null);
-        bell = Doorbell.open(segment.views().bell(1), null, sleeperBells, SegmentFiles.bellPath(segment.path(), 1), false);
-        ringer = new PeerBells(segment, 0, null);
+        rig = new BellRig("sm4j-doorbell-", 1);
     }
 
     @AfterEach
     void close() throws IOException
     {
-        ringer.close();
-        sleeperBells.close();
-        bell.close();
-        segment.close();
-        dir.close();
+        rig.close();
     }
 
     @Test
@@ -57,9 +41,9 @@ class DoorbellTest
         for (int round = 1; round <= 3; round++)
         {
             armAndRing();
-            bell.sleep(LONG_NANOS); // the ring is in the socket already: returns at once
-            assertEquals(2L * round - 1, bell.sleeps(), "sleeps after round " + round);
-            assertEquals(round - 1, bell.timedOut(), "a rung sleep ran to its timeout in round " + round);
+            rig.bell.sleep(LONG_NANOS); // the ring is in the socket already: returns at once
+            assertEquals(2L * round - 1, rig.bell.sleeps(), "sleeps after round " + round);
+            assertEquals(round - 1, rig.bell.timedOut(), "a rung sleep ran to its timeout in round " + round);
 
             sleepUnrung(round);
         }
@@ -72,8 +56,8 @@ class DoorbellTest
         {
             armAndRing();
         }
-        bell.sleep(LONG_NANOS);
-        assertEquals(0, bell.timedOut());
+        rig.bell.sleep(LONG_NANOS);
+        assertEquals(0, rig.bell.timedOut());
 
         sleepUnrung(1);
     }
@@ -83,11 +67,11 @@ class DoorbellTest
      */
     private void sleepUnrung(final long timedOutBefore)
     {
-        bell.tryArm();
+        rig.bell.tryArm();
         final long start = System.nanoTime();
-        bell.sleep(SHORT_NANOS);
+        rig.bell.sleep(SHORT_NANOS);
         final long slept = System.nanoTime() - start;
-        assertEquals(timedOutBefore, bell.timedOut(), "a sleep nobody rang was ended by a ring an earlier one had taken");
+        assertEquals(timedOutBefore, rig.bell.timedOut(), "a sleep nobody rang was ended by a ring an earlier one had taken");
         assertTrue(slept >= SHORT_NANOS * 3 / 4, "a sleep nobody rang returned after " + slept / 1000 + " us, before its "
             + SHORT_NANOS / 1000 + " us timeout: a ring an earlier sleep had taken ended it");
     }
@@ -97,9 +81,9 @@ class DoorbellTest
      */
     private void armAndRing()
     {
-        bell.tryArm();
-        final long armed = BellWord.takeRing(segment.views().bell(1));
+        rig.bell.tryArm();
+        final long armed = BellWord.takeRing(rig.segment.views().bell(rig.sleeper));
         assertEquals(DoorbellDescriptor.ARMED, armed, "the sleeper's word after it armed");
-        ringer.wake(1, armed);
+        rig.ringer.wake(rig.sleeper, armed);
     }
 }

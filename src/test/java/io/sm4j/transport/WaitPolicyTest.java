@@ -1,9 +1,5 @@
 package io.sm4j.transport;
 
-import io.sm4j.it.ScratchDir;
-import io.sm4j.layout.LayoutParams;
-import io.sm4j.segment.Segment;
-import io.sm4j.segment.SegmentFiles;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -24,27 +20,22 @@ class WaitPolicyTest
     private static final long TIMEOUT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     private static final int ATTEMPTS = 20;
 
-    private ScratchDir dir;
-    private Segment segment;
+    private BellRig rig;
     private Doorbell bell;
     private PeerBells peers;
 
     @BeforeEach
     void open() throws IOException
     {
-        dir = ScratchDir.create("sm4j-wait-policy-");
-        segment = Segment.create(LayoutParams.defaults(2), dir.path, 12);
-        peers = new PeerBells(segment, 0, null);
-        bell = Doorbell.open(segment.views().bell(0), null, peers, SegmentFiles.bellPath(segment.path(), 0), false);
+        rig = new BellRig("sm4j-wait-policy-", 0);
+        bell = rig.bell;
+        peers = rig.sleeperBells;
     }
 
     @AfterEach
     void close() throws IOException
     {
-        peers.close();
-        bell.close();
-        segment.close();
-        dir.close();
+        rig.close();
     }
 
     @Test
