@@ -94,10 +94,18 @@ public final class BenchRunner
      * and the code cache are asked for them ({@code -XX:+UseTransparentHugePages}): a JVM maps thousands of
      * small pages where a C loop maps a few, and a kernel that samples pages' accessed bits (DAMON, on this
      * machine's VM twice a second) stalled the rank JVMs for milliseconds each time; with huge pages the wake-up
-     * test's p99.9 fell from 5-15 ms to 1.4-4.5 ms and its mean by a third (docs/benchmarks.md, "Seventeenth
+     * test's p99.9 fell from 5-15 ms to 1.4-4.5 ms and its mean by 28-60 % (docs/benchmarks.md, "Seventeenth
      * session"). {@code -XX:-UseTransparentHugePages} in {@code extra} undoes it.
      */
     public static List<String> rankJvmArgs(final List<String> extra)
+    {
+        return rankJvmArgs(extra, readQuietly(TRANSPARENT_HUGE_PAGES));
+    }
+
+    /**
+     * @param hugePageMode the kernel's transparent huge page mode ({@link #offersHugePages}).
+     */
+    static List<String> rankJvmArgs(final List<String> extra, final String hugePageMode)
     {
         final List<String> jvm = new ArrayList<>();
         if (extra.stream().noneMatch(arg -> arg.matches("-XX:\\+Use\\w+GC")))
@@ -106,7 +114,7 @@ public final class BenchRunner
         }
         jvm.add("-Xms256m");
         jvm.add("-XX:+AlwaysPreTouch");
-        if (offersHugePages(readQuietly(TRANSPARENT_HUGE_PAGES)))
+        if (offersHugePages(hugePageMode))
         {
             jvm.add("-XX:+UseTransparentHugePages");
         }

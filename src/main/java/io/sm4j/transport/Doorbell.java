@@ -31,7 +31,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * then it {@link #nap}s, still armed, looks a second time and only then {@link #sleep}s. A publisher reads
  * the word after its store without a fence ({@link BellWord}): either a look finds the message, or the
  * publisher finds the rank armed and rings. A ring that arrives after the rank woke by timeout stays in the
- * socket and only makes the next sleep end early.
+ * socket and only makes the next sleep end early. The rings that ended a select stay unread, and their keys
+ * selected, until the sleeping thread next blocks ({@link #drainRings}): off its way to its message; the
+ * selected set is the current sleeper's (MULTIPLE: the role changes hands through the sleeper CAS).
  * <p>
  * In {@link io.sm4j.layout.ThreadMode#MULTIPLE} mode one thread at a time is the sleeper: it arms, blocks on
  * the socket or the futex and, once woken, wakes the other waiting threads, which wait on a process-local monitor
@@ -254,11 +256,17 @@ final class Doorbell implements AutoCloseable
         try
         {
             selecting = true;
-            drainRings();
-            final boolean rung = selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNanos))) > 0;
+            // NOTE: a publisher takes the ring (its CAS to RUNG) before it writes its byte, so a byte the drain
+            // reads may be this arm's ring, and then the word reads RUNG: without this look the select would wait
+            // for a ring already read (a nap's millisecond, a sleep's whole timeout). If nothing was read, a
+            // ring taken has its byte still to come or unread in its socket, and the select returns on it.
+            if (drainRings() && !BellWord.isArmed(word))
+            {
+                return true; // a byte of this arm's still in flight ends a later block early, once
+            }
             // the rings stay in their sockets, and their keys selected, until the next block (drainRings): the
             // woken thread goes straight to its in-bound paths
-            return rung;
+            return selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNanos))) > 0;
         }
         catch (final IOException ex)
         {
@@ -383,39 +391,54 @@ final class Doorbell implements AutoCloseable
      * done before the next block rather than on waking, where each read is a system call between the woken
      * thread and its message (about 10 us of a 42 us wake-up's median here, with two reads per ring:
      * docs/benchmarks.md, "Seventeenth session"). Unread, a ring would end the next select at once.
+     *
+     * @return true if a ring was read.
      */
-    private void drainRings() throws IOException
+    private boolean drainRings() throws IOException
     {
-        for (final SelectionKey key : selector.selectedKeys())
+        boolean read = false;
+        try
         {
-            drain(key);
+            for (final SelectionKey key : selector.selectedKeys())
+            {
+                read |= drain(key);
+            }
+            return read;
         }
-        selector.selectedKeys().clear();
+        finally
+        {
+            selector.selectedKeys().clear(); // a key that failed is not drained again at every block
+        }
     }
 
-    private void drain(final SelectionKey key) throws IOException
+    /**
+     * @return true if a ring was read.
+     */
+    private boolean drain(final SelectionKey key) throws IOException
     {
         if (key.isAcceptable())
         {
             final SocketChannel peer = server.accept();
-            if (peer != null)
+            if (peer == null)
             {
-                peer.configureBlocking(false);
-                drainChannel(peer.register(selector, SelectionKey.OP_READ)); // its first ring came with it
+                return false;
             }
-            return;
+            peer.configureBlocking(false);
+            return drainChannel(peer.register(selector, SelectionKey.OP_READ)); // its first ring came with it
         }
-        drainChannel(key);
+        return drainChannel(key);
     }
 
-    private void drainChannel(final SelectionKey key) throws IOException
+    private boolean drainChannel(final SelectionKey key) throws IOException
     {
         final SocketChannel channel = (SocketChannel)key.channel();
+        boolean rung = false;
         int read;
         do
         {
             sink.clear();
             read = channel.read(sink);
+            rung |= read > 0;
         }
         while (read == sink.capacity()); // a shorter read took all the socket held: no second system call
         if (read < 0)
@@ -423,6 +446,7 @@ final class Doorbell implements AutoCloseable
             key.cancel(); // the ringing peer closed its end
             channel.close();
         }
+        return rung;
     }
 
     /**

@@ -104,7 +104,7 @@ public final class Endpoint implements AutoCloseable, MappingGuard
                 checkWrapper(peer, rank);
             }
         }
-        peerBells = new PeerBells(segment, rank, futex);
+        peerBells = new PeerBells(segment, rank, futex, !multiple);
         final FragmentAccess fragments = new FragmentAccess(segment, rank, multiple);
         gate = new CallGate(multiple);
         unexpectedBytes = options.unexpectedBytes();

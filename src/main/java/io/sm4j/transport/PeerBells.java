@@ -36,15 +36,21 @@ final class PeerBells implements AutoCloseable
     /** Every rank has said it can use futexes: decided once every rank has attached ({@link #decideFutex}). */
     private volatile boolean everyRankCanFutex;
     private final ByteBuffer ringByte = ByteBuffer.allocateDirect(1);
+    private final boolean yieldAfterRing;
     /** System.nanoTime() of this rank's last ring: the woken peer may be queued on this rank's core. */
     private volatile long lastRing;
 
     /**
-     * @param futex this rank's futex caller, or null if it has none.
+     * @param futex          this rank's futex caller, or null if it has none.
+     * @param yieldAfterRing yield the processor after a socket ring ({@link #ring}): false in MULTIPLE mode,
+     *                       where a ring may be made under a lock (a peer's publication, the poll) that the
+     *                       rank's other threads then wait on; their waits' own yield after a ring serves
+     *                       ({@link WaitPolicy}).
      */
-    PeerBells(final Segment segment, final int rank, final Futex futex)
+    PeerBells(final Segment segment, final int rank, final Futex futex, final boolean yieldAfterRing)
     {
         this.futex = futex;
+        this.yieldAfterRing = yieldAfterRing;
         final int size = segment.layout().params().peers();
         this.rank = rank;
         words = new AtomicBuffer[size];
@@ -150,9 +156,9 @@ final class PeerBells implements AutoCloseable
     }
 
     /**
-     * Writes one byte to {@code peer}'s socket, then yields the processor. A peer without one never arms; one
-     * that has closed it is leaving: a failed ring is dropped, and the sleeper's timeout bounds the cost of any
-     * ring lost.
+     * Writes one byte to {@code peer}'s socket, then yields the processor (not in MULTIPLE mode: see the
+     * constructor). A peer without one never arms; one that has closed it is leaving: a failed ring is dropped,
+     * and the sleeper's timeout bounds the cost of any ring lost.
      * <p>
      * Linux wakes a reader of a socket as if its writer were about to sleep (a synchronous wake-up): it queues
      * the woken rank on this rank's core where the kernel sees no cache shared with the other cores (this
@@ -165,11 +171,16 @@ final class PeerBells implements AutoCloseable
     private void ring(final int peer)
     {
         lastRing = System.nanoTime();
-        writeRing(peer);
-        Thread.yield(); // outside the lock: another thread of this rank may ring meanwhile
+        if (writeRing(peer) && yieldAfterRing)
+        {
+            Thread.yield(); // after the channels' monitor is released; only if a byte went out (a peer was woken)
+        }
     }
 
-    private void writeRing(final int peer)
+    /**
+     * @return true if the byte was written.
+     */
+    private boolean writeRing(final int peer)
     {
         synchronized (channels)
         {
@@ -184,11 +195,12 @@ final class PeerBells implements AutoCloseable
                     channels[peer] = channel;
                 }
                 ringByte.clear();
-                channel.write(ringByte); // 0 written: the socket is full of rings the peer has yet to read
+                return channel.write(ringByte) > 0; // 0 written: the socket is full of rings the peer has yet to read
             }
             catch (final IOException | RuntimeException ex)
             {
                 drop(peer);
+                return false;
             }
         }
     }

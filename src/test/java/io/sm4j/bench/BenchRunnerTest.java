@@ -23,11 +23,19 @@ class BenchRunnerTest
     }
 
     @Test
+    void theRankJvmsShouldAskForHugePagesOnlyWhereTheKernelGivesThem()
+    {
+        assertEquals(List.of("-XX:+UseParallelGC", "-Xms256m", "-XX:+AlwaysPreTouch", "-XX:+UseTransparentHugePages"),
+            BenchRunner.rankJvmArgs(List.of(), "always [madvise] never"));
+        assertEquals(List.of("-XX:+UseParallelGC", "-Xms256m", "-XX:+AlwaysPreTouch"),
+            BenchRunner.rankJvmArgs(List.of(), "always madvise [never]"));
+    }
+
+    @Test
     void theCallersOptionsShouldComeLastAndItsCollectorReplaceTheDefault()
     {
-        final List<String> args = BenchRunner.rankJvmArgs(List.of("-XX:+UseSerialGC", "-XX:-UseTransparentHugePages"));
-        assertEquals(List.of("-XX:+UseSerialGC", "-XX:-UseTransparentHugePages"), args.subList(args.size() - 2, args.size()));
-        assertFalse(args.contains("-XX:+UseParallelGC"), args.toString());
-        assertEquals(List.of("-Xms256m", "-XX:+AlwaysPreTouch"), args.subList(0, 2));
+        assertEquals(List.of("-Xms256m", "-XX:+AlwaysPreTouch", "-XX:+UseTransparentHugePages", "-XX:+UseSerialGC",
+                "-XX:-UseTransparentHugePages"),
+            BenchRunner.rankJvmArgs(List.of("-XX:+UseSerialGC", "-XX:-UseTransparentHugePages"), "[always] madvise never"));
     }
 }

@@ -29,9 +29,9 @@ final class BellRig implements AutoCloseable
         this.sleeper = sleeper;
         dir = ScratchDir.create(prefix);
         segment = Segment.create(LayoutParams.defaults(2), dir.path, 12);
-        sleeperBells = new PeerBells(segment, sleeper, null);
+        sleeperBells = new PeerBells(segment, sleeper, null, true);
         bell = Doorbell.open(segment.views().bell(sleeper), null, sleeperBells, SegmentFiles.bellPath(segment.path(), sleeper), false);
-        ringer = new PeerBells(segment, 1 - sleeper, null);
+        ringer = new PeerBells(segment, 1 - sleeper, null, true);
     }
 
     @Override

@@ -4,6 +4,7 @@ import io.sm4j.layout.DoorbellDescriptor;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
@@ -16,6 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * sleep, and is read before the next one (a sleeper leaves its rings unread on waking, off the path to its
  * message), so the next sleep lasts until it is rung again or its timeout.
  */
+@Timeout(120)
 class DoorbellTest
 {
     private static final long LONG_NANOS = TimeUnit.SECONDS.toNanos(30);
@@ -60,6 +62,18 @@ class DoorbellTest
         assertEquals(0, rig.bell.timedOut());
 
         sleepUnrung(1);
+    }
+
+    @Test
+    void aRingTakenWhileTheLastOneIsUnreadShouldEndTheSleep()
+    {
+        armAndRing();
+        rig.bell.sleep(LONG_NANOS); // ended by the ring, which it leaves unread until it next blocks
+        armAndRing(); // the next arm's ring: the sleep below reads both bytes before it blocks
+        final long start = System.nanoTime();
+        rig.bell.sleep(LONG_NANOS);
+        assertEquals(0, rig.bell.timedOut(), "a rung sleep ran to its timeout: the ring was read, and lost, before it blocked");
+        assertTrue(System.nanoTime() - start < LONG_NANOS / 2, "a rung sleep waited for a ring already read");
     }
 
     /**
