@@ -12,6 +12,7 @@ import io.sm4j.bench.BufferKind;
 import io.sm4j.bench.BusyCores;
 import io.sm4j.bench.MemcpyRate;
 import io.sm4j.bench.OmpiBaseline;
+import io.sm4j.bench.PageSampling;
 import io.sm4j.collective.SharedRegion;
 import io.sm4j.job.CpuBudget;
 import io.sm4j.launch.Binding;
@@ -382,6 +383,13 @@ final class BenchCommand implements Callable<Integer>
         {
             facts.add(String.format(Locale.ROOT, "WARNING: %d ranks, %d cores, %.1f of them busy before the run: ranks " +
                 "share cores with each other or with other processes, figures will be noisy", processes, cores, Math.max(0, busy)));
+        }
+        final int samplers = PageSampling.kdamonds();
+        if (samplers > 0)
+        {
+            facts.add("NOTE: the kernel samples this machine's memory pages (" + samplers + " DAMON thread" +
+                (samplers == 1 ? "" : "s") + ", kdamond): where measured, each sample stalled JVM ranks for milliseconds, " +
+                "twice a second; the p99 and longer columns carry it");
         }
         facts.add("rank JVMs: " + String.join(" ", BenchRunner.rankJvmArgs(jvmArgs)));
         if ("native".equals(System.getenv(NativeCopy.ENV)))
