@@ -9,7 +9,8 @@ import java.util.concurrent.locks.LockSupport;
  * <p>
  * AUTO first asks whether every rank can have a core of its own: ranks no more than the node's cores, and
  * this process allowed on at least as many cores as there are ranks. Then it spins, for up to
- * {@link #BLOCK_AFTER_NANOS}, and sleeps: a rank that waits a whole scheduler tick goes cold and the
+ * {@link #BLOCK_AFTER_NANOS} ({@link #BLOCK_MODE_AFTER_NANOS} after a wait that slept, until a wait ends
+ * without sleeping), and sleeps: a rank that waits a whole scheduler tick goes cold and the
  * scheduler moves it to an idle core, so two ranks that start on one core end up on two (ranks that yield
  * to each other both run every microsecond and are never moved: measured, 1.0 us one-way instead of 0.28).
  * Otherwise (more ranks than cores, or {@code taskset} and binding leave this process fewer cores than
@@ -56,7 +57,11 @@ final class WaitPolicy
      * took its mean from 3-5 us to 10-32 us (docs/benchmarks.md, "Waits in lockstep").
      */
     private static final long LOCKSTEP_BLOCK_AFTER_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
-    /** BLOCK: spin this long, then sleep. */
+    /**
+     * BLOCK: spin this long, then sleep. AUTO with a core per rank, after a wait that slept: the next wait is
+     * likely long too (a service between requests), and a millisecond's spin would only burn a core and put the
+     * rank on its peer's core for the next wake-up (docs/benchmarks.md, "Seventeenth session").
+     */
     private static final long BLOCK_MODE_AFTER_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
     /**
      * A yield that took longer ran another thread: a bare sched_yield took 0.2-0.4 us here, a switch to a
@@ -91,8 +96,13 @@ final class WaitPolicy
     private final PeerBells rung;
     /** Spin, then sleep: BLOCK, and AUTO while the scheduler can give every rank a core of its own. */
     private final boolean spinThenSleep;
-    /** How long a spin-then-sleep wait spins. */
-    private final long spinLimitNanos;
+    /**
+     * How long a spin-then-sleep wait spins: BLOCK's limit; in AUTO {@link #BLOCK_AFTER_NANOS}, or
+     * {@link #BLOCK_MODE_AFTER_NANOS} after a wait that slept, until a wait ends without sleeping.
+     */
+    private long spinLimitNanos;
+    /** This wait slept (AUTO adapts its next spin to it). */
+    private boolean slept;
     private boolean contended;
     private int yields;
     private int switched;
@@ -169,6 +179,7 @@ final class WaitPolicy
         }
         armed = false;
         napped = false;
+        slept = true;
         bell.sleep(timeoutNanos);
         return true;
     }
@@ -194,6 +205,12 @@ final class WaitPolicy
             bell.disarm();
         }
         napped = false;
+        if (waitStart != 0 && mode == TransportOptions.Idle.AUTO)
+        {
+            // a wait ended (a reset outside one changes nothing): the next spins briefly only after one that slept
+            spinLimitNanos = slept ? BLOCK_MODE_AFTER_NANOS : BLOCK_AFTER_NANOS;
+        }
+        slept = false;
         waitStart = 0;
     }
 

@@ -12,8 +12,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * When a wait of ranks that may share cores gives up its processor for a sleep: a plain wait after 200 us
- * of yielding, a wait in lockstep (a collective's step) only after 5 ms. Over a real segment's doorbell
- * word and a real socket; nobody rings, so each wait runs its whole course.
+ * of yielding, a wait in lockstep (a collective's step) only after 5 ms; and how long a rank with a core of
+ * its own spins: a millisecond, 20 us after a wait that slept. Over a real segment's doorbell word and a
+ * real socket; nobody rings, so each wait runs its whole course.
  */
 class WaitPolicyTest
 {
@@ -56,6 +57,31 @@ class WaitPolicyTest
 
         waitUnpreempted(policy, TimeUnit.MILLISECONDS.toNanos(8), true);
         assertTrue(bell.sleeps() > 0, "an 8 ms wait in lockstep never slept: a long wait would burn a core");
+    }
+
+    @Test
+    void aWaitAfterOneThatSleptShouldSpinOnlyBriefly()
+    {
+        final WaitPolicy policy = new WaitPolicy(TransportOptions.Idle.AUTO, bell, peers, false); // a core per rank
+        waitUnpreempted(policy, TimeUnit.MILLISECONDS.toNanos(3), false); // spins 1 ms, arms, naps, sleeps
+        final long afterLong = bell.sleeps();
+        assertTrue(afterLong >= 2, "a 3 ms wait did not nap and sleep: " + afterLong + " blocks");
+
+        // a preemption only ends a spin sooner: no retry needed to show that this one was short
+        idleFor(policy, TimeUnit.MICROSECONDS.toNanos(300), false);
+        assertTrue(bell.sleeps() > afterLong, "the wait after one that slept spun 300 us without blocking");
+
+        // that wait only napped: the next spins for its millisecond again
+        for (int attempt = 0; attempt < ATTEMPTS; attempt++)
+        {
+            final long before = bell.sleeps();
+            if (idleFor(policy, TimeUnit.MICROSECONDS.toNanos(300), false) < TimeUnit.MILLISECONDS.toNanos(1))
+            {
+                assertEquals(before, bell.sleeps(), "a wait after one that did not sleep blocked within 300 us");
+                return;
+            }
+        }
+        throw new AssertionError("every attempt was preempted for over a millisecond");
     }
 
     /**
