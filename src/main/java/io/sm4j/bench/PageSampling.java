@@ -9,6 +9,7 @@ import java.nio.file.Path;
  * Whether the kernel samples the node's memory pages while a benchmark runs: DAMON's threads ({@code kdamond.N}),
  * visible to every user in /proc. Where they ran, they stalled JVM ranks for milliseconds at every sample (twice
  * a second on the VM measured) and made the tails of every table (docs/benchmarks.md, "Seventeenth session").
+ * Kernel threads are hidden from a container with a process namespace of its own: there it finds none.
  */
 public final class PageSampling
 {

@@ -388,8 +388,8 @@ final class BenchCommand implements Callable<Integer>
         if (samplers > 0)
         {
             facts.add("NOTE: the kernel samples this machine's memory pages (" + samplers + " DAMON thread" +
-                (samplers == 1 ? "" : "s") + ", kdamond): where measured, each sample stalled JVM ranks for milliseconds, " +
-                "twice a second; the p99 and longer columns carry it");
+                (samplers == 1 ? "" : "s") + ", kdamond): on the machine measured, each sample stalled JVM ranks for " +
+                "milliseconds; the p99 and longer columns carry it");
         }
         facts.add("rank JVMs: " + String.join(" ", BenchRunner.rankJvmArgs(jvmArgs)));
         if ("native".equals(System.getenv(NativeCopy.ENV)))

@@ -102,7 +102,7 @@ final class RunCommand implements Callable<Integer>
     @Option(names = "--idle", paramLabel = "MODE",
         description = {"How a rank waits for a message, room or a peer (SM4J_IDLE; default: $SM4J_IDLE, else auto):",
             "  auto   while every rank can have a core (ranks <= cores, and not confined to fewer): spin, then " +
-                "sleep on the rank's doorbell once a wait lasts 1 ms; else decide from what the waits show: " +
+                "sleep on the rank's doorbell once a wait lasts 1 ms (20 us after a wait that slept); else decide from what the waits show: " +
                 "contended, yield at once and sleep after 200 us; uncontended, spin 2 us, yield, sleep after 1 ms " +
                 "(more ranks than cores start contended, as mpirun does); a collective's step or a barrier, where " +
                 "every rank waits for the slowest, yields 5 ms before it sleeps",

@@ -101,7 +101,7 @@ final class WaitPolicy
      * {@link #BLOCK_MODE_AFTER_NANOS} after a wait that slept, until a wait ends without sleeping.
      */
     private long spinLimitNanos;
-    /** This wait slept (AUTO adapts its next spin to it). */
+    /** This wait slept, followed a sleeping thread or parked (AUTO adapts its next spin to it). */
     private boolean slept;
     private boolean contended;
     private int yields;
@@ -231,7 +231,8 @@ final class WaitPolicy
                 return false;
             }
             final long now = System.nanoTime();
-            if (now - rung.lastRing() < AFTER_RING_NANOS)
+            // a spin-then-sleep wait past its spin arms even so: its nap frees the core for the woken peer
+            if (now - rung.lastRing() < AFTER_RING_NANOS && !(spinThenSleep && now - waitStart >= spinLimitNanos))
             {
                 Thread.yield(); // the peer this rank just woke may be queued on this core: let it run
                 lastRead = System.nanoTime();
@@ -293,6 +294,7 @@ final class WaitPolicy
         {
             LockSupport.parkNanos(Math.min(PARK_NANOS, timeoutNanos));
         }
+        slept = true; // a wait this long: the next spins briefly too, as after a sleep
         return true;
     }
 }
