@@ -231,8 +231,10 @@ final class WaitPolicy
                 return false;
             }
             final long now = System.nanoTime();
-            // a spin-then-sleep wait past its spin arms even so: its nap frees the core for the woken peer
-            if (now - rung.lastRing() < AFTER_RING_NANOS && !(spinThenSleep && now - waitStart >= spinLimitNanos))
+            // NOTE: whatever its spin, a wait within AFTER_RING_NANOS of its rank's ring yields and does not arm: the
+            // peer it woke likely answers within it (tried: arming after the spin left the wake-up as it was and
+            // moved the ring of the answer, and its CPU, to the woken peer; docs/benchmarks.md, "Seventeenth session")
+            if (now - rung.lastRing() < AFTER_RING_NANOS)
             {
                 Thread.yield(); // the peer this rank just woke may be queued on this core: let it run
                 lastRead = System.nanoTime();
