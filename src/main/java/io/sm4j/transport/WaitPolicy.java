@@ -59,8 +59,8 @@ final class WaitPolicy
     private static final long LOCKSTEP_BLOCK_AFTER_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
     /**
      * BLOCK: spin this long, then sleep. AUTO with a core per rank, after a wait that slept: the next wait is
-     * likely long too (a service between requests), and a millisecond's spin would only burn a core and put the
-     * rank on its peer's core for the next wake-up (docs/benchmarks.md, "Seventeenth session").
+     * likely long too (a service between requests), and a millisecond's spin would only burn a core (a rank
+     * woken every 5 ms: 19 % of a core against 4 %; docs/benchmarks.md, "Seventeenth session").
      */
     private static final long BLOCK_MODE_AFTER_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
     /**
