@@ -35,7 +35,7 @@ public final class PageSampling
     static int kdamonds(final Path proc)
     {
         int found = 0;
-        try (DirectoryStream<Path> processes = Files.newDirectoryStream(proc, entry -> entry.getFileName().toString().chars().allMatch(Character::isDigit)))
+        try (DirectoryStream<Path> processes = Files.newDirectoryStream(proc, PageSampling::isProcess))
         {
             for (final Path process : processes)
             {
@@ -44,9 +44,14 @@ public final class PageSampling
         }
         catch (final IOException | RuntimeException unreadable)
         {
-            return found; // not Linux, or a /proc that hides processes: nothing to say
+            // not Linux, or a /proc that hides processes: what was counted stands
         }
         return found;
+    }
+
+    private static boolean isProcess(final Path entry)
+    {
+        return entry.getFileName().toString().chars().allMatch(Character::isDigit);
     }
 
     private static boolean isKdamond(final Path comm)

@@ -205,13 +205,15 @@ final class WaitPolicy
             bell.disarm();
         }
         napped = false;
-        if (waitStart != 0 && mode == TransportOptions.Idle.AUTO)
+        if (waitStart != 0) // a wait ended (a delivering poll outside one changes nothing: slept is only set in one)
         {
-            // a wait ended (a reset outside one changes nothing): the next spins briefly only after one that slept
-            spinLimitNanos = slept ? BLOCK_MODE_AFTER_NANOS : BLOCK_AFTER_NANOS;
+            if (mode == TransportOptions.Idle.AUTO)
+            {
+                spinLimitNanos = slept ? BLOCK_MODE_AFTER_NANOS : BLOCK_AFTER_NANOS; // briefly only after a sleep
+            }
+            slept = false;
+            waitStart = 0;
         }
-        slept = false;
-        waitStart = 0;
     }
 
     private boolean waitAdaptively(final long timeoutNanos, final boolean lockstep)
