@@ -55,7 +55,8 @@ import java.util.function.LongPredicate;
  * <p>
  * Memory ordering: a rank writes its half, call record and inline data or source record with plain stores,
  * then release-stores the step; a reader acquire-loads the step, then reads. A rank starts step s only once
- * every rank has posted s - 1 ({@link #begin}), which each does after it finished reading step s - 2's halves:
+ * every rank has posted s - 1 ({@link #begin}; an acquire of that post in its own reads of s - 1 counts), which
+ * each does after it finished reading step s - 2's halves:
  * so a half and a call record (used by every second step) are never rewritten under a reader. A rank whose
  * data was read in place returns only once every rank has posted the step after its reads
  * ({@link #readersDone}) (jcstress: CollectiveSlotStress).
@@ -111,6 +112,11 @@ final class SharedCollectives
     /** The last step this rank posted; 0 before the first (the slot's word starts at 0). */
     private long step;
     /**
+     * Per rank of the communicator, the last step whose post this rank acquired and whose call record it checked
+     * in its own reads ({@link #awaitCall}); 0 before the first.
+     */
+    private final long[] checked;
+    /**
      * Set while a collective runs, cleared when it returns: still set at the next call, an earlier one failed
      * midway and this rank's steps no longer line up with its peers' (a retry would post one call's chunk as
      * another's step), so every later call is refused.
@@ -154,6 +160,7 @@ final class SharedCollectives
             slots[r] = region.slot(r);
         }
         this.mine = slots[rank];
+        this.checked = new long[size];
         this.cacheline = region.cacheline();
         this.bufferSize = region.bufferSize();
         this.half = bufferSize / 2;
@@ -1508,7 +1515,8 @@ final class SharedCollectives
     /**
      * Starts the next step once every rank has posted the one before (so none is more than one step ahead),
      * and checks that they all posted it for the same call as this rank: so a rank that reads nothing in a
-     * step (a bcast's root) still finds a disagreement, one step late. The step is this rank's only once
+     * step (a bcast's root) still finds a disagreement, one step late; a rank that this rank's own reads of
+     * the step before found posted, with the same call, is taken as read ({@link #checked}). The step is this rank's only once
      * {@link #post}ed: a wait that fails leaves it to be posted by nobody.
      *
      * @return the offset of this step's half in a slot.
@@ -1518,25 +1526,20 @@ final class SharedCollectives
         final long previous = step;
         for (int p = 0; p < size; p++)
         {
-            // acquire: the rank's reads of step - 2's halves came before its post of step - 1
-            if (p != rank && slots[p].getLongAcquire(CollectiveSlotDescriptor.STEP_OFFSET) < previous)
+            // a rank whose post of the step before was acquired and its record checked in that step's reads
+            // (awaitCall) is not looked at again: a load of its line here, which it is about to rewrite with its
+            // next post, made 2 ranks' 8-byte allReduce 13 % slower (docs/benchmarks.md, eighteenth session)
+            if (p != rank && checked[p] < previous)
             {
-                region.awaitStep(p, previous, Collectives.name(tag));
-            }
-        }
-        if (previous > 0)
-        {
-            // the previous step's records are not rewritten before this rank posts this step
-            final int call = CollectiveSlotDescriptor.callOffset(previous);
-            final int tagBefore = mine.getInt(call + CollectiveSlotDescriptor.CALL_COLLECTIVE);
-            final int lengthBefore = mine.getInt(call + CollectiveSlotDescriptor.CALL_LENGTH);
-            final int rootBefore = mine.getInt(call + CollectiveSlotDescriptor.CALL_ROOT);
-            for (int p = 0; p < size; p++)
-            {
-                if (p != rank)
+                // acquire: the rank's reads of step - 2's halves came before its post of step - 1
+                if (slots[p].getLongAcquire(CollectiveSlotDescriptor.STEP_OFFSET) < previous)
                 {
-                    checkCall(p, previous, tagBefore, lengthBefore, rootBefore);
+                    region.awaitStep(p, previous, Collectives.name(tag));
                 }
+                // the previous step's records are not rewritten before this rank posts this step
+                final int call = CollectiveSlotDescriptor.callOffset(previous);
+                checkCall(p, previous, mine.getInt(call + CollectiveSlotDescriptor.CALL_COLLECTIVE),
+                    mine.getInt(call + CollectiveSlotDescriptor.CALL_LENGTH), mine.getInt(call + CollectiveSlotDescriptor.CALL_ROOT));
             }
         }
         return inline ? CollectiveSlotDescriptor.inlineOffset(previous + 1) :
@@ -1575,6 +1578,7 @@ final class SharedCollectives
             region.awaitStep(p, step, Collectives.name(tag));
         }
         checkCall(p, step, tag, length, root);
+        checked[p] = step;
     }
 
     /**

@@ -13,6 +13,7 @@ import org.openjdk.jcstress.annotations.JCStressTest;
 import org.openjdk.jcstress.annotations.Outcome;
 import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.III_Result;
+import org.openjdk.jcstress.infra.results.JJJ_Result;
 import org.openjdk.jcstress.infra.results.JJ_Result;
 
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
@@ -321,6 +322,63 @@ public final class CollectiveSlotStress
         public void compare(final JJ_Result r)
         {
             if (first0 != r.r1 || second0 != r.r2)
+            {
+                r.r1 = -1;
+            }
+        }
+    }
+
+    /**
+     * Three 8-byte allReduces, inline in the step's line: the third writes where the first did. Each rank reads
+     * both ranks' posts in every call, so it starts the next call without looking at the other's step again
+     * ({@code begin}); it still must not rewrite the first call's place before the other has combined it (which
+     * it has once it posted the second). Both ranks must get 3, 30 and 300.
+     */
+    @JCStressTest
+    @Outcome(id = "3, 30, 300", expect = ACCEPTABLE, desc = "Every call combined both ranks' vectors of that call.")
+    @Outcome(expect = FORBIDDEN, desc = "A combine read a vector of another call, or one not yet written.")
+    @State
+    public static class AllReducesReuseTheirPlacesSafely extends TwoRanks
+    {
+        private final ByteOperator sum = Op.SUM.over(ElementType.LONG);
+        private final UnsafeBuffer out0 = new UnsafeBuffer(new byte[8]);
+        private final UnsafeBuffer in0 = new UnsafeBuffer(new byte[8]);
+        private final UnsafeBuffer out1 = new UnsafeBuffer(new byte[8]);
+        private final UnsafeBuffer in1 = new UnsafeBuffer(new byte[8]);
+        private final long[] sums0 = new long[3];
+        private final long[] sums1 = new long[3];
+
+        @Actor
+        public void rank0()
+        {
+            calls(rank0, out0, in0, 1, sums0);
+        }
+
+        @Actor
+        public void rank1(final JJJ_Result r)
+        {
+            calls(rank1, out1, in1, 2, sums1);
+            r.r1 = sums1[0];
+            r.r2 = sums1[1];
+            r.r3 = sums1[2];
+        }
+
+        private void calls(
+            final SharedCollectives rank, final UnsafeBuffer out, final UnsafeBuffer in, final long first, final long[] sums)
+        {
+            long value = first;
+            for (int call = 0; call < sums.length; call++, value *= 10)
+            {
+                out.putLong(0, value);
+                rank.reduce(out, 0, in, 0, 8, sum, 0, true, Collectives.ALL_REDUCE_TAG);
+                sums[call] = in.getLong(0);
+            }
+        }
+
+        @Arbiter
+        public void compare(final JJJ_Result r)
+        {
+            if (sums0[0] != r.r1 || sums0[1] != r.r2 || sums0[2] != r.r3)
             {
                 r.r1 = -1;
             }
