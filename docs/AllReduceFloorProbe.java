@@ -70,7 +70,7 @@ public final class AllReduceFloorProbe
                 }
                 System.out.printf("rank %d round %d: %.3f us per allReduce%n", rank, round, nanos / 1000.0 / iterations);
             }
-            System.out.println(sum == 0.5f ? "" : "(checksum " + sum + ")");
+            System.out.println("checksum " + sum); // keeps the calls' results alive
         }
     }
 }

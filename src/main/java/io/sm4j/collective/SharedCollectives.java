@@ -113,7 +113,7 @@ final class SharedCollectives
     private long step;
     /**
      * Per rank of the communicator, the last step whose post this rank acquired and whose call record it checked
-     * in its own reads ({@link #awaitCall}); 0 before the first.
+     * in its own reads ({@link #awaitCall}); 0 before the first. This rank's own entry is written, never read.
      */
     private final long[] checked;
     /**
@@ -1516,7 +1516,8 @@ final class SharedCollectives
      * Starts the next step once every rank has posted the one before (so none is more than one step ahead),
      * and checks that they all posted it for the same call as this rank: so a rank that reads nothing in a
      * step (a bcast's root) still finds a disagreement, one step late; a rank that this rank's own reads of
-     * the step before found posted, with the same call, is taken as read ({@link #checked}). The step is this rank's only once
+     * the step before found posted, with the same call, is not looked at again ({@link #checked}). The step is
+     * this rank's only once
      * {@link #post}ed: a wait that fails leaves it to be posted by nobody.
      *
      * @return the offset of this step's half in a slot.
@@ -1524,11 +1525,17 @@ final class SharedCollectives
     private int begin(final int tag, final boolean inline)
     {
         final long previous = step;
+        final int call = CollectiveSlotDescriptor.callOffset(previous); // this rank's record of the step before
+        final int tagBefore = mine.getInt(call + CollectiveSlotDescriptor.CALL_COLLECTIVE);
+        final int lengthBefore = mine.getInt(call + CollectiveSlotDescriptor.CALL_LENGTH);
+        final int rootBefore = mine.getInt(call + CollectiveSlotDescriptor.CALL_ROOT);
         for (int p = 0; p < size; p++)
         {
-            // a rank whose post of the step before was acquired and its record checked in that step's reads
-            // (awaitCall) is not looked at again: a load of its line here, which it is about to rewrite with its
-            // next post, made 2 ranks' 8-byte allReduce 13 % slower (docs/benchmarks.md, eighteenth session)
+            // a rank whose post of the step before this rank acquired, and whose record of it this rank checked, in
+            // its own reads of that step (awaitCall) is not looked at again, nor any rank before the first step
+            // (checked starts at 0): a load of its line here, which it is about to rewrite with its next post, held
+            // 2 ranks' 8-byte allReduce at 1.13-1.29x Open MPI's time, 0.96-1.11x without (docs/benchmarks.md,
+            // eighteenth session)
             if (p != rank && checked[p] < previous)
             {
                 // acquire: the rank's reads of step - 2's halves came before its post of step - 1
@@ -1537,9 +1544,7 @@ final class SharedCollectives
                     region.awaitStep(p, previous, Collectives.name(tag));
                 }
                 // the previous step's records are not rewritten before this rank posts this step
-                final int call = CollectiveSlotDescriptor.callOffset(previous);
-                checkCall(p, previous, mine.getInt(call + CollectiveSlotDescriptor.CALL_COLLECTIVE),
-                    mine.getInt(call + CollectiveSlotDescriptor.CALL_LENGTH), mine.getInt(call + CollectiveSlotDescriptor.CALL_ROOT));
+                checkCall(p, previous, tagBefore, lengthBefore, rootBefore);
             }
         }
         return inline ? CollectiveSlotDescriptor.inlineOffset(previous + 1) :

@@ -13,6 +13,7 @@ import org.openjdk.jcstress.annotations.JCStressTest;
 import org.openjdk.jcstress.annotations.Outcome;
 import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.III_Result;
+import org.openjdk.jcstress.infra.results.JJJJ_Result;
 import org.openjdk.jcstress.infra.results.JJJ_Result;
 import org.openjdk.jcstress.infra.results.JJ_Result;
 
@@ -379,6 +380,64 @@ public final class CollectiveSlotStress
         public void compare(final JJJ_Result r)
         {
             if (sums0[0] != r.r1 || sums0[1] != r.r2 || sums0[2] != r.r3)
+            {
+                r.r1 = -1;
+            }
+        }
+    }
+
+    /**
+     * An 8-byte allReduce, then three 8-byte bcasts from rank 0, all inline in the step's line: the second bcast
+     * (step 3) writes where the allReduce (step 1) did. The root reads nothing in a bcast, so its
+     * {@code begin} may pass over rank 1 at step 2 only (its allReduce read rank 1's post of step 1), and must
+     * wait at step 3 for rank 1's post of step 2, which rank 1 makes only once it has combined the allReduce.
+     * Rank 1 must get the sum 3 (as rank 0) and 10, 20, 30; a {@code begin} that skipped one step too many
+     * would let the root's 20 reach rank 1's allReduce.
+     */
+    @JCStressTest
+    @Outcome(id = "3, 10, 20, 30", expect = ACCEPTABLE, desc = "The allReduce and every bcast read their own call's data.")
+    @Outcome(expect = FORBIDDEN, desc = "A read found another call's data, or data not yet written.")
+    @State
+    public static class BcastsAfterAnAllReduceWaitForItsReader extends TwoRanks
+    {
+        private final ByteOperator sum = Op.SUM.over(ElementType.LONG);
+        private final UnsafeBuffer out0 = new UnsafeBuffer(new byte[8]);
+        private final UnsafeBuffer in0 = new UnsafeBuffer(new byte[8]);
+        private final UnsafeBuffer out1 = new UnsafeBuffer(new byte[8]);
+        private final UnsafeBuffer in1 = new UnsafeBuffer(new byte[8]);
+        private long sum0;
+
+        @Actor
+        public void root()
+        {
+            out0.putLong(0, 1);
+            rank0.reduce(out0, 0, in0, 0, 8, sum, 0, true, Collectives.ALL_REDUCE_TAG);
+            sum0 = in0.getLong(0);
+            for (long value = 10; value <= 30; value += 10)
+            {
+                out0.putLong(0, value);
+                rank0.bcast(out0, 0, 8, 0, Collectives.BCAST_TAG);
+            }
+        }
+
+        @Actor
+        public void reader(final JJJJ_Result r)
+        {
+            out1.putLong(0, 2);
+            rank1.reduce(out1, 0, in1, 0, 8, sum, 0, true, Collectives.ALL_REDUCE_TAG);
+            r.r1 = in1.getLong(0);
+            rank1.bcast(in1, 0, 8, 0, Collectives.BCAST_TAG);
+            r.r2 = in1.getLong(0);
+            rank1.bcast(in1, 0, 8, 0, Collectives.BCAST_TAG);
+            r.r3 = in1.getLong(0);
+            rank1.bcast(in1, 0, 8, 0, Collectives.BCAST_TAG);
+            r.r4 = in1.getLong(0);
+        }
+
+        @Arbiter
+        public void compare(final JJJJ_Result r)
+        {
+            if (sum0 != r.r1)
             {
                 r.r1 = -1;
             }
