@@ -19,6 +19,7 @@ import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Kills a 4-rank job (launcher started with setsid, as a shell job or a batch system would) in every way a
@@ -88,7 +89,7 @@ class KillMatrixTest
                         name -> name.contains(".creating-"));
                     ranks.addAll(launcher.descendants().toList()); // started before the file
                     Procs.signal(kill == Kill.ALLOCATING_TERM ? "-TERM" : "-KILL", Long.toString(launcher.pid()));
-                    assertTrue(launcher.waitFor(60, TimeUnit.SECONDS), "launcher ended");
+                    awaitEnd(launcher, log);
                     assertEquals(4, ranks.size(), "ranks started before the file was made");
                     for (final ProcessHandle rank : ranks)
                     {
@@ -101,7 +102,7 @@ class KillMatrixTest
                     assertEquals(4, ranks.size(), "all ranks attached");
                     assertEquals("would remove 0 stale segments", lastLine(clean(dir.path, "--dry-run")), "a live job is kept");
                     kill(kill, launcher, ranks);
-                    assertTrue(launcher.waitFor(60, TimeUnit.SECONDS), "launcher ended");
+                    awaitEnd(launcher, log);
                     for (final ProcessHandle rank : ranks)
                     {
                         rank.onExit().get(60, TimeUnit.SECONDS);
@@ -183,6 +184,27 @@ class KillMatrixTest
     /**
      * @return the 4 ranks, once each has said it is waiting in the launcher's output.
      */
+    /**
+     * Waits up to 60 s for the launcher to end. If it does not, fails with what it printed, and with its threads
+     * (a SIGQUIT makes its JVM print them into the same log): a hang that shows only under load (seen once in
+     * CI, the INT case) is then readable from the failure.
+     */
+    private static void awaitEnd(final Process launcher, final Path log) throws IOException, InterruptedException
+    {
+        if (launcher.waitFor(60, TimeUnit.SECONDS))
+        {
+            return;
+        }
+        Procs.signal("-QUIT", Long.toString(launcher.pid()));
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!Files.readString(log).contains("Full thread dump") && System.nanoTime() < deadline)
+        {
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50)); // a poll of the file for the dump
+        }
+        launcher.waitFor(1, TimeUnit.SECONDS); // the dump's last lines
+        fail("the launcher did not end within 60 s of the kill; it printed:\n" + Files.readString(log));
+    }
+
     private static List<ProcessHandle> awaitWaiting(final Path log, final Process launcher) throws IOException
     {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);

@@ -279,6 +279,28 @@ public final class CollectiveSlotStress
         }
     }
 
+    /** Two ranks that allReduce one long (SUM), inline in the step's line. */
+    abstract static class LongAllReduces extends TwoRanks
+    {
+        private final ByteOperator sum = Op.SUM.over(ElementType.LONG);
+        private final UnsafeBuffer out0 = new UnsafeBuffer(new byte[8]);
+        private final UnsafeBuffer in0 = new UnsafeBuffer(new byte[8]);
+        private final UnsafeBuffer out1 = new UnsafeBuffer(new byte[8]);
+        private final UnsafeBuffer in1 = new UnsafeBuffer(new byte[8]);
+
+        /**
+         * @return the sum over both ranks of their {@code value}s, as {@code rank} (0 or 1) receives it.
+         */
+        final long allReduce(final int rank, final long value)
+        {
+            final UnsafeBuffer out = rank == 0 ? out0 : out1;
+            final UnsafeBuffer in = rank == 0 ? in0 : in1;
+            out.putLong(0, value);
+            (rank == 0 ? rank0 : rank1).reduce(out, 0, in, 0, 8, sum, 0, true, Collectives.ALL_REDUCE_TAG);
+            return in.getLong(0);
+        }
+    }
+
     /**
      * Both ranks allReduce (SUM of longs) twice: each must get the same sums, from both ranks' vectors of
      * that call (the arbiter marks rank 0's sums that differ from rank 1's with -1).
@@ -287,36 +309,23 @@ public final class CollectiveSlotStress
     @Outcome(id = "3, 30", expect = ACCEPTABLE, desc = "Both calls combined both ranks' vectors of that call.")
     @Outcome(expect = FORBIDDEN, desc = "A combine read a vector of another call, or one not yet written.")
     @State
-    public static class AllReducesCombineTheirOwnCallsVectors extends TwoRanks
+    public static class AllReducesCombineTheirOwnCallsVectors extends LongAllReduces
     {
-        private final ByteOperator sum = Op.SUM.over(ElementType.LONG);
-        private final UnsafeBuffer out0 = new UnsafeBuffer(new byte[8]);
-        private final UnsafeBuffer in0 = new UnsafeBuffer(new byte[8]);
-        private final UnsafeBuffer out1 = new UnsafeBuffer(new byte[8]);
-        private final UnsafeBuffer in1 = new UnsafeBuffer(new byte[8]);
         private long first0;
         private long second0;
 
         @Actor
         public void rank0()
         {
-            out0.putLong(0, 1);
-            rank0.reduce(out0, 0, in0, 0, 8, sum, 0, true, Collectives.ALL_REDUCE_TAG);
-            first0 = in0.getLong(0);
-            out0.putLong(0, 10);
-            rank0.reduce(out0, 0, in0, 0, 8, sum, 0, true, Collectives.ALL_REDUCE_TAG);
-            second0 = in0.getLong(0);
+            first0 = allReduce(0, 1);
+            second0 = allReduce(0, 10);
         }
 
         @Actor
         public void rank1(final JJ_Result r)
         {
-            out1.putLong(0, 2);
-            rank1.reduce(out1, 0, in1, 0, 8, sum, 0, true, Collectives.ALL_REDUCE_TAG);
-            r.r1 = in1.getLong(0);
-            out1.putLong(0, 20);
-            rank1.reduce(out1, 0, in1, 0, 8, sum, 0, true, Collectives.ALL_REDUCE_TAG);
-            r.r2 = in1.getLong(0);
+            r.r1 = allReduce(1, 2);
+            r.r2 = allReduce(1, 20);
         }
 
         @Arbiter
@@ -339,47 +348,32 @@ public final class CollectiveSlotStress
     @Outcome(id = "3, 30, 300", expect = ACCEPTABLE, desc = "Every call combined both ranks' vectors of that call.")
     @Outcome(expect = FORBIDDEN, desc = "A combine read a vector of another call, or one not yet written.")
     @State
-    public static class AllReducesReuseTheirPlacesSafely extends TwoRanks
+    public static class AllReducesReuseTheirPlacesSafely extends LongAllReduces
     {
-        private final ByteOperator sum = Op.SUM.over(ElementType.LONG);
-        private final UnsafeBuffer out0 = new UnsafeBuffer(new byte[8]);
-        private final UnsafeBuffer in0 = new UnsafeBuffer(new byte[8]);
-        private final UnsafeBuffer out1 = new UnsafeBuffer(new byte[8]);
-        private final UnsafeBuffer in1 = new UnsafeBuffer(new byte[8]);
-        private final long[] sums0 = new long[3];
-        private final long[] sums1 = new long[3];
+        private long first0;
+        private long second0;
+        private long third0;
 
         @Actor
         public void rank0()
         {
-            calls(rank0, out0, in0, 1, sums0);
+            first0 = allReduce(0, 1);
+            second0 = allReduce(0, 10);
+            third0 = allReduce(0, 100);
         }
 
         @Actor
         public void rank1(final JJJ_Result r)
         {
-            calls(rank1, out1, in1, 2, sums1);
-            r.r1 = sums1[0];
-            r.r2 = sums1[1];
-            r.r3 = sums1[2];
-        }
-
-        private void calls(
-            final SharedCollectives rank, final UnsafeBuffer out, final UnsafeBuffer in, final long first, final long[] sums)
-        {
-            long value = first;
-            for (int call = 0; call < sums.length; call++, value *= 10)
-            {
-                out.putLong(0, value);
-                rank.reduce(out, 0, in, 0, 8, sum, 0, true, Collectives.ALL_REDUCE_TAG);
-                sums[call] = in.getLong(0);
-            }
+            r.r1 = allReduce(1, 2);
+            r.r2 = allReduce(1, 20);
+            r.r3 = allReduce(1, 200);
         }
 
         @Arbiter
         public void compare(final JJJ_Result r)
         {
-            if (sums0[0] != r.r1 || sums0[1] != r.r2 || sums0[2] != r.r3)
+            if (first0 != r.r1 || second0 != r.r2 || third0 != r.r3)
             {
                 r.r1 = -1;
             }
@@ -398,40 +392,33 @@ public final class CollectiveSlotStress
     @Outcome(id = "3, 10, 20, 30", expect = ACCEPTABLE, desc = "The allReduce and every bcast read their own call's data.")
     @Outcome(expect = FORBIDDEN, desc = "A read found another call's data, or data not yet written.")
     @State
-    public static class BcastsAfterAnAllReduceWaitForItsReader extends TwoRanks
+    public static class BcastsAfterAnAllReduceWaitForItsReader extends LongAllReduces
     {
-        private final ByteOperator sum = Op.SUM.over(ElementType.LONG);
-        private final UnsafeBuffer out0 = new UnsafeBuffer(new byte[8]);
-        private final UnsafeBuffer in0 = new UnsafeBuffer(new byte[8]);
-        private final UnsafeBuffer out1 = new UnsafeBuffer(new byte[8]);
-        private final UnsafeBuffer in1 = new UnsafeBuffer(new byte[8]);
+        private final UnsafeBuffer out = new UnsafeBuffer(new byte[8]);
+        private final UnsafeBuffer in = new UnsafeBuffer(new byte[8]);
         private long sum0;
 
         @Actor
         public void root()
         {
-            out0.putLong(0, 1);
-            rank0.reduce(out0, 0, in0, 0, 8, sum, 0, true, Collectives.ALL_REDUCE_TAG);
-            sum0 = in0.getLong(0);
+            sum0 = allReduce(0, 1);
             for (long value = 10; value <= 30; value += 10)
             {
-                out0.putLong(0, value);
-                rank0.bcast(out0, 0, 8, 0, Collectives.BCAST_TAG);
+                out.putLong(0, value);
+                rank0.bcast(out, 0, 8, 0, Collectives.BCAST_TAG);
             }
         }
 
         @Actor
         public void reader(final JJJJ_Result r)
         {
-            out1.putLong(0, 2);
-            rank1.reduce(out1, 0, in1, 0, 8, sum, 0, true, Collectives.ALL_REDUCE_TAG);
-            r.r1 = in1.getLong(0);
-            rank1.bcast(in1, 0, 8, 0, Collectives.BCAST_TAG);
-            r.r2 = in1.getLong(0);
-            rank1.bcast(in1, 0, 8, 0, Collectives.BCAST_TAG);
-            r.r3 = in1.getLong(0);
-            rank1.bcast(in1, 0, 8, 0, Collectives.BCAST_TAG);
-            r.r4 = in1.getLong(0);
+            r.r1 = allReduce(1, 2);
+            rank1.bcast(in, 0, 8, 0, Collectives.BCAST_TAG);
+            r.r2 = in.getLong(0);
+            rank1.bcast(in, 0, 8, 0, Collectives.BCAST_TAG);
+            r.r3 = in.getLong(0);
+            rank1.bcast(in, 0, 8, 0, Collectives.BCAST_TAG);
+            r.r4 = in.getLong(0);
         }
 
         @Arbiter
