@@ -45,7 +45,7 @@ public final class BenchRunner
     /**
      * @param idle     how the ranks wait ({@code SM4J_IDLE}).
      * @param binding  where the rank JVMs run.
-     * @param jvmArgs  extra options for the rank JVMs.
+     * @param jvmArgs  the rank JVMs' options ({@link #rankJvmArgs(List)}), as the caller also reports them.
      * @param progress told {@code transport size} before each measurement.
      */
     public static Outcome run(
@@ -63,9 +63,8 @@ public final class BenchRunner
             final List<String> command = new ArrayList<>();
             command.add(BenchRank.class.getName());
             command.addAll(spec.toArgs());
-            final List<String> jvm = rankJvmArgs(jvmArgs);
             final int code = JobLauncher.run(new JobLauncher.Job(params, segmentDir, System.getProperty("java.class.path"),
-                command, jvm, Map.of(BenchRank.SCRATCH_ENV, scratch.toString(), TransportOptions.IDLE_ENV, idle.name()),
+                command, jvmArgs, Map.of(BenchRank.SCRATCH_ENV, scratch.toString(), TransportOptions.IDLE_ENV, idle.name()),
                 Duration.ofSeconds(5), limit, processes, binding), out, err);
             // as the ranks that run see it: the segment's rank count includes the idle ones
             return new Outcome(code, results, TransportOptions.describeIdle(idle, processes));

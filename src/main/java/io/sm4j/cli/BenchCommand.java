@@ -232,11 +232,12 @@ final class BenchCommand implements Callable<Integer>
         final LayoutParams params = layoutParams(segmentRanks);
         final double busy = BusyCores.measure(CpuBudget.cores(), 300);
         final Progress progress = new Progress(err, benchSpec.sizes().size() * transports.size());
+        final List<String> rankJvmArgs = BenchRunner.rankJvmArgs(jvmArgs); // run with, and shown in the header
         final BenchRunner.Outcome outcome;
         try
         {
             outcome = BenchRunner.run(benchSpec, params, processes, idle, binding, SegmentFiles.directory(dir, err::println),
-                Duration.ofSeconds(timeoutSeconds), jvmArgs, progress::show, err);
+                Duration.ofSeconds(timeoutSeconds), rankJvmArgs, progress::show, err);
         }
         finally
         {
@@ -261,7 +262,7 @@ final class BenchCommand implements Callable<Integer>
                 err.println("# " + ompiMissing);
             }
         }
-        final List<String> facts = facts(benchTest, benchSpec.maxSize(), params, processes, outcome.idle(), busy, jvmArgs, ompiMissing);
+        final List<String> facts = facts(benchTest, benchSpec.maxSize(), params, processes, outcome.idle(), busy, rankJvmArgs, ompiMissing);
         final PrintWriter out = spec.commandLine().getOut();
         switch (format)
         {
@@ -367,7 +368,7 @@ final class BenchCommand implements Callable<Integer>
      */
     private List<String> facts(
         final BenchTest test, final int maxSize, final LayoutParams params, final int processes, final String idle, final double busy,
-        final List<String> jvmArgs, final String ompiMissing)
+        final List<String> rankJvmArgs, final String ompiMissing)
     {
         final int cores = CpuBudget.cores();
         final List<String> facts = new ArrayList<>();
@@ -391,7 +392,7 @@ final class BenchCommand implements Callable<Integer>
                 (samplers == 1 ? "" : "s") + ", kdamond): on the machine measured, each sample stalled JVM ranks for " +
                 "milliseconds; the p99 and longer columns carry it");
         }
-        facts.add("rank JVMs: " + String.join(" ", BenchRunner.rankJvmArgs(jvmArgs)));
+        facts.add("rank JVMs: " + String.join(" ", rankJvmArgs));
         if ("native".equals(System.getenv(NativeCopy.ENV)))
         {
             facts.add("copies into the segment from " + NativeCopy.MIN_BYTES + " B: the C library's memcpy (" + NativeCopy.ENV + "=native)");

@@ -1525,10 +1525,6 @@ final class SharedCollectives
     private int begin(final int tag, final boolean inline)
     {
         final long previous = step;
-        final int call = CollectiveSlotDescriptor.callOffset(previous); // this rank's record of the step before
-        final int tagBefore = mine.getInt(call + CollectiveSlotDescriptor.CALL_COLLECTIVE);
-        final int lengthBefore = mine.getInt(call + CollectiveSlotDescriptor.CALL_LENGTH);
-        final int rootBefore = mine.getInt(call + CollectiveSlotDescriptor.CALL_ROOT);
         for (int p = 0; p < size; p++)
         {
             // a rank whose post of the step before this rank acquired, and whose record of it this rank checked, in
@@ -1544,7 +1540,9 @@ final class SharedCollectives
                     region.awaitStep(p, previous, Collectives.name(tag));
                 }
                 // the previous step's records are not rewritten before this rank posts this step
-                checkCall(p, previous, tagBefore, lengthBefore, rootBefore);
+                final int call = CollectiveSlotDescriptor.callOffset(previous); // this rank's record of it
+                checkCall(p, previous, mine.getInt(call + CollectiveSlotDescriptor.CALL_COLLECTIVE),
+                    mine.getInt(call + CollectiveSlotDescriptor.CALL_LENGTH), mine.getInt(call + CollectiveSlotDescriptor.CALL_ROOT));
             }
         }
         return inline ? CollectiveSlotDescriptor.inlineOffset(previous + 1) :

@@ -302,53 +302,17 @@ public final class CollectiveSlotStress
     }
 
     /**
-     * Both ranks allReduce (SUM of longs) twice: each must get the same sums, from both ranks' vectors of
-     * that call (the arbiter marks rank 0's sums that differ from rank 1's with -1).
-     */
-    @JCStressTest
-    @Outcome(id = "3, 30", expect = ACCEPTABLE, desc = "Both calls combined both ranks' vectors of that call.")
-    @Outcome(expect = FORBIDDEN, desc = "A combine read a vector of another call, or one not yet written.")
-    @State
-    public static class AllReducesCombineTheirOwnCallsVectors extends LongAllReduces
-    {
-        private long first0;
-        private long second0;
-
-        @Actor
-        public void rank0()
-        {
-            first0 = allReduce(0, 1);
-            second0 = allReduce(0, 10);
-        }
-
-        @Actor
-        public void rank1(final JJ_Result r)
-        {
-            r.r1 = allReduce(1, 2);
-            r.r2 = allReduce(1, 20);
-        }
-
-        @Arbiter
-        public void compare(final JJ_Result r)
-        {
-            if (first0 != r.r1 || second0 != r.r2)
-            {
-                r.r1 = -1;
-            }
-        }
-    }
-
-    /**
-     * Three 8-byte allReduces, inline in the step's line: the third writes where the first did. Each rank reads
-     * both ranks' posts in every call, so it starts the next call without looking at the other's step again
-     * ({@code begin}); it still must not rewrite the first call's place before the other has combined it (which
-     * it has once it posted the second). Both ranks must get 3, 30 and 300.
+     * Both ranks allReduce (SUM of longs) three times, inline in the step's line: each must get the same sums,
+     * from both ranks' vectors of that call (the arbiter marks rank 0's sums that differ from rank 1's with -1).
+     * The third call writes where the first did; each rank read both ranks' posts of the call before, so it
+     * starts the next without looking at the other's step again ({@code begin}), and still must not rewrite the
+     * first call's place before the other has combined it (which it has once it posted the second).
      */
     @JCStressTest
     @Outcome(id = "3, 30, 300", expect = ACCEPTABLE, desc = "Every call combined both ranks' vectors of that call.")
     @Outcome(expect = FORBIDDEN, desc = "A combine read a vector of another call, or one not yet written.")
     @State
-    public static class AllReducesReuseTheirPlacesSafely extends LongAllReduces
+    public static class AllReducesCombineTheirOwnCallsVectors extends LongAllReduces
     {
         private long first0;
         private long second0;
