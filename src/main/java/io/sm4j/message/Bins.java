@@ -10,6 +10,12 @@ import java.util.function.Predicate;
  * the head of one is O(1) however many entries wait. A queue that empties leaves the map and is kept for the
  * next key (up to {@link #SPARE_LIMIT}), so a steady exchange allocates nothing and an application that uses
  * many tags once each does not grow this without bound.
+ * <p>
+ * The last queue looked up is remembered with its key, and stays in the map while it is remembered, even
+ * empty: a window of messages on one (source, tag), which posts, matches and takes each of its entries on
+ * that key, finds it without hashing. Three hash lookups a message had been a quarter of a window's receive
+ * path (docs/benchmarks.md, "Nineteenth session"). At most that one empty queue stays in the map; it leaves
+ * when another key is remembered.
  */
 final class Bins<T>
 {
@@ -17,24 +23,28 @@ final class Bins<T>
 
     private final Long2ObjectHashMap<ArrayDeque<T>> bins = new Long2ObjectHashMap<>();
     private final ArrayDeque<ArrayDeque<T>> spare = new ArrayDeque<>();
+    /** The queue last looked up or added, in the map, or null; and its key. */
+    private ArrayDeque<T> lastBin;
+    private long lastKey;
 
     /**
      * @return the earliest entry for ({@code source}, {@code tag}), or null.
      */
     T peek(final int source, final int tag)
     {
-        final ArrayDeque<T> bin = bins.get(key(source, tag));
+        final ArrayDeque<T> bin = bin(key(source, tag));
         return bin == null ? null : bin.peek();
     }
 
     void add(final int source, final int tag, final T entry)
     {
         final long key = key(source, tag);
-        ArrayDeque<T> bin = bins.get(key);
+        ArrayDeque<T> bin = bin(key);
         if (bin == null)
         {
             bin = spare.isEmpty() ? new ArrayDeque<>() : spare.pop();
             bins.put(key, bin);
+            remember(key, bin);
         }
         bin.add(entry);
     }
@@ -45,7 +55,7 @@ final class Bins<T>
     void removeFirst(final int source, final int tag)
     {
         final long key = key(source, tag);
-        final ArrayDeque<T> bin = bins.get(key);
+        final ArrayDeque<T> bin = bin(key);
         bin.poll();
         retireIfEmpty(key, bin);
     }
@@ -58,7 +68,7 @@ final class Bins<T>
     boolean remove(final int source, final int tag, final T entry)
     {
         final long key = key(source, tag);
-        final ArrayDeque<T> bin = bins.get(key);
+        final ArrayDeque<T> bin = bin(key);
         if (bin == null || !bin.removeIf(e -> e == entry))
         {
             return false;
@@ -74,6 +84,7 @@ final class Bins<T>
     {
         bins.values().forEach(bin -> bin.removeIf(filter));
         bins.values().removeIf(ArrayDeque::isEmpty);
+        lastBin = null; // it may have left the map
     }
 
     /**
@@ -89,9 +100,41 @@ final class Bins<T>
         return count;
     }
 
+    /**
+     * @return the queue of {@code key}, or null: the remembered one without a lookup.
+     */
+    private ArrayDeque<T> bin(final long key)
+    {
+        if (lastBin != null && key == lastKey)
+        {
+            return lastBin;
+        }
+        final ArrayDeque<T> bin = bins.get(key);
+        if (bin != null)
+        {
+            remember(key, bin);
+        }
+        return bin;
+    }
+
+    /**
+     * Remembers {@code bin}, the queue of another key than the remembered one, which leaves the map if empty.
+     */
+    private void remember(final long key, final ArrayDeque<T> bin)
+    {
+        final ArrayDeque<T> previous = lastBin;
+        final long previousKey = lastKey;
+        lastBin = bin;
+        lastKey = key;
+        if (previous != null)
+        {
+            retireIfEmpty(previousKey, previous);
+        }
+    }
+
     private void retireIfEmpty(final long key, final ArrayDeque<T> bin)
     {
-        if (bin.isEmpty())
+        if (bin.isEmpty() && bin != lastBin)
         {
             bins.remove(key);
             if (spare.size() < SPARE_LIMIT)
