@@ -7,15 +7,13 @@ import java.util.function.Predicate;
 
 /**
  * Queues keyed by (source, tag), each in arrival order, as ob1 keeps its matching queues per peer: finding
- * the head of one is O(1) however many entries wait. A queue that empties leaves the map and is kept for the
- * next key (up to {@link #SPARE_LIMIT}), so a steady exchange allocates nothing and an application that uses
- * many tags once each does not grow this without bound.
- * <p>
- * The last queue looked up is remembered with its key, and stays in the map while it is remembered, even
- * empty: a window of messages on one (source, tag), which posts, matches and takes each of its entries on
- * that key, finds it without hashing. Three hash lookups a message had been a quarter of a window's receive
- * path (docs/benchmarks.md, "Nineteenth session"). At most that one empty queue stays in the map; it leaves
- * when another key is remembered.
+ * the head of one is O(1) however many entries wait. The last queue looked up is remembered with its key: a
+ * window of messages on one (source, tag), which posts, matches and takes each of its entries on that key,
+ * finds it without hashing (three hash lookups a message had been a quarter of a window's receive path:
+ * docs/benchmarks.md, "Nineteenth session"). A queue stays in the map while it is remembered, even empty; an
+ * empty one leaves when another key is remembered, and is kept for the next key (up to {@link #SPARE_LIMIT}),
+ * so a steady exchange allocates nothing and an application that uses many tags once each does not grow
+ * this without bound (at most one empty queue stays in the map).
  */
 final class Bins<T>
 {
@@ -54,10 +52,7 @@ final class Bins<T>
      */
     void removeFirst(final int source, final int tag)
     {
-        final long key = key(source, tag);
-        final ArrayDeque<T> bin = bin(key);
-        bin.poll();
-        retireIfEmpty(key, bin);
+        bin(key(source, tag)).poll(); // remembered now: it leaves the map, if empty, when another key is remembered
     }
 
     /**
@@ -67,14 +62,8 @@ final class Bins<T>
      */
     boolean remove(final int source, final int tag, final T entry)
     {
-        final long key = key(source, tag);
-        final ArrayDeque<T> bin = bin(key);
-        if (bin == null || !bin.removeIf(e -> e == entry))
-        {
-            return false;
-        }
-        retireIfEmpty(key, bin);
-        return true;
+        final ArrayDeque<T> bin = bin(key(source, tag));
+        return bin != null && bin.removeIf(e -> e == entry);
     }
 
     /**
@@ -118,30 +107,22 @@ final class Bins<T>
     }
 
     /**
-     * Remembers {@code bin}, the queue of another key than the remembered one, which leaves the map if empty.
+     * Remembers {@code bin}, the queue of {@code key}, in place of the queue remembered so far (another key's),
+     * which leaves the map if it is empty.
      */
     private void remember(final long key, final ArrayDeque<T> bin)
     {
         final ArrayDeque<T> previous = lastBin;
-        final long previousKey = lastKey;
-        lastBin = bin;
-        lastKey = key;
-        if (previous != null)
+        if (previous != null && previous.isEmpty())
         {
-            retireIfEmpty(previousKey, previous);
-        }
-    }
-
-    private void retireIfEmpty(final long key, final ArrayDeque<T> bin)
-    {
-        if (bin.isEmpty() && bin != lastBin)
-        {
-            bins.remove(key);
+            bins.remove(lastKey);
             if (spare.size() < SPARE_LIMIT)
             {
-                spare.push(bin);
+                spare.push(previous);
             }
         }
+        lastBin = bin;
+        lastKey = key;
     }
 
     private static long key(final int source, final int tag)

@@ -48,7 +48,9 @@ public final class Buffers
      * message's payload, a small collective's vector in its slot line). {@code putBytes} calls
      * {@code Unsafe.copyMemory}, which the JIT compiles to a call into the JVM's copy stub: on a 2-rank 8-byte
      * allReduce the words took a call from 0.63-0.67 us to 0.44, and an 8-byte one-way median from 0.41-0.46 us
-     * to 0.38-0.40 (docs/benchmarks.md, "Short copies by words").
+     * to 0.38-0.40 (docs/benchmarks.md, "Short copies by words"). Once both ranges are checked, the words go
+     * through {@code byteArray()} and {@code addressOffset()} unchecked, as every Agrona buffer's own accessors do
+     * (and as {@code putBytes} trusts its source): a buffer must locate its bytes by them.
      */
     public static void putBytes(
         final MutableDirectBuffer dst, final int dstIndex, final DirectBuffer src, final int srcIndex, final int length)

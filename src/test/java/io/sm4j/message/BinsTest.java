@@ -2,6 +2,7 @@ package io.sm4j.message;
 
 import org.junit.jupiter.api.Test;
 
+import java.lang.reflect.Field;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
@@ -41,6 +42,21 @@ class BinsTest
             assertNull(bins.peek(2, 7));
             assertEquals(0, bins.count());
         }
+    }
+
+    @Test
+    void tagsUsedOnceEachShouldLeaveAtMostOneEmptyQueueInTheMap() throws ReflectiveOperationException
+    {
+        final Bins<Integer> bins = new Bins<>();
+        for (int tag = 0; tag < 10_000; tag++)
+        {
+            bins.add(3, tag, tag);
+            assertEquals(tag, bins.peek(3, tag));
+            bins.removeFirst(3, tag);
+        }
+        final Field map = Bins.class.getDeclaredField("bins"); // the map itself: no accessor only a test would call
+        map.setAccessible(true);
+        assertTrue(((Map<?, ?>)map.get(bins)).size() <= 1, "queues left in the map: " + ((Map<?, ?>)map.get(bins)).size());
     }
 
     @Test

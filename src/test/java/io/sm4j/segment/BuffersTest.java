@@ -1,10 +1,14 @@
 package io.sm4j.segment;
 
+import org.agrona.ExpandableArrayBuffer;
+import org.agrona.ExpandableDirectByteBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -69,6 +73,57 @@ class BuffersTest
                 }
             }
         }
+    }
+
+    /**
+     * The short copy reads and writes through each buffer's array and address offset: views that start inside
+     * their memory (heap and direct) and Agrona's expandable buffers must see the bytes where their own
+     * accessors do.
+     */
+    @Test
+    void shouldCopyBetweenViewsAndExpandableBuffersAsPutBytesDoes()
+    {
+        final List<Supplier<MutableDirectBuffer>> kinds = List.of(
+            () -> buffer(false),
+            () -> buffer(true),
+            () -> new UnsafeBuffer(new byte[CAPACITY + 10], 3, CAPACITY),
+            () -> new UnsafeBuffer(ByteBuffer.allocateDirect(CAPACITY + 10), 5, CAPACITY),
+            () -> new ExpandableArrayBuffer(CAPACITY),
+            () -> new ExpandableDirectByteBuffer(CAPACITY));
+        for (final Supplier<MutableDirectBuffer> sourceKind : kinds)
+        {
+            for (final Supplier<MutableDirectBuffer> targetKind : kinds)
+            {
+                final MutableDirectBuffer source = sourceKind.get();
+                for (int i = 0; i < CAPACITY; i++)
+                {
+                    source.putByte(i, (byte)(i * 11 + 2));
+                }
+                for (int length = 0; length <= Buffers.SHORT_COPY_BYTES; length++)
+                {
+                    for (final int at : new int[] {0, 3, CAPACITY - length})
+                    {
+                        final UnsafeBuffer expected = buffer(false);
+                        expected.putBytes(CAPACITY - length - at, source, at, length);
+                        final MutableDirectBuffer actual = targetKind.get();
+                        Buffers.putBytes(actual, CAPACITY - length - at, source, at, length);
+                        assertArrayEquals(bytes(expected), bytes(actual), source.getClass().getSimpleName() + " to " +
+                            actual.getClass().getSimpleName() + ", length " + length + " at " + at);
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void shouldRefuseACopyBeyondAViewInsideLargerMemory()
+    {
+        final byte[] memory = new byte[CAPACITY + 16];
+        final UnsafeBuffer view = new UnsafeBuffer(memory, 8, CAPACITY);
+        final UnsafeBuffer source = buffer(true);
+        assertThrows(IndexOutOfBoundsException.class, () -> Buffers.putBytes(view, CAPACITY - 4, source, 0, 8));
+        assertThrows(IndexOutOfBoundsException.class, () -> Buffers.putBytes(source, 0, view, CAPACITY - 2, 4));
+        assertArrayEquals(new byte[CAPACITY + 16], memory, "a refused copy wrote nothing, in the view or beyond it");
     }
 
     @Test
