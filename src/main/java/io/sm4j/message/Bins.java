@@ -9,11 +9,11 @@ import java.util.function.Predicate;
  * Queues keyed by (source, tag), each in arrival order, as ob1 keeps its matching queues per peer: finding
  * the head of one is O(1) however many entries wait. The last queue looked up is remembered with its key: a
  * window of messages on one (source, tag), which posts, matches and takes each of its entries on that key,
- * finds it without hashing (three hash lookups a message had been a quarter of a window's receive path:
- * docs/benchmarks.md, "Nineteenth session"). A queue stays in the map while it is remembered, even empty; an
- * empty one leaves when another key is remembered, and is kept for the next key (up to {@link #SPARE_LIMIT}),
- * so a steady exchange allocates nothing and an application that uses many tags once each does not grow
- * this without bound (at most one empty queue stays in the map).
+ * finds it without hashing (three hash lookups a message, with the queue operations around them, were over a
+ * quarter of a window's time in one thread: docs/benchmarks.md, "Nineteenth session"). A queue stays in the
+ * map while it is remembered, even empty; an empty one leaves when another key is remembered, and is kept for
+ * the next key (up to {@link #SPARE_LIMIT}), so a steady exchange allocates nothing and an application that
+ * uses many tags once each does not grow this without bound (at most one empty queue stays in the map).
  */
 final class Bins<T>
 {
