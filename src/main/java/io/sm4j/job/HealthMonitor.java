@@ -29,6 +29,8 @@ public final class HealthMonitor
     /** Where this rank says why it stops once the launcher is gone; null without a launcher. */
     private final LauncherConsole console;
     private int calls;
+    /** A sleep ended since the last check: the next {@link #check} runs at once. */
+    private boolean dueAfterSleep;
     private long next;
     private long now = System.nanoTime();
     private long ticks;
@@ -52,25 +54,55 @@ public final class HealthMonitor
     }
 
     /**
-     * Checks the job if the interval has passed. The counters and timestamps are racy in MULTIPLE mode on
-     * purpose: a lost update only means one check more or less.
+     * Checks the job if the interval has passed, or at once after a sleep ({@link #afterSleep}): from a quiet
+     * moment, an idle or a pass that delivered nothing. The counters and timestamps are racy in MULTIPLE mode
+     * on purpose: a lost update only means one check more or less.
      *
      * @throws io.sm4j.segment.JobAbortedException if the job is (or has just been) aborted.
      */
     public void check()
     {
         // the clock is read every CALLS_PER_CLOCK_READ calls only: check() runs on every poll and idle
-        if ((++calls & (CALLS_PER_CLOCK_READ - 1)) != 0)
+        if ((++calls & (CALLS_PER_CLOCK_READ - 1)) != 0 && !dueAfterSleep)
         {
             return;
         }
+        dueAfterSleep = false;
         checkNow();
     }
 
     /**
-     * As {@link #check()}, reading the clock now: after a sleep, which may have lasted a whole interval.
+     * From a pass that delivered: checks the job only if the check is a whole interval late (a rank that is
+     * never quiet still checks, every two intervals). The check reads each peer's /proc file and the
+     * launcher's, tens of microseconds that a message just delivered would otherwise wait for: a sleeping
+     * rank woken by a message paid them once every interval, on 1 in 20 wake-ups 5 ms apart, which made the
+     * wake-up's p99 (docs/benchmarks.md, "Nineteenth session").
      */
-    public void checkNow()
+    public void checkBusy()
+    {
+        if ((++calls & (CALLS_PER_CLOCK_READ - 1)) != 0)
+        {
+            return;
+        }
+        now = System.nanoTime();
+        if (now - next >= INTERVAL_NANOS)
+        {
+            checkNow();
+        }
+    }
+
+    /**
+     * After a sleep, which may have lasted a whole interval: reads the clock now (the callers' deadlines see the
+     * time slept), and leaves the check to the next {@link #check}, which runs it at once: the pass that follows
+     * first takes whatever woke the rank.
+     */
+    public void afterSleep()
+    {
+        now = System.nanoTime();
+        dueAfterSleep = true;
+    }
+
+    private void checkNow()
     {
         now = System.nanoTime();
         if (now - next < 0)

@@ -477,14 +477,18 @@ public final class Endpoint implements AutoCloseable, MappingGuard
         {
             enter();
             final int delivered = drain(handler, limit);
-            health.check();
             if (delivered > 0)
             {
+                health.checkBusy(); // what it delivered goes to the caller first: the check waits for a quiet pass
                 policy().reset(); // the caller's wait, if any, got something: its next one starts spinning
                 if (multiple)
                 {
                     bell.wakeSleeper(); // another thread may sleep waiting for what was delivered
                 }
+            }
+            else
+            {
+                health.check();
             }
             return delivered;
         }
@@ -576,7 +580,7 @@ public final class Endpoint implements AutoCloseable, MappingGuard
             }
             if (policy().idle(Math.max(0, Math.min(timeoutNanos, HealthMonitor.INTERVAL_NANOS)), lockstep))
             {
-                health.checkNow(); // it slept: the job may have changed meanwhile
+                health.afterSleep(); // the job may have changed meanwhile: checked at the next quiet pass
             }
             else
             {
