@@ -62,12 +62,17 @@ public final class HealthMonitor
      */
     public void check()
     {
-        // the clock is read every CALLS_PER_CLOCK_READ calls only: check() runs on every poll and idle
+        // the clock is read every CALLS_PER_CLOCK_READ calls only: check() runs on every idle that did not sleep
+        // and every poll that delivered nothing
         if ((++calls & (CALLS_PER_CLOCK_READ - 1)) != 0 && !dueAfterSleep)
         {
             return;
         }
-        dueAfterSleep = false;
+        if (dueAfterSleep)
+        {
+            dueAfterSleep = false;
+            segment.checkNotAborted(); // the ring that woke the rank may be an abort's: seen now, not at the interval
+        }
         checkNow();
     }
 

@@ -773,7 +773,10 @@ public final class Endpoint implements AutoCloseable, MappingGuard
             while (pendingToAttached() && !aborted())
             {
                 drain(DISCARD, Integer.MAX_VALUE);
-                policy().idle(HealthMonitor.INTERVAL_NANOS, false);
+                if (policy().idle(HealthMonitor.INTERVAL_NANOS, false))
+                {
+                    health.afterSleep(); // aborted() checks at once, not at its turn to read the clock
+                }
             }
         }
         finally

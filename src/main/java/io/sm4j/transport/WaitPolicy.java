@@ -137,7 +137,8 @@ final class WaitPolicy
      *
      * @param timeoutNanos the longest a sleep may last (a health interval, or less for a caller's deadline).
      * @param lockstep     the wait is in lockstep: every rank waits for the slowest (a collective's step).
-     * @return true if the thread slept or followed a sleeper (the caller then checks the job's health now).
+     * @return true if the thread slept or followed a sleeper (the caller then reads the clock, and checks the
+     *         job's health at its next quiet pass).
      */
     boolean idle(final long timeoutNanos, final boolean lockstep)
     {

@@ -2,6 +2,7 @@ package io.sm4j.job;
 
 import io.sm4j.it.ScratchDir;
 import io.sm4j.layout.LayoutParams;
+import io.sm4j.segment.JobAbortedException;
 import io.sm4j.segment.Segment;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -13,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -39,15 +41,14 @@ class HealthMonitorTest
     /**
      * Runs the first check, which is due at once.
      *
-     * @return the clock before it: the next is due an interval after this, at the earliest.
+     * @return the clock it read: the next check is due an interval after this.
      */
     private long firstCheck()
     {
-        final long before = System.nanoTime();
         health.afterSleep();
         health.check();
         assertEquals(1, health.ticks());
-        return before;
+        return health.now();
     }
 
     @AfterEach
@@ -86,6 +87,18 @@ class HealthMonitorTest
         }
         assertEquals(2, health.ticks(), "a rank whose every pass delivered never checked the job");
         assertTrue(System.nanoTime() - last >= 2 * INTERVAL, "a pass that delivered ran a check that was not a whole interval late");
+    }
+
+    @Test
+    void theQuietPassAfterASleepShouldSeeAnAbortBeforeTheIntervalHasPassed()
+    {
+        firstCheck();
+        segment.abort(0, "rank 0 gave up"); // its ring would have woken this rank
+        health.afterSleep();
+        final JobAbortedException aborted = assertThrows(JobAbortedException.class, health::check,
+            "a rank woken by an abort's ring waited for its interval to see it");
+        assertTrue(aborted.getMessage().contains("rank 0 gave up"), aborted.getMessage());
+        assertEquals(1, health.ticks(), "the interval had not passed: only the abort was looked at");
     }
 
     private static void awaitClock(final long at)
