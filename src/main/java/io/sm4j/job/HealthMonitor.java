@@ -71,7 +71,14 @@ public final class HealthMonitor
         if (dueAfterSleep)
         {
             dueAfterSleep = false;
-            segment.checkNotAborted(); // the ring that woke the rank may be an abort's: seen now, not at the interval
+            try
+            {
+                segment.checkNotAborted(); // the ring that woke the rank may be an abort's: seen now, not at the interval
+            }
+            catch (final JobAbortedException aborted)
+            {
+                throw told(aborted);
+            }
         }
         checkNow();
     }
@@ -134,13 +141,23 @@ public final class HealthMonitor
         }
         catch (final JobAbortedException aborted)
         {
-            if (console != null && launcherGone())
-            {
-                // whatever this rank prints next goes to the launcher's pipes, which nobody reads
-                console.sayOnce(rank, aborted.getMessage());
-            }
-            throw aborted;
+            throw told(aborted);
         }
+    }
+
+    /**
+     * Once the launcher is gone, says why this rank stops on the launcher's stderr: whatever it prints next goes
+     * to the launcher's pipes, which nobody reads.
+     *
+     * @return {@code aborted}, to throw.
+     */
+    private JobAbortedException told(final JobAbortedException aborted)
+    {
+        if (console != null && launcherGone())
+        {
+            console.sayOnce(rank, aborted.getMessage());
+        }
+        return aborted;
     }
 
     private boolean launcherGone()
