@@ -63,7 +63,8 @@ public final class Buffers
         dst.boundsCheck(dstIndex, length); // as putBytes: nothing is written if any byte is out of bounds
         src.boundsCheck(srcIndex, length);
         // both ranges checked: the words go through Unsafe unchecked (the buffers' own accessors checked each one
-        // again, 4-6 checks a copy, which were a tenth of a window's path: docs/benchmarks.md, "Nineteenth session")
+        // again, 4-6 checks a copy; bounds checks were a tenth of a window's samples, these copies' the largest
+        // part: docs/benchmarks.md, "Nineteenth session")
         final byte[] from = src.byteArray();
         final long at = src.addressOffset() + srcIndex;
         final byte[] into = dst.byteArray();
