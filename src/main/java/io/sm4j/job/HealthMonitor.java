@@ -62,12 +62,6 @@ public final class HealthMonitor
      */
     public void check()
     {
-        // the clock is read every CALLS_PER_CLOCK_READ calls only: check() runs on every idle that did not sleep
-        // and every poll that delivered nothing
-        if ((++calls & (CALLS_PER_CLOCK_READ - 1)) != 0 && !dueAfterSleep)
-        {
-            return;
-        }
         if (dueAfterSleep)
         {
             dueAfterSleep = false;
@@ -79,6 +73,10 @@ public final class HealthMonitor
             {
                 throw told(aborted);
             }
+        }
+        else if ((++calls & (CALLS_PER_CLOCK_READ - 1)) != 0)
+        {
+            return; // the clock is read every CALLS_PER_CLOCK_READ calls only: check() runs on most quiet passes
         }
         checkNow();
     }
@@ -99,7 +97,7 @@ public final class HealthMonitor
         now = System.nanoTime();
         if (now - next >= INTERVAL_NANOS)
         {
-            checkNow();
+            checkIfDue();
         }
     }
 
@@ -117,6 +115,14 @@ public final class HealthMonitor
     private void checkNow()
     {
         now = System.nanoTime();
+        checkIfDue();
+    }
+
+    /**
+     * Runs the check if the interval has passed at {@link #now}.
+     */
+    private void checkIfDue()
+    {
         if (now - next < 0)
         {
             return;

@@ -578,11 +578,7 @@ public final class Endpoint implements AutoCloseable, MappingGuard
                 // SINGLE mode: one thread, one mark (MULTIPLE: threads wait and work side by side)
                 counters.waiting(wait.yields() ? CountersDescriptor.YIELDING : CountersDescriptor.SPINNING);
             }
-            if (policy().idle(Math.max(0, Math.min(timeoutNanos, HealthMonitor.INTERVAL_NANOS)), lockstep))
-            {
-                health.afterSleep(); // the job may have changed meanwhile: checked at the next quiet pass
-            }
-            else
+            if (!waitOnce(Math.max(0, Math.min(timeoutNanos, HealthMonitor.INTERVAL_NANOS)), lockstep))
             {
                 health.check();
             }
@@ -766,6 +762,22 @@ public final class Endpoint implements AutoCloseable, MappingGuard
         health.close();
     }
 
+    /**
+     * One wait of the calling thread's policy. After a sleep the health clock is read at once, and the job's
+     * check waits for the next quiet pass: the pass that follows first takes whatever woke the rank.
+     *
+     * @return true if the thread slept (or followed a sleeper).
+     */
+    private boolean waitOnce(final long timeoutNanos, final boolean lockstep)
+    {
+        final boolean slept = policy().idle(timeoutNanos, lockstep);
+        if (slept)
+        {
+            health.afterSleep();
+        }
+        return slept;
+    }
+
     private void deliverPendingAndDetach()
     {
         try
@@ -773,10 +785,7 @@ public final class Endpoint implements AutoCloseable, MappingGuard
             while (pendingToAttached() && !aborted())
             {
                 drain(DISCARD, Integer.MAX_VALUE);
-                if (policy().idle(HealthMonitor.INTERVAL_NANOS, false))
-                {
-                    health.afterSleep(); // aborted() checks at once, not at its turn to read the clock
-                }
+                waitOnce(HealthMonitor.INTERVAL_NANOS, false);
             }
         }
         finally

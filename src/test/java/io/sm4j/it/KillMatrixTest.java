@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
 
@@ -186,9 +187,6 @@ class KillMatrixTest
     }
 
     /**
-     * @return the 4 ranks, once each has said it is waiting in the launcher's output.
-     */
-    /**
      * @return true if process {@code pid} ignores SIGINT ({@code SigIgn} in its {@code /proc/PID/status}).
      */
     private static boolean ignoresInterrupt(final long pid) throws IOException
@@ -212,14 +210,17 @@ class KillMatrixTest
         }
         Procs.signal("-QUIT", Long.toString(launcher.pid()));
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!Files.readString(log).contains("Full thread dump") && System.nanoTime() < deadline)
+        // the JVM ends a thread dump's threads with its count of JNI references: the dump is whole once it is there
+        while (!Files.readString(log).contains("JNI global refs") && System.nanoTime() < deadline)
         {
-            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50)); // a poll of the file for the dump
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50)); // a poll of the file for the dump
         }
-        launcher.waitFor(1, TimeUnit.SECONDS); // the dump's last lines
         fail("the launcher did not end within 60 s of the kill; it printed:\n" + Files.readString(log));
     }
 
+    /**
+     * @return the 4 ranks, once each has said it is waiting in the launcher's output.
+     */
     private static List<ProcessHandle> awaitWaiting(final Path log, final Process launcher) throws IOException
     {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
@@ -227,7 +228,7 @@ class KillMatrixTest
         while (ranks.size() < 4)
         {
             assertTrue(launcher.isAlive() && System.nanoTime() < deadline, "ranks did not all attach: " + Files.readString(log));
-            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5)); // a poll of the file, not a wait for time
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5)); // a poll of the file, not a wait for time
             ranks = WaitingRanks.in(Files.readString(log));
         }
         return ranks;

@@ -377,12 +377,18 @@ public final class CollectiveSlotStress
         public void reader(final JJJJ_Result r)
         {
             r.r1 = allReduce(1, 2);
+            r.r2 = received();
+            r.r3 = received();
+            r.r4 = received();
+        }
+
+        /**
+         * @return the long of rank 0's next bcast, as rank 1 receives it.
+         */
+        private long received()
+        {
             rank1.bcast(in, 0, 8, 0, Collectives.BCAST_TAG);
-            r.r2 = in.getLong(0);
-            rank1.bcast(in, 0, 8, 0, Collectives.BCAST_TAG);
-            r.r3 = in.getLong(0);
-            rank1.bcast(in, 0, 8, 0, Collectives.BCAST_TAG);
-            r.r4 = in.getLong(0);
+            return in.getLong(0);
         }
 
         @Arbiter
