@@ -672,6 +672,15 @@ public final class Communicator implements AutoCloseable
         final int source, final int tag, final MutableDirectBuffer buffer, final int offset, final int length,
         final Status status)
     {
+        if (source != ANY_SOURCE && source != endpoint.rank() && tag != wire(ANY_TAG)) // a named peer and tag
+        {
+            final int received = engine.receiveDirect(source, tag, buffer, offset, length);
+            if (received >= 0)
+            {
+                return status == null ? null : naming == null ? status.set(source, tag, received) :
+                    status.set(naming.localRank(source), naming.userTag(tag), received);
+            }
+        }
         final RecvRequest request = blockingRecv.set(source, tag, buffer, offset, length, null);
         request.reset();
         matcher.post(request);

@@ -35,6 +35,14 @@ final class MatchQueues
         return unexpected.keptBytes();
     }
 
+    /**
+     * @return true if no receive is posted and no message is queued.
+     */
+    boolean isEmpty()
+    {
+        return posted.isEmpty() && unexpected.keptBytes() == 0; // every queued message keeps its envelope's bytes
+    }
+
     boolean hasPosted(final int source, final int tag)
     {
         return posted.has(source, tag);

@@ -54,6 +54,11 @@ final class PostedReceives
         }
     }
 
+    boolean isEmpty()
+    {
+        return lone == null && queued == 0;
+    }
+
     /**
      * @return true if a receive posted for a message from {@code source} with {@code tag} is waiting.
      */

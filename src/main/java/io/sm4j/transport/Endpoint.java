@@ -47,6 +47,8 @@ public final class Endpoint implements AutoCloseable, MappingGuard
 {
     /** What close does with data that arrives while it waits: nobody will read it. */
     private static final FragmentHandler DISCARD = fragment -> { };
+    /** {@link #poll}'s source: every sender. */
+    private static final int ALL_SOURCES = -1;
 
     private final Segment segment;
     /** {@link #ownCores()}. */
@@ -473,10 +475,31 @@ public final class Endpoint implements AutoCloseable, MappingGuard
      */
     public int poll(final FragmentHandler handler, final int limit)
     {
+        return poll(ALL_SOURCES, handler, limit);
+    }
+
+    /**
+     * {@link #poll}, looking at the in-bound paths of {@code source} alone (its FIFO and fast box): for a
+     * caller that waits for one message from it and looks often, as a blocking receive's first looks do. Not
+     * a full look: it does not count as the look after arming the doorbell, which only {@link #poll} is.
+     *
+     * @return messages delivered to {@code handler}.
+     * @throws JobAbortedException if the job was aborted or a peer died.
+     */
+    public int pollSource(final int source, final FragmentHandler handler, final int limit)
+    {
+        return poll(source, handler, limit);
+    }
+
+    /**
+     * @param source a sender whose paths alone are drained, or {@link #ALL_SOURCES}.
+     */
+    private int poll(final int source, final FragmentHandler handler, final int limit)
+    {
         try
         {
             enter();
-            final int delivered = drain(handler, limit);
+            final int delivered = drain(source, handler, limit);
             if (delivered > 0)
             {
                 health.checkBusy(); // what it delivered goes to the caller first: the check waits for a quiet pass
@@ -503,23 +526,28 @@ public final class Endpoint implements AutoCloseable, MappingGuard
     }
 
     /**
-     * {@link FragmentPoller#poll}, serialised in MULTIPLE thread mode.
+     * {@link #drainOnce}, serialised in MULTIPLE thread mode.
      */
-    private int drain(final FragmentHandler handler, final int limit)
+    private int drain(final int source, final FragmentHandler handler, final int limit)
     {
         if (pollLock == null)
         {
-            return poller.poll(handler, limit);
+            return drainOnce(source, handler, limit);
         }
         pollLock.lock();
         try
         {
-            return poller.poll(handler, limit);
+            return drainOnce(source, handler, limit);
         }
         finally
         {
             pollLock.unlock();
         }
+    }
+
+    private int drainOnce(final int source, final FragmentHandler handler, final int limit)
+    {
+        return source == ALL_SOURCES ? poller.poll(handler, limit) : poller.pollSource(source, handler, limit);
     }
 
     /**
@@ -784,7 +812,7 @@ public final class Endpoint implements AutoCloseable, MappingGuard
         {
             while (pendingToAttached() && !aborted())
             {
-                drain(DISCARD, Integer.MAX_VALUE);
+                drain(ALL_SOURCES, DISCARD, Integer.MAX_VALUE);
                 waitOnce(HealthMonitor.INTERVAL_NANOS, false);
             }
         }

@@ -91,29 +91,49 @@ final class FragmentPoller
         final int count = startScan();
         for (int i = 0, next = cursor; i < count && delivered < limit; i++, next = next + 1 == count ? 0 : next + 1)
         {
-            final int source = active[next];
-            final long before = consumed;
-            delivered += drainFifo(source, handler, limit - delivered);
-            final FastBoxConsumer box = boxes[source];
-            final long room = box == null ? 0 : box.published();
-            if (box != null && delivered < limit)
-            {
-                delivered += drainBox(source, box, handler, limit - delivered);
-            }
-            if (creditsOwed[source])
-            {
-                creditsOwed[source] = false; // an inline record has no fragment: that path does not come here
-                fragments.publishCredits(source);
-            }
-            if (consumed != before || box != null && box.published() != room)
-            {
-                // credits, slots, box room or fragments back: the sender may wait for them. The box's room is
-                // also published by a pass that finds it empty after an earlier pass consumed its records.
-                touch(source);
-            }
+            delivered += drainSource(active[next], handler, limit - delivered);
         }
         flushPending();
         ringTouched();
+        return delivered;
+    }
+
+    /**
+     * Drains one sender's in-bound paths only (its FIFO, then its fast box), as {@link #poll} drains each
+     * active sender's: for a caller that waits for a message from that sender alone. What other senders
+     * published stays for the next poll.
+     *
+     * @return messages delivered to {@code handler}, up to {@code limit}.
+     */
+    int pollSource(final int source, final FragmentHandler handler, final int limit)
+    {
+        final int delivered = drainSource(source, handler, limit);
+        flushPending();
+        ringTouched();
+        return delivered;
+    }
+
+    private int drainSource(final int source, final FragmentHandler handler, final int limit)
+    {
+        final long before = consumed;
+        int delivered = drainFifo(source, handler, limit);
+        final FastBoxConsumer box = boxes[source];
+        final long room = box == null ? 0 : box.published();
+        if (box != null && delivered < limit)
+        {
+            delivered += drainBox(source, box, handler, limit - delivered);
+        }
+        if (creditsOwed[source])
+        {
+            creditsOwed[source] = false; // an inline record has no fragment: that path does not come here
+            fragments.publishCredits(source);
+        }
+        if (consumed != before || box != null && box.published() != room)
+        {
+            // credits, slots, box room or fragments back: the sender may wait for them. The box's room is
+            // also published by a pass that finds it empty after an earlier pass consumed its records.
+            touch(source);
+        }
         return delivered;
     }
 

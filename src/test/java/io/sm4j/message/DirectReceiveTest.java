@@ -1,0 +1,169 @@
+package io.sm4j.message;
+
+import io.sm4j.it.ScratchDir;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+import static io.sm4j.message.Communicator.ANY_SOURCE;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A blocking receive's looks at its source alone ({@link DirectReceive}) take the message the general path
+ * would: what they decline (another tag, a message longer than the buffer) and what came before them (a
+ * posted receive, a queued message) go the general way, in MPI's order. Rank 0's eager sends complete
+ * before rank 1 receives (one thread drives both ranks), so each receive finds its source's path filled.
+ */
+@Timeout(60)
+class DirectReceiveTest extends TwoCommunicators
+{
+    @Test
+    void aReceiveOfAnotherTagShouldLeaveTheHeadToItsOwnReceive()
+    {
+        rank0.send(1, 1, bytes("first"));
+        rank0.send(1, 2, bytes("second"));
+        final byte[] in = new byte[16];
+        final Status second = rank1.recv(0, 2, in);
+        assertEquals("second", text(in, second));
+        assertEquals(2, second.tag());
+        final Status first = rank1.recv(0, 1, in);
+        assertEquals("first", text(in, first));
+        assertEquals(1, first.tag());
+    }
+
+    @Test
+    void aPostedReceiveShouldTakeTheFirstMessageBeforeABlockingOne()
+    {
+        final byte[] posted = new byte[16];
+        final Request early = rank1.irecv(0, 5, posted);
+        rank0.send(1, 5, bytes("one"));
+        rank0.send(1, 5, bytes("two"));
+        final byte[] in = new byte[16];
+        assertEquals("two", text(in, rank1.recv(0, 5, in)));
+        assertEquals("one", text(posted, early.await()));
+    }
+
+    @Test
+    void aQueuedMessageShouldBeReceivedBeforeALaterOne()
+    {
+        rank0.send(1, 7, bytes("queued"));
+        assertEquals(6, rank1.probe(0, 7).length()); // the probe's pass took it in: it waits on the heap
+        rank0.send(1, 7, bytes("later"));
+        final byte[] in = new byte[16];
+        assertEquals("queued", text(in, rank1.recv(0, 7, in)));
+        assertEquals("later", text(in, rank1.recv(0, 7, in)));
+    }
+
+    @Test
+    void aMessageLongerThanTheBufferShouldFailAsTruncatedAndTheNextArrive()
+    {
+        rank0.send(1, 3, new byte[16]);
+        rank0.send(1, 3, bytes("fits"));
+        final TruncationException truncated = assertThrows(TruncationException.class, () -> rank1.recv(0, 3, new byte[8]));
+        assertTrue(truncated.getMessage().contains("16"), truncated.getMessage());
+        final byte[] in = new byte[8];
+        assertEquals("fits", text(in, rank1.recv(0, 3, in)));
+    }
+
+    @Test
+    void anEmptyMessageShouldArriveWithItsEnvelope()
+    {
+        rank0.send(1, 4, new byte[0]);
+        final byte[] in = { 9, 9 };
+        final Status status = rank1.recv(0, 4, in);
+        assertEquals(0, status.length());
+        assertEquals(0, status.source());
+        assertEquals(4, status.tag());
+        assertArrayEquals(new byte[]{ 9, 9 }, in, "nothing written");
+    }
+
+    @Test
+    void messagesOfOtherSourcesShouldWaitForTheirOwnReceives() throws Exception
+    {
+        final ConcurrentLinkedQueue<String> wrong = new ConcurrentLinkedQueue<>();
+        try (ScratchDir dir = ScratchDir.create("sm4j-direct-"))
+        {
+            ThreadJob.run(dir.path, 3, comm ->
+            {
+                final byte[] in = new byte[16];
+                switch (comm.rank())
+                {
+                    case 0 ->
+                    {
+                        comm.barrier(); // rank 2's message was sent before it
+                        expect(wrong, "from 1", in, comm.recv(1, 1, in));
+                        expect(wrong, "from 2", in, comm.recv(ANY_SOURCE, 1, in));
+                    }
+                    case 1 ->
+                    {
+                        comm.barrier();
+                        comm.send(0, 1, bytes("from 1"));
+                    }
+                    default ->
+                    {
+                        comm.send(0, 1, bytes("from 2"));
+                        comm.barrier();
+                    }
+                }
+            });
+        }
+        assertTrue(wrong.isEmpty(), wrong.toString());
+    }
+
+    @Test
+    void aSplitCommunicatorsReceiveShouldNameItsOwnRankAndTag() throws Exception
+    {
+        final ConcurrentLinkedQueue<String> wrong = new ConcurrentLinkedQueue<>();
+        try (ScratchDir dir = ScratchDir.create("sm4j-direct-"))
+        {
+            ThreadJob.run(dir.path, 2, comm ->
+            {
+                try (Communicator reversed = comm.split(0, -comm.rank()))
+                {
+                    final byte[] in = new byte[16];
+                    if (reversed.rank() == 0)
+                    {
+                        reversed.send(1, 9, bytes("reversed"));
+                        comm.send(0, 9, bytes("world")); // same pair and tag, another context
+                    }
+                    else
+                    {
+                        final Status world = comm.recv(1, 9, in);
+                        expect(wrong, "world", in, world);
+                        final Status status = reversed.recv(0, 9, in);
+                        expect(wrong, "reversed", in, status);
+                        if (status.source() != 0 || status.tag() != 9)
+                        {
+                            wrong.add("status " + status.source() + "/" + status.tag() + " in the split communicator");
+                        }
+                    }
+                }
+            });
+        }
+        assertTrue(wrong.isEmpty(), wrong.toString());
+    }
+
+    private static void expect(final ConcurrentLinkedQueue<String> wrong, final String text, final byte[] in, final Status status)
+    {
+        final String got = text(in, status);
+        if (!text.equals(got))
+        {
+            wrong.add("expected '" + text + "', received '" + got + "' from " + status.source());
+        }
+    }
+
+    private static byte[] bytes(final String text)
+    {
+        return text.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private static String text(final byte[] in, final Status status)
+    {
+        return new String(in, 0, status.length(), StandardCharsets.US_ASCII);
+    }
+}
