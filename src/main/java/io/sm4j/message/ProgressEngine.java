@@ -37,10 +37,18 @@ final class ProgressEngine implements Progress
     private static final int LOOKS = 64;
     /**
      * Looks a blocking receive takes at its source's path alone ({@link #receiveDirect}) before it waits the
-     * general way, when this thread's waits start by spinning: 256 spin hints, about 10 us here, well within a
-     * ping-pong's answer and a hundredth of the spin phase of a wait.
+     * general way, where every rank has a core of its own: 256 spin hints between them, about 10 us here, well
+     * within a ping-pong's answer and a hundredth of the spin phase of a wait.
      */
-    private static final int DIRECT_LOOKS = 256;
+    private static final int DIRECT_SPINS = 256;
+    /**
+     * The same where ranks may share cores: 64 looks with a yield after each, as the general wait yields after
+     * each empty pass there (tens of microseconds, well within the 200 us before that wait arms its doorbell). A
+     * look after a yield touches only the source's path, fewer lines than a pass on a core another rank just
+     * used: 4 ranks on 2 cores, 8 B ping-pong pairs, p50 1.47 us against 1.72 looking once (docs/benchmarks.md,
+     * "Twentieth session").
+     */
+    private static final int DIRECT_YIELDS = 64;
 
     private final Endpoint endpoint;
     private final Matcher matcher;
@@ -78,8 +86,8 @@ final class ProgressEngine implements Progress
     /**
      * A blocking receive's shortcut ({@link DirectReceive}): while no receive is posted, no message is queued
      * and nothing waits to be sent, looks at {@code source}'s path alone for an eager message with wire tag
-     * {@code tag}, up to {@link #DIRECT_LOOKS} times if this thread's waits start by spinning, else once (a
-     * thread that shares its processor yields at once, in the general wait).
+     * {@code tag}, {@link #DIRECT_SPINS} times spinning if this thread's waits start by spinning
+     * ({@link Endpoint#spinsFirst}), else {@link #DIRECT_YIELDS} times yielding.
      *
      * @param source a peer's world rank, not this rank's.
      * @return the payload bytes received into {@code capacity} bytes at {@code offset} of {@code buffer}, or -1:
@@ -94,18 +102,26 @@ final class ProgressEngine implements Progress
         final DirectReceive look = direct.aim(tag, buffer, offset, capacity);
         try
         {
-            for (int i = endpoint.spinsFirst() ? DIRECT_LOOKS : 1; i > 0 && !look.declined(); i--)
+            final boolean spin = endpoint.spinsFirst();
+            for (int i = spin ? DIRECT_SPINS : DIRECT_YIELDS; i > 0 && !look.declined(); i--)
             {
                 if (endpoint.pollSource(source, look, 1) > 0)
                 {
                     return look.received();
                 }
-                Thread.onSpinWait();
+                if (spin)
+                {
+                    Thread.onSpinWait();
+                }
+                else
+                {
+                    Thread.yield(); // the processor may be wanted: the source itself may be queued on it
+                }
             }
         }
         catch (final InternalError error)
         {
-            throw fault(error); // a fault of the copy into the caller's buffer, outside the endpoint's own catch
+            throw fault(error); // a fault surfaces a little after its access (a safepoint poll): maybe after the poll
         }
         look.release();
         return -1;
