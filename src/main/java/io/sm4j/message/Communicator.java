@@ -677,8 +677,7 @@ public final class Communicator implements AutoCloseable
             final int received = engine.receiveDirect(source, tag, buffer, offset, length);
             if (received >= 0)
             {
-                return status == null ? null : naming == null ? status.set(source, tag, received) :
-                    status.set(naming.localRank(source), naming.userTag(tag), received);
+                return status == null ? null : status.setFromWire(naming, source, tag, received);
             }
         }
         final RecvRequest request = blockingRecv.set(source, tag, buffer, offset, length, null);

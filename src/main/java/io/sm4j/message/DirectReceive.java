@@ -57,14 +57,10 @@ final class DirectReceive implements FragmentHandler
     }
 
     /**
-     * @return the payload bytes received (the buffer is then let go), or -1.
+     * @return the payload bytes received, or -1.
      */
     int received()
     {
-        if (received >= 0)
-        {
-            buffer = null; // do not keep the caller's buffer alive
-        }
         return received;
     }
 
@@ -77,7 +73,7 @@ final class DirectReceive implements FragmentHandler
     }
 
     /**
-     * Lets go of the caller's buffer after looks that found nothing.
+     * Lets go of the caller's buffer (the looks are over): it is not kept alive.
      */
     void release()
     {
@@ -90,8 +86,9 @@ final class DirectReceive implements FragmentHandler
         final DirectBuffer from = fragment.buffer();
         final int start = fragment.offset();
         final int total = fragment.length();
-        // NOTE: each word read once: the sender can still write there (a protocol error is the general path's)
-        declined = total < MATCH_HEADER_LENGTH || from.getInt(start + TYPE_OFFSET) != MessageType.EAGER ||
+        // NOTE: each word read once: the sender can still write there (a protocol error is the general path's).
+        // Once declined, always: what follows a declined message from the source must not overtake it.
+        declined |= total < MATCH_HEADER_LENGTH || from.getInt(start + TYPE_OFFSET) != MessageType.EAGER ||
             from.getInt(start + TAG_OFFSET) != tag || total - MATCH_HEADER_LENGTH > capacity;
         return !declined;
     }

@@ -40,7 +40,7 @@ final class MatchQueues
      */
     boolean isEmpty()
     {
-        return posted.isEmpty() && unexpected.keptBytes() == 0; // every queued message keeps its envelope's bytes
+        return posted.isEmpty() && unexpected.isEmpty();
     }
 
     boolean hasPosted(final int source, final int tag)

@@ -1,7 +1,7 @@
 package io.sm4j.message;
 
-import io.sm4j.segment.Sm4jException;
 import io.sm4j.layout.ThreadMode;
+import io.sm4j.segment.Sm4jException;
 import io.sm4j.transport.Endpoint;
 import org.agrona.MutableDirectBuffer;
 
@@ -20,7 +20,8 @@ import java.util.List;
  * nothing, idles by the endpoint's wait policy: spin, yield, or sleep on the rank's doorbell until a peer
  * publishes to it. A pass after an idle is always a full look at every in-bound path, which is what makes
  * the doorbell's arm-then-look protocol safe. The transport is polled through {@link Endpoint#poll}, the
- * interface a second transport (ranks on other nodes) would also offer: its poll joins the same pass.
+ * interface a second transport (ranks on other nodes) would also offer: its poll joins the same pass. A blocking
+ * receive from a named source first looks at that source's path alone ({@link #receiveDirect}), before any pass.
  * Not thread-safe, as the communicator.
  */
 final class ProgressEngine implements Progress
@@ -35,20 +36,6 @@ final class ProgressEngine implements Progress
      * by the CPU's pause instruction (about 2 us here).
      */
     private static final int LOOKS = 64;
-    /**
-     * Looks a blocking receive takes at its source's path alone ({@link #receiveDirect}) before it waits the
-     * general way, where every rank has a core of its own: 256 spin hints between them, about 10 us here, well
-     * within a ping-pong's answer and a hundredth of the spin phase of a wait.
-     */
-    private static final int DIRECT_SPINS = 256;
-    /**
-     * The same where ranks may share cores: 64 looks with a yield after each, as the general wait yields after
-     * each empty pass there (tens of microseconds, well within the 200 us before that wait arms its doorbell). A
-     * look after a yield touches only the source's path, fewer lines than a pass on a core another rank just
-     * used: 4 ranks on 2 cores, 8 B ping-pong pairs, p50 1.47 us against 1.72 looking once (docs/benchmarks.md,
-     * "Twentieth session").
-     */
-    private static final int DIRECT_YIELDS = 64;
 
     private final Endpoint endpoint;
     private final Matcher matcher;
@@ -86,8 +73,9 @@ final class ProgressEngine implements Progress
     /**
      * A blocking receive's shortcut ({@link DirectReceive}): while no receive is posted, no message is queued
      * and nothing waits to be sent, looks at {@code source}'s path alone for an eager message with wire tag
-     * {@code tag}, {@link #DIRECT_SPINS} times spinning if this thread's waits start by spinning
-     * ({@link Endpoint#spinsFirst}), else {@link #DIRECT_YIELDS} times yielding.
+     * {@code tag}, as often as the endpoint's wait policy paces it ({@link Endpoint#pauseLook}: a few
+     * microseconds of spinning, or of yielding where the processor may be wanted). The looks are a wait: the
+     * thread is announced as the waiter, so another thread that calls meanwhile is refused ({@link CallingThread}).
      *
      * @param source a peer's world rank, not this rank's.
      * @return the payload bytes received into {@code capacity} bytes at {@code offset} of {@code buffer}, or -1:
@@ -100,31 +88,31 @@ final class ProgressEngine implements Progress
             return -1;
         }
         final DirectReceive look = direct.aim(tag, buffer, offset, capacity);
+        thread.startWaiting(); // a release store, as a general wait's
         try
         {
-            final boolean spin = endpoint.spinsFirst();
-            for (int i = spin ? DIRECT_SPINS : DIRECT_YIELDS; i > 0 && !look.declined(); i--)
+            thread.checkWaiting(); // a thread that took over before the announcement: refuse before any look
+            endpoint.startLooks();
+            do
             {
                 if (endpoint.pollSource(source, look, 1) > 0)
                 {
                     return look.received();
                 }
-                if (spin)
-                {
-                    Thread.onSpinWait();
-                }
-                else
-                {
-                    Thread.yield(); // the processor may be wanted: the source itself may be queued on it
-                }
+                thread.checkWaiting(); // another thread closed the communicator, or called it, meanwhile
             }
+            while (!look.declined() && endpoint.pauseLook());
+            return -1;
         }
         catch (final InternalError error)
         {
             throw fault(error); // a fault surfaces a little after its access (a safepoint poll): maybe after the poll
         }
-        look.release();
-        return -1;
+        finally
+        {
+            look.release();
+            thread.endWaiting();
+        }
     }
 
     @Override

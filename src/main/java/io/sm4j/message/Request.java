@@ -401,7 +401,7 @@ public abstract class Request implements Awaitable
      */
     Status fill(final int source, final int tag, final int length)
     {
-        return naming == null ? status.set(source, tag, length) : status.set(naming.localRank(source), naming.userTag(tag), length);
+        return status.setFromWire(naming, source, tag, length);
     }
 
     /**

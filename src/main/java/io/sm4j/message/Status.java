@@ -40,6 +40,15 @@ public final class Status
     }
 
     /**
+     * Sets an envelope as the wire carries it (a world rank, a tag in its context) in the ranks and tags of the
+     * communicator {@code naming} stands for (null: the world's, whose are the wire's).
+     */
+    Status setFromWire(final Naming naming, final int source, final int tag, final int length)
+    {
+        return naming == null ? set(source, tag, length) : set(naming.localRank(source), naming.userTag(tag), length);
+    }
+
+    /**
      * @return the sending rank.
      */
     public int source()

@@ -38,6 +38,11 @@ final class UnexpectedQueue
         collectives = new int[size];
     }
 
+    boolean isEmpty()
+    {
+        return head == null;
+    }
+
     /**
      * @return heap bytes the queued messages keep.
      */

@@ -488,7 +488,32 @@ public final class Endpoint implements AutoCloseable, MappingGuard
      */
     public int pollSource(final int source, final FragmentHandler handler, final int limit)
     {
+        if (source < 0 || source >= size || source == rank)
+        {
+            throw new IllegalArgumentException("source=" + source + " (expected: a peer of rank " + rank + ", 0.." + (size - 1) + ")");
+        }
         return poll(source, handler, limit);
+    }
+
+    /**
+     * Starts the calling thread's looks at one path (a caller that polls one source with {@link #pollSource}
+     * before it waits): {@link #pauseLook} paces them by this endpoint's wait policy.
+     */
+    public void startLooks()
+    {
+        policy().startLooks(health.now());
+    }
+
+    /**
+     * Between two of the calling thread's looks ({@link #startLooks}): a spin hint where its waits spin, else a
+     * yield.
+     *
+     * @return false once the looks are over: the caller should wait the general way (its passes poll every
+     *         path, and its waits yield, arm the doorbell and sleep as they need to).
+     */
+    public boolean pauseLook()
+    {
+        return policy().pauseLook();
     }
 
     /**

@@ -90,6 +90,18 @@ final class WaitPolicy
     private static final long PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
     /** Empty spinning passes between two clock reads. */
     private static final int SPINS_PER_CLOCK_READ = 16;
+    /**
+     * A caller's looks at one path before its wait ({@link #startLooks}), where waits spin: this many, with a spin
+     * hint between two (about 5 us here: a ping-pong's answer comes within a microsecond, and a quarter of the
+     * shortest spin phase, {@link #BLOCK_MODE_AFTER_NANOS}). Counted, not timed: no clock read on the way.
+     */
+    private static final int LOOK_SPINS = 128;
+    /**
+     * The same where ranks may share cores, or just after this rank woke a peer: a yield between two looks, for
+     * at most this long (a switch to another rank and back takes 1-3 us here; the contended wait arms its
+     * doorbell after {@link #CONTENDED_BLOCK_AFTER_NANOS}).
+     */
+    private static final long LOOK_YIELD_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
 
     private final TransportOptions.Idle mode;
     private final Doorbell bell;
@@ -116,6 +128,11 @@ final class WaitPolicy
     private boolean armed;
     /** Armed, and the nap is over: the next empty pass sleeps. */
     private boolean napped;
+    /** The current looks yield between them ({@link #startLooks}). */
+    private boolean looksYield;
+    /** Spinning looks left; yielding looks: System.nanoTime() at which they end, 0 before the first yield. */
+    private int looksLeft;
+    private long looksEnd;
 
     /**
      * @param rung      the peers' doorbells, which say when this rank last woke one.
@@ -183,6 +200,43 @@ final class WaitPolicy
         slept = true;
         bell.sleep(timeoutNanos);
         return true;
+    }
+
+    /**
+     * Starts a caller's looks at one in-bound path before it waits the general way (a blocking receive's at
+     * its source): paced by {@link #pauseLook}, spun where this thread's waits spin, yielded where the
+     * processor may be wanted (ranks that may share cores, {@code yield} mode, or within
+     * {@link #AFTER_RING_NANOS} of this rank's ring: the woken peer may be queued on this core).
+     *
+     * @param now System.nanoTime() as last read (the health clock: maybe old, which errs towards yielding).
+     */
+    void startLooks(final long now)
+    {
+        looksYield = mode == TransportOptions.Idle.YIELD ||
+            mode != TransportOptions.Idle.SPIN && (!spinThenSleep || now - rung.lastRing() < AFTER_RING_NANOS);
+        looksLeft = LOOK_SPINS;
+        looksEnd = 0;
+    }
+
+    /**
+     * Between two looks: a spin hint or a yield ({@link #startLooks}).
+     *
+     * @return false once the looks are over: the caller waits the general way.
+     */
+    boolean pauseLook()
+    {
+        if (!looksYield)
+        {
+            Thread.onSpinWait();
+            return --looksLeft > 0;
+        }
+        Thread.yield();
+        final long now = System.nanoTime();
+        if (looksEnd == 0)
+        {
+            looksEnd = now + LOOK_YIELD_NANOS;
+        }
+        return now - looksEnd < 0;
     }
 
     /**

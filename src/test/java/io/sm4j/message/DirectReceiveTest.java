@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Timeout;
 
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ThreadLocalRandom;
 
 import static io.sm4j.message.Communicator.ANY_SOURCE;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -133,19 +134,92 @@ class DirectReceiveTest extends TwoCommunicators
                     }
                     else
                     {
-                        final Status world = comm.recv(1, 9, in);
-                        expect(wrong, "world", in, world);
-                        final Status status = reversed.recv(0, 9, in);
+                        final Status status = reversed.recv(0, 9, in); // the head: taken at once
                         expect(wrong, "reversed", in, status);
                         if (status.source() != 0 || status.tag() != 9)
                         {
                             wrong.add("status " + status.source() + "/" + status.tag() + " in the split communicator");
+                        }
+                        final Status world = comm.recv(1, 9, in);
+                        expect(wrong, "world", in, world);
+                        if (world.source() != 1 || world.tag() != 9)
+                        {
+                            wrong.add("status " + world.source() + "/" + world.tag() + " in the world's communicator");
                         }
                     }
                 }
             });
         }
         assertTrue(wrong.isEmpty(), wrong.toString());
+    }
+
+    @Test
+    void messagesThroughTheFastBoxShouldArriveWholeAndInOrder()
+    {
+        // past the pair's first messages the sender claims a fast box: inline records, then references when full
+        final ThreadLocalRandom random = ThreadLocalRandom.current();
+        final byte[][] sent = new byte[4][];
+        final int[] tags = new int[4];
+        final byte[] in = new byte[4096];
+        for (int batch = 0; batch < 500; batch++)
+        {
+            for (int i = 0; i < sent.length; i++)
+            {
+                sent[i] = new byte[random.nextInt(batch % 10 == 0 ? 4096 : 300)];
+                random.nextBytes(sent[i]);
+                tags[i] = random.nextInt(3);
+                rank0.send(1, tags[i], sent[i]);
+            }
+            // mostly in send order (each at the head), now and then the last first (a head of another tag)
+            final boolean lastFirst = batch % 7 == 0 && tags[3] != tags[0] && tags[3] != tags[1] && tags[3] != tags[2];
+            if (lastFirst)
+            {
+                receive(3, sent, tags, in);
+            }
+            for (int i = 0; i < (lastFirst ? 3 : 4); i++)
+            {
+                receive(i, sent, tags, in);
+            }
+        }
+    }
+
+    @Test
+    void aLargeMessageAtTheHeadShouldBeReceivedBeforeTheEagerOneBehindIt() throws Exception
+    {
+        final ConcurrentLinkedQueue<String> wrong = new ConcurrentLinkedQueue<>();
+        try (ScratchDir dir = ScratchDir.create("sm4j-direct-"))
+        {
+            ThreadJob.run(dir.path, 2, comm ->
+            {
+                final byte[] large = new byte[1 << 16];
+                if (comm.rank() == 0)
+                {
+                    java.util.Arrays.fill(large, (byte)7);
+                    final Request first = comm.isend(1, 5, large, 0, large.length);
+                    comm.send(1, 5, bytes("behind"));
+                    first.await();
+                }
+                else
+                {
+                    final Status status = comm.recv(0, 5, large);
+                    if (status.length() != large.length || large[0] != 7 || large[large.length - 1] != 7)
+                    {
+                        wrong.add("the large message arrived as " + status.length() + " bytes");
+                    }
+                    final byte[] in = new byte[16];
+                    expect(wrong, "behind", in, comm.recv(0, 5, in));
+                }
+            });
+        }
+        assertTrue(wrong.isEmpty(), wrong.toString());
+    }
+
+    private void receive(final int i, final byte[][] sent, final int[] tags, final byte[] in)
+    {
+        final Status status = rank1.recv(0, tags[i], in);
+        assertEquals(sent[i].length, status.length(), "length of message " + i);
+        assertEquals(tags[i], status.tag());
+        assertArrayEquals(sent[i], java.util.Arrays.copyOf(in, status.length()), "message " + i);
     }
 
     private static void expect(final ConcurrentLinkedQueue<String> wrong, final String text, final byte[] in, final Status status)

@@ -61,6 +61,7 @@ class PathTraceTest
         System.out.println("classes on the path of one blocking 8 B send -> recv: " + all.size() + "\n" + listing);
         assertTrue(all.size() >= 2, "the trace saw no sm4j class: " + listing);
         assertTrue(all.size() <= MAX_CLASSES, all.size() + " classes on the path, more than " + MAX_CLASSES + ":\n" + listing);
+        assertTrue(all.contains("message.DirectReceive"), "the receive looked at its source first:\n" + listing);
     }
 
     /**

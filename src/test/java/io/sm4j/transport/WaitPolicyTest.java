@@ -13,13 +13,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * When a wait of ranks that may share cores gives up its processor for a sleep: a plain wait after 200 us
  * of yielding, a wait in lockstep (a collective's step) only after 5 ms; and how long a rank with a core of
- * its own spins: a millisecond, 20 us after a wait that slept. Over a real segment's doorbell word and a
- * real socket; nobody rings, so each wait runs its whole course.
+ * its own spins: a millisecond, 20 us after a wait that slept; and how a blocking receive's looks at its source
+ * are paced: spun briefly where waits spin, yielded for 50 us where the processor may be wanted. Over a real
+ * segment's doorbell word and a real socket; nobody rings, so each wait runs its whole course.
  */
 class WaitPolicyTest
 {
     private static final long TIMEOUT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     private static final int ATTEMPTS = 20;
+    /** {@link WaitPolicy}'s yielding looks last this long. */
+    private static final long LOOK_YIELD_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
 
     private BellRig rig;
     private Doorbell bell;
@@ -83,6 +86,75 @@ class WaitPolicyTest
             }
         }
         throw new AssertionError("every attempt was preempted");
+    }
+
+    @Test
+    void looksWhereRanksShareCoresShouldYieldForTensOfMicroseconds()
+    {
+        final WaitPolicy policy = new WaitPolicy(TransportOptions.Idle.AUTO, bell, peers, true);
+        for (int attempt = 0; attempt < ATTEMPTS; attempt++)
+        {
+            final long took = looks(policy, System.nanoTime());
+            // timed, not counted: however fast the yields, the looks last their 50 us, and then end
+            assertTrue(took >= LOOK_YIELD_NANOS, "yielding looks ended after " + took + " ns");
+            assertTrue(took < TimeUnit.SECONDS.toNanos(1), "yielding looks went on for " + took + " ns");
+        }
+    }
+
+    @Test
+    void looksWhereEveryRankHasACoreShouldSpinBriefly()
+    {
+        final WaitPolicy policy = new WaitPolicy(TransportOptions.Idle.AUTO, bell, peers, false);
+        assertTrue(unpreemptedLooks(policy, System.nanoTime()) < LOOK_YIELD_NANOS,
+            "spinning looks took as long as yielding ones in every attempt");
+    }
+
+    @Test
+    void looksJustAfterThisRankRangAPeerShouldYield()
+    {
+        final WaitPolicy policy = new WaitPolicy(TransportOptions.Idle.AUTO, bell, peers, false);
+        // a clock that reads within a millisecond of the rank's last ring (none yet: at 0)
+        assertTrue(looks(policy, TimeUnit.MICROSECONDS.toNanos(100)) >= LOOK_YIELD_NANOS,
+            "a rank that had just woken a peer spun its looks: the woken peer may be queued behind it");
+        assertTrue(unpreemptedLooks(policy, System.nanoTime()) < LOOK_YIELD_NANOS, "long after the ring, the looks spin");
+    }
+
+    @Test
+    void looksInYieldAndSpinModesShouldDoAsTheModeSays()
+    {
+        assertTrue(looks(new WaitPolicy(TransportOptions.Idle.YIELD, bell, peers, false), System.nanoTime()) >= LOOK_YIELD_NANOS,
+            "yield mode spun its looks");
+        assertTrue(unpreemptedLooks(new WaitPolicy(TransportOptions.Idle.SPIN, bell, peers, true), System.nanoTime()) < LOOK_YIELD_NANOS,
+            "spin mode yielded its looks where ranks share cores");
+    }
+
+    /**
+     * @return the shortest of {@link #ATTEMPTS} runs of looks (a preempted one lasts a tick).
+     */
+    private long unpreemptedLooks(final WaitPolicy policy, final long now)
+    {
+        long shortest = Long.MAX_VALUE;
+        for (int attempt = 0; attempt < ATTEMPTS; attempt++)
+        {
+            shortest = Math.min(shortest, looks(policy, now));
+        }
+        return shortest;
+    }
+
+    /**
+     * Looks as a blocking receive does, finding nothing, until the policy ends the looks.
+     *
+     * @return how long they took.
+     */
+    private static long looks(final WaitPolicy policy, final long now)
+    {
+        final long start = System.nanoTime();
+        policy.startLooks(now);
+        while (policy.pauseLook())
+        {
+            Thread.onSpinWait(); // where a look would be
+        }
+        return System.nanoTime() - start;
     }
 
     /**
