@@ -71,10 +71,23 @@ final class CallChecks
      */
     static UnsafeBuffer wrapWritable(final ByteBuffer buffer, final String name)
     {
-        if (buffer != null && buffer.isReadOnly())
+        checkWritable(buffer, name);
+        return wrap(buffer);
+    }
+
+    /**
+     * @throws NullPointerException     if {@code buffer} is null.
+     * @throws IllegalArgumentException naming {@code name} if it is read-only.
+     */
+    static void checkWritable(final ByteBuffer buffer, final String name)
+    {
+        if (buffer == null)
+        {
+            throw new NullPointerException("buffer is null");
+        }
+        if (buffer.isReadOnly())
         {
             throw new IllegalArgumentException(name + " is read-only: a receive writes into it");
         }
-        return wrap(buffer);
     }
 }

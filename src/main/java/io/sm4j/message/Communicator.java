@@ -618,9 +618,16 @@ public final class Communicator implements AutoCloseable
         return recv(source, tag, buffer, offset, length, new Status());
     }
 
+    /**
+     * Receives one message into {@code buffer} from its position to its limit (neither moves), as the
+     * other blocking receives: no request, and nothing kept of the buffer after the call.
+     */
     public Status recv(final int source, final int tag, final ByteBuffer buffer)
     {
-        return irecv(source, tag, buffer).await();
+        CallChecks.checkWritable(buffer, "buffer");
+        checkRecv(source, tag);
+        eagerScratch.wrap(buffer);
+        return awaitIntoScratch(source, tag, buffer.position(), buffer.remaining(), new Status());
     }
 
     /**
@@ -643,13 +650,22 @@ public final class Communicator implements AutoCloseable
         checkRecv(source, tag);
         Buffers.checkBounds(offset, length, CallChecks.lengthOf(buffer));
         eagerScratch.wrap(buffer);
+        return awaitIntoScratch(source, tag, offset, length, status);
+    }
+
+    /**
+     * A checked blocking receive into {@link #eagerScratch}, which the caller has wrapped around its memory: no
+     * wrapper per call, and the memory let go of after it.
+     */
+    private Status awaitIntoScratch(final int source, final int tag, final int offset, final int length, final Status status)
+    {
         try
         {
             return awaitReceive(toWorld(source), wire(tag), eagerScratch, offset, length, status);
         }
         finally
         {
-            eagerScratch.wrap(NO_BYTES); // do not keep the caller's array alive
+            eagerScratch.wrap(NO_BYTES); // do not keep the caller's array or buffer alive
         }
     }
 

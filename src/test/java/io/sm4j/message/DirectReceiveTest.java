@@ -4,6 +4,7 @@ import io.sm4j.it.ScratchDir;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadLocalRandom;
@@ -81,6 +82,28 @@ class DirectReceiveTest extends TwoCommunicators
         assertEquals(0, status.source());
         assertEquals(4, status.tag());
         assertArrayEquals(new byte[]{ 9, 9 }, in, "nothing written");
+    }
+
+    @Test
+    void aByteBufferReceiveShouldFillFromItsPositionAndMoveNothing()
+    {
+        for (final ByteBuffer buffer : new ByteBuffer[]{ ByteBuffer.allocate(16), ByteBuffer.allocateDirect(16) })
+        {
+            rank0.send(1, 6, bytes("bytes"));
+            buffer.position(3).limit(12);
+            final Status status = rank1.recv(0, 6, buffer);
+            assertEquals(5, status.length());
+            assertEquals(3, buffer.position(), "position");
+            assertEquals(12, buffer.limit(), "limit");
+            final byte[] got = new byte[5];
+            buffer.get(3, got);
+            assertEquals("bytes", new String(got, StandardCharsets.US_ASCII));
+        }
+        rank0.send(1, 6, new byte[10]);
+        assertThrows(TruncationException.class, () -> rank1.recv(0, 6, ByteBuffer.allocate(16).position(8)));
+        assertEquals("buffer is read-only: a receive writes into it", assertThrows(IllegalArgumentException.class,
+            () -> rank1.recv(0, 6, ByteBuffer.allocate(4).asReadOnlyBuffer())).getMessage());
+        assertEquals("buffer is null", assertThrows(NullPointerException.class, () -> rank1.recv(0, 6, (ByteBuffer)null)).getMessage());
     }
 
     @Test
