@@ -620,7 +620,10 @@ public final class Communicator implements AutoCloseable
 
     /**
      * Receives one message into {@code buffer} from its position to its limit (neither moves), as the
-     * other blocking receives: no request, and nothing kept of the buffer after the call.
+     * other blocking receives: no request allocated, and nothing kept of the buffer after the call.
+     *
+     * @throws NullPointerException     if {@code buffer} is null.
+     * @throws IllegalArgumentException if {@code buffer} is read-only.
      */
     public Status recv(final int source, final int tag, final ByteBuffer buffer)
     {
@@ -711,6 +714,11 @@ public final class Communicator implements AutoCloseable
             {
                 matcher.queues().withdraw(request);
                 blockingRecv = named(new RecvRequest(engine, false)); // the protocol may still hold the old one
+                if (request.buffer == eagerScratch)
+                {
+                    // and write into it: into the caller's memory then, not into the scratch's next use
+                    request.buffer = new UnsafeBuffer(eagerScratch, 0, eagerScratch.capacity());
+                }
             }
             throw ex;
         }

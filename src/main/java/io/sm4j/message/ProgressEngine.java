@@ -73,8 +73,8 @@ final class ProgressEngine implements Progress
     /**
      * A blocking receive's shortcut ({@link DirectReceive}): while no receive is posted, no message is queued
      * and nothing waits to be sent, looks at {@code source}'s path alone for an eager message with wire tag
-     * {@code tag}, as often as the endpoint's wait policy paces it ({@link Endpoint#pauseLook}: a few
-     * microseconds of spinning, or of yielding where the processor may be wanted). The looks are a wait: the
+     * {@code tag}, as often as the endpoint's wait policy paces it ({@link Endpoint#pauseLook}: about 5 us of
+     * spinning, or about 50 us of yielding where the processor may be wanted). The looks are a wait: the
      * thread is announced as the waiter, so another thread that calls meanwhile is refused ({@link CallingThread}).
      *
      * @param source a peer's world rank, not this rank's.

@@ -95,13 +95,13 @@ final class WaitPolicy
      * hint between two (about 5 us here: a ping-pong's answer comes within a microsecond, and a quarter of the
      * shortest spin phase, {@link #BLOCK_MODE_AFTER_NANOS}). Counted, not timed: no clock read on the way.
      */
-    private static final int LOOK_SPINS = 128;
+    static final int LOOK_SPINS = 128;
     /**
-     * The same where ranks may share cores, or just after this rank woke a peer: a yield between two looks, for
-     * at most this long (a switch to another rank and back takes 1-3 us here; the contended wait arms its
-     * doorbell after {@link #CONTENDED_BLOCK_AFTER_NANOS}).
+     * The same where the processor may be wanted ({@link #startLooks}): a yield between two looks, the last
+     * one starting within this long of the first (a switch to another rank and back takes 1-3 us here; the
+     * contended wait arms its doorbell after {@link #CONTENDED_BLOCK_AFTER_NANOS}).
      */
-    private static final long LOOK_YIELD_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
+    static final long LOOK_YIELD_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
 
     private final TransportOptions.Idle mode;
     private final Doorbell bell;
@@ -130,8 +130,9 @@ final class WaitPolicy
     private boolean napped;
     /** The current looks yield between them ({@link #startLooks}). */
     private boolean looksYield;
-    /** Spinning looks left; yielding looks: System.nanoTime() at which they end, 0 before the first yield. */
+    /** Spinning looks left. */
     private int looksLeft;
+    /** Yielding looks: System.nanoTime() after which no more start. */
     private long looksEnd;
 
     /**
@@ -204,18 +205,19 @@ final class WaitPolicy
 
     /**
      * Starts a caller's looks at one in-bound path before it waits the general way (a blocking receive's at
-     * its source): paced by {@link #pauseLook}, spun where this thread's waits spin, yielded where the
-     * processor may be wanted (ranks that may share cores, {@code yield} mode, or within
-     * {@link #AFTER_RING_NANOS} of this rank's ring: the woken peer may be queued on this core).
+     * its source): paced by {@link #pauseLook}, spun where this thread's waits start by spinning (SPIN, BLOCK,
+     * AUTO where every rank has a core of its own), yielded where the processor may be wanted (YIELD, AUTO where
+     * ranks may share cores, and AUTO or BLOCK within {@link #AFTER_RING_NANOS} of this rank's ring: the woken
+     * peer may be queued on this core).
      *
      * @param now System.nanoTime() as last read (the health clock: maybe old, which errs towards yielding).
      */
     void startLooks(final long now)
     {
         looksYield = mode == TransportOptions.Idle.YIELD ||
-            mode != TransportOptions.Idle.SPIN && (!spinThenSleep || now - rung.lastRing() < AFTER_RING_NANOS);
+            mode != TransportOptions.Idle.SPIN && (!spinThenSleep || rangWithin(now));
         looksLeft = LOOK_SPINS;
-        looksEnd = 0;
+        looksEnd = looksYield ? System.nanoTime() + LOOK_YIELD_NANOS : 0; // a yield lasts 0.2 us or a slice: timed
     }
 
     /**
@@ -231,12 +233,16 @@ final class WaitPolicy
             return --looksLeft > 0;
         }
         Thread.yield();
-        final long now = System.nanoTime();
-        if (looksEnd == 0)
-        {
-            looksEnd = now + LOOK_YIELD_NANOS;
-        }
-        return now - looksEnd < 0;
+        return System.nanoTime() - looksEnd < 0;
+    }
+
+    /**
+     * @return true if this rank rang a peer within {@link #AFTER_RING_NANOS} before {@code now}.
+     */
+    private boolean rangWithin(final long now)
+    {
+        final long ring = rung.lastRing();
+        return ring != 0 && now - ring < AFTER_RING_NANOS; // 0: never rang
     }
 
     /**
@@ -291,7 +297,7 @@ final class WaitPolicy
             // NOTE: whatever its spin, a wait within AFTER_RING_NANOS of its rank's ring yields and does not arm: the
             // peer it woke likely answers within it (tried: arming after the spin left the wake-up as it was and
             // moved the ring of the answer, and its CPU, to the woken peer; docs/benchmarks.md, "Seventeenth session")
-            if (now - rung.lastRing() < AFTER_RING_NANOS)
+            if (rangWithin(now))
             {
                 Thread.yield(); // the peer this rank just woke may be queued on this core: let it run
                 lastRead = System.nanoTime();

@@ -90,14 +90,20 @@ class DirectReceiveTest extends TwoCommunicators
         for (final ByteBuffer buffer : new ByteBuffer[]{ ByteBuffer.allocate(16), ByteBuffer.allocateDirect(16) })
         {
             rank0.send(1, 6, bytes("bytes"));
+            while (buffer.hasRemaining())
+            {
+                buffer.put((byte)'.');
+            }
             buffer.position(3).limit(12);
             final Status status = rank1.recv(0, 6, buffer);
             assertEquals(5, status.length());
+            assertEquals(0, status.source());
+            assertEquals(6, status.tag());
             assertEquals(3, buffer.position(), "position");
             assertEquals(12, buffer.limit(), "limit");
-            final byte[] got = new byte[5];
-            buffer.get(3, got);
-            assertEquals("bytes", new String(got, StandardCharsets.US_ASCII));
+            final byte[] got = new byte[16];
+            buffer.clear().get(0, got);
+            assertEquals("...bytes........", new String(got, StandardCharsets.US_ASCII), "written from the position on, nothing else");
         }
         rank0.send(1, 6, new byte[10]);
         assertThrows(TruncationException.class, () -> rank1.recv(0, 6, ByteBuffer.allocate(16).position(8)));

@@ -1,5 +1,6 @@
 package io.sm4j.transport;
 
+import io.sm4j.layout.DoorbellDescriptor;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -21,8 +22,6 @@ class WaitPolicyTest
 {
     private static final long TIMEOUT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     private static final int ATTEMPTS = 20;
-    /** {@link WaitPolicy}'s yielding looks last this long. */
-    private static final long LOOK_YIELD_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
 
     private BellRig rig;
     private Doorbell bell;
@@ -94,67 +93,66 @@ class WaitPolicyTest
         final WaitPolicy policy = new WaitPolicy(TransportOptions.Idle.AUTO, bell, peers, true);
         for (int attempt = 0; attempt < ATTEMPTS; attempt++)
         {
-            final long took = looks(policy, System.nanoTime());
-            // timed, not counted: however fast the yields, the looks last their 50 us, and then end
-            assertTrue(took >= LOOK_YIELD_NANOS, "yielding looks ended after " + took + " ns");
-            assertTrue(took < TimeUnit.SECONDS.toNanos(1), "yielding looks went on for " + took + " ns");
+            assertYielded(policy, System.nanoTime());
         }
     }
 
     @Test
-    void looksWhereEveryRankHasACoreShouldSpinBriefly()
+    void looksWhereEveryRankHasACoreShouldSpinACountedFew()
     {
-        final WaitPolicy policy = new WaitPolicy(TransportOptions.Idle.AUTO, bell, peers, false);
-        assertTrue(unpreemptedLooks(policy, System.nanoTime()) < LOOK_YIELD_NANOS,
-            "spinning looks took as long as yielding ones in every attempt");
+        assertSpun(new WaitPolicy(TransportOptions.Idle.AUTO, bell, peers, false), System.nanoTime());
+        assertSpun(new WaitPolicy(TransportOptions.Idle.BLOCK, bell, peers, true), System.nanoTime());
     }
 
     @Test
     void looksJustAfterThisRankRangAPeerShouldYield()
     {
         final WaitPolicy policy = new WaitPolicy(TransportOptions.Idle.AUTO, bell, peers, false);
-        // a clock that reads within a millisecond of the rank's last ring (none yet: at 0)
-        assertTrue(looks(policy, TimeUnit.MICROSECONDS.toNanos(100)) >= LOOK_YIELD_NANOS,
-            "a rank that had just woken a peer spun its looks: the woken peer may be queued behind it");
-        assertTrue(unpreemptedLooks(policy, System.nanoTime()) < LOOK_YIELD_NANOS, "long after the ring, the looks spin");
+        assertSpun(policy, System.nanoTime()); // never rang
+        peers.wake(rig.sleeper, DoorbellDescriptor.ARMED); // a real ring (of the rig's one open doorbell, this rank's)
+        final long rang = peers.lastRing();
+        assertTrue(rang != 0, "the ring was not noted");
+        assertYielded(policy, rang + TimeUnit.MICROSECONDS.toNanos(100)); // the woken peer may be queued on this core
+        assertSpun(policy, rang + TimeUnit.MILLISECONDS.toNanos(2));
     }
 
     @Test
     void looksInYieldAndSpinModesShouldDoAsTheModeSays()
     {
-        assertTrue(looks(new WaitPolicy(TransportOptions.Idle.YIELD, bell, peers, false), System.nanoTime()) >= LOOK_YIELD_NANOS,
-            "yield mode spun its looks");
-        assertTrue(unpreemptedLooks(new WaitPolicy(TransportOptions.Idle.SPIN, bell, peers, true), System.nanoTime()) < LOOK_YIELD_NANOS,
-            "spin mode yielded its looks where ranks share cores");
+        assertYielded(new WaitPolicy(TransportOptions.Idle.YIELD, bell, peers, false), System.nanoTime());
+        assertSpun(new WaitPolicy(TransportOptions.Idle.SPIN, bell, peers, true), System.nanoTime());
     }
 
     /**
-     * @return the shortest of {@link #ATTEMPTS} runs of looks (a preempted one lasts a tick).
+     * Spinning looks are counted: they end after {@link WaitPolicy#LOOK_SPINS}, however long that takes.
      */
-    private long unpreemptedLooks(final WaitPolicy policy, final long now)
+    private static void assertSpun(final WaitPolicy policy, final long now)
     {
-        long shortest = Long.MAX_VALUE;
-        for (int attempt = 0; attempt < ATTEMPTS; attempt++)
+        policy.startLooks(now);
+        int more = 0;
+        while (policy.pauseLook())
         {
-            shortest = Math.min(shortest, looks(policy, now));
+            more++;
         }
-        return shortest;
+        assertEquals(WaitPolicy.LOOK_SPINS - 1, more, "looks after the first");
     }
 
     /**
-     * Looks as a blocking receive does, finding nothing, until the policy ends the looks.
-     *
-     * @return how long they took.
+     * Yielding looks are timed: however fast the yields, none starts after {@link WaitPolicy#LOOK_YIELD_NANOS},
+     * and they end.
      */
-    private static long looks(final WaitPolicy policy, final long now)
+    private static void assertYielded(final WaitPolicy policy, final long now)
     {
         final long start = System.nanoTime();
         policy.startLooks(now);
+        int more = 0;
         while (policy.pauseLook())
         {
-            Thread.onSpinWait(); // where a look would be
+            more++;
         }
-        return System.nanoTime() - start;
+        final long took = System.nanoTime() - start;
+        assertTrue(took >= WaitPolicy.LOOK_YIELD_NANOS, "yielding looks ended after " + took + " ns (" + more + " more)");
+        assertTrue(took < TimeUnit.SECONDS.toNanos(1), "yielding looks went on for " + took + " ns");
     }
 
     /**
