@@ -871,7 +871,8 @@ public final class Communicator implements AutoCloseable
 
     /**
      * Sends to {@code dest} and receives from {@code source} at once (MPI_Sendrecv): the receive is posted
-     * first, so two ranks that exchange with each other cannot deadlock.
+     * first, so two ranks that exchange with each other cannot deadlock; an eager message that goes out at
+     * once (it waits for nothing) is sent first, and the receive is then a blocking one.
      *
      * @return the received message's status.
      */
@@ -904,6 +905,13 @@ public final class Communicator implements AutoCloseable
         checkSend(dest, sendTag, CallChecks.capacityOf(sendBuffer), sendOffset, sendLength);
         checkRecv(source, recvTag);
         Buffers.checkRange("buffer", recvBuffer, recvOffset, recvLength);
+        if (dest != rank && sendLength <= eagerPayload &&
+            sends.trySendEager(toWorld(dest), wire(sendTag), sendBuffer, sendOffset, sendLength))
+        {
+            // sent at once, so it cannot wait for the peer's receive: receiving now matches what posting first
+            // would (a receive posted before this call still comes first), and takes the blocking receive's looks
+            return awaitReceive(toWorld(source), wire(recvTag), recvBuffer, recvOffset, recvLength, new Status());
+        }
         final Status received = exchange(dest, wire(sendTag), sendBuffer, sendOffset, sendLength,
             source, wire(recvTag), recvBuffer, recvOffset, recvLength);
         return new Status(received.source(), received.tag(), received.length());

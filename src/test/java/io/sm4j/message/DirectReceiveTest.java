@@ -243,6 +243,44 @@ class DirectReceiveTest extends TwoCommunicators
         assertTrue(wrong.isEmpty(), wrong.toString());
     }
 
+    @Test
+    void exchangesShouldSendEagerMessagesFirstAndReceiveInOrder() throws Exception
+    {
+        final ConcurrentLinkedQueue<String> wrong = new ConcurrentLinkedQueue<>();
+        try (ScratchDir dir = ScratchDir.create("sm4j-direct-"))
+        {
+            ThreadJob.run(dir.path, 2, comm ->
+            {
+                final int peer = 1 - comm.rank();
+                final byte[] out = new byte[64];
+                final byte[] in = new byte[1 << 16];
+                // a receive posted before the exchange takes the first message: the exchange's receive the second
+                final byte[] early = new byte[8];
+                final Request posted = comm.irecv(peer, 2, early);
+                comm.send(peer, 2, bytes("early"));
+                for (int i = 0; i < 2_000; i++)
+                {
+                    final int length = i % 100 == 99 ? in.length : 1 + i % 64; // now and then a large one: posted first
+                    final byte[] message = length > out.length ? new byte[length] : out;
+                    java.util.Arrays.fill(message, 0, length, (byte)(i + comm.rank()));
+                    final Status status = comm.sendRecv(peer, 2, message, 0, length, peer, 2, in, 0, in.length);
+                    if (status.length() != length || status.source() != peer || status.tag() != 2 ||
+                        in[0] != (byte)(i + peer) || in[length - 1] != (byte)(i + peer))
+                    {
+                        wrong.add("exchange " + i + " of rank " + comm.rank() + ": " + status.length() + " bytes from " + status.source());
+                        return;
+                    }
+                }
+                final Status first = posted.await();
+                if (!"early".equals(new String(early, 0, first.length(), StandardCharsets.US_ASCII)))
+                {
+                    wrong.add("the receive posted first did not get the first message");
+                }
+            });
+        }
+        assertTrue(wrong.isEmpty(), wrong.toString());
+    }
+
     private void receive(final int i, final byte[][] sent, final int[] tags, final byte[] in)
     {
         final Status status = rank1.recv(0, tags[i], in);
