@@ -115,71 +115,61 @@ class DirectReceiveTest extends TwoCommunicators
     @Test
     void messagesOfOtherSourcesShouldWaitForTheirOwnReceives() throws Exception
     {
-        final ConcurrentLinkedQueue<String> wrong = new ConcurrentLinkedQueue<>();
-        try (ScratchDir dir = ScratchDir.create("sm4j-direct-"))
+        inRanks(3, (comm, wrong) ->
         {
-            ThreadJob.run(dir.path, 3, comm ->
+            final byte[] in = new byte[16];
+            switch (comm.rank())
             {
-                final byte[] in = new byte[16];
-                switch (comm.rank())
+                case 0 ->
                 {
-                    case 0 ->
-                    {
-                        comm.barrier(); // rank 2's message was sent before it
-                        expect(wrong, "from 1", in, comm.recv(1, 1, in));
-                        expect(wrong, "from 2", in, comm.recv(ANY_SOURCE, 1, in));
-                    }
-                    case 1 ->
-                    {
-                        comm.barrier();
-                        comm.send(0, 1, bytes("from 1"));
-                    }
-                    default ->
-                    {
-                        comm.send(0, 1, bytes("from 2"));
-                        comm.barrier();
-                    }
+                    comm.barrier(); // rank 2's message was sent before it
+                    expect(wrong, "from 1", in, comm.recv(1, 1, in));
+                    expect(wrong, "from 2", in, comm.recv(ANY_SOURCE, 1, in));
                 }
-            });
-        }
-        assertTrue(wrong.isEmpty(), wrong.toString());
+                case 1 ->
+                {
+                    comm.barrier();
+                    comm.send(0, 1, bytes("from 1"));
+                }
+                default ->
+                {
+                    comm.send(0, 1, bytes("from 2"));
+                    comm.barrier();
+                }
+            }
+        });
     }
 
     @Test
     void aSplitCommunicatorsReceiveShouldNameItsOwnRankAndTag() throws Exception
     {
-        final ConcurrentLinkedQueue<String> wrong = new ConcurrentLinkedQueue<>();
-        try (ScratchDir dir = ScratchDir.create("sm4j-direct-"))
+        inRanks(2, (comm, wrong) ->
         {
-            ThreadJob.run(dir.path, 2, comm ->
+            try (Communicator reversed = comm.split(0, -comm.rank()))
             {
-                try (Communicator reversed = comm.split(0, -comm.rank()))
+                final byte[] in = new byte[16];
+                if (reversed.rank() == 0)
                 {
-                    final byte[] in = new byte[16];
-                    if (reversed.rank() == 0)
+                    reversed.send(1, 9, bytes("reversed"));
+                    comm.send(0, 9, bytes("world")); // same pair and tag, another context
+                }
+                else
+                {
+                    final Status status = reversed.recv(0, 9, in); // the head: taken at once
+                    expect(wrong, "reversed", in, status);
+                    if (status.source() != 0 || status.tag() != 9)
                     {
-                        reversed.send(1, 9, bytes("reversed"));
-                        comm.send(0, 9, bytes("world")); // same pair and tag, another context
+                        wrong.add("status " + status.source() + "/" + status.tag() + " in the split communicator");
                     }
-                    else
+                    final Status world = comm.recv(1, 9, in);
+                    expect(wrong, "world", in, world);
+                    if (world.source() != 1 || world.tag() != 9)
                     {
-                        final Status status = reversed.recv(0, 9, in); // the head: taken at once
-                        expect(wrong, "reversed", in, status);
-                        if (status.source() != 0 || status.tag() != 9)
-                        {
-                            wrong.add("status " + status.source() + "/" + status.tag() + " in the split communicator");
-                        }
-                        final Status world = comm.recv(1, 9, in);
-                        expect(wrong, "world", in, world);
-                        if (world.source() != 1 || world.tag() != 9)
-                        {
-                            wrong.add("status " + world.source() + "/" + world.tag() + " in the world's communicator");
-                        }
+                        wrong.add("status " + world.source() + "/" + world.tag() + " in the world's communicator");
                     }
                 }
-            });
-        }
-        assertTrue(wrong.isEmpty(), wrong.toString());
+            }
+        });
     }
 
     @Test
@@ -215,70 +205,80 @@ class DirectReceiveTest extends TwoCommunicators
     @Test
     void aLargeMessageAtTheHeadShouldBeReceivedBeforeTheEagerOneBehindIt() throws Exception
     {
-        final ConcurrentLinkedQueue<String> wrong = new ConcurrentLinkedQueue<>();
-        try (ScratchDir dir = ScratchDir.create("sm4j-direct-"))
+        inRanks(2, (comm, wrong) ->
         {
-            ThreadJob.run(dir.path, 2, comm ->
+            final byte[] large = new byte[1 << 16];
+            if (comm.rank() == 0)
             {
-                final byte[] large = new byte[1 << 16];
-                if (comm.rank() == 0)
+                java.util.Arrays.fill(large, (byte)7);
+                final Request first = comm.isend(1, 5, large, 0, large.length);
+                comm.send(1, 5, bytes("behind"));
+                first.await();
+            }
+            else
+            {
+                final Status status = comm.recv(0, 5, large);
+                if (status.length() != large.length || large[0] != 7 || large[large.length - 1] != 7)
                 {
-                    java.util.Arrays.fill(large, (byte)7);
-                    final Request first = comm.isend(1, 5, large, 0, large.length);
-                    comm.send(1, 5, bytes("behind"));
-                    first.await();
+                    wrong.add("the large message arrived as " + status.length() + " bytes");
                 }
-                else
-                {
-                    final Status status = comm.recv(0, 5, large);
-                    if (status.length() != large.length || large[0] != 7 || large[large.length - 1] != 7)
-                    {
-                        wrong.add("the large message arrived as " + status.length() + " bytes");
-                    }
-                    final byte[] in = new byte[16];
-                    expect(wrong, "behind", in, comm.recv(0, 5, in));
-                }
-            });
-        }
-        assertTrue(wrong.isEmpty(), wrong.toString());
+                final byte[] in = new byte[16];
+                expect(wrong, "behind", in, comm.recv(0, 5, in));
+            }
+        });
     }
 
     @Test
     void exchangesShouldSendEagerMessagesFirstAndReceiveInOrder() throws Exception
     {
+        inRanks(2, (comm, wrong) ->
+        {
+            final int peer = 1 - comm.rank();
+            final byte[] out = new byte[64];
+            final byte[] in = new byte[1 << 16];
+            // a receive posted before the exchange takes the first message: the exchange's receive the second
+            final byte[] early = new byte[8];
+            final Request posted = comm.irecv(peer, 2, early);
+            comm.send(peer, 2, bytes("early"));
+            for (int i = 0; i < 2_000; i++)
+            {
+                final int length = i % 100 == 99 ? in.length : 1 + i % 64; // now and then a large one: posted first
+                final byte[] message = length > out.length ? new byte[length] : out;
+                java.util.Arrays.fill(message, 0, length, (byte)(i + comm.rank()));
+                final Status status = comm.sendRecv(peer, 2, message, 0, length, peer, 2, in, 0, in.length);
+                if (status.length() != length || status.source() != peer || status.tag() != 2 ||
+                    in[0] != (byte)(i + peer) || in[length - 1] != (byte)(i + peer))
+                {
+                    wrong.add("exchange " + i + " of rank " + comm.rank() + ": " + status.length() + " bytes from " + status.source());
+                    return;
+                }
+            }
+            final Status first = posted.await();
+            if (!"early".equals(new String(early, 0, first.length(), StandardCharsets.US_ASCII)))
+            {
+                wrong.add("the receive posted first did not get the first message");
+            }
+        });
+    }
+
+    /**
+     * Runs {@code body} as the ranks of a job of {@code size} threads over a real segment; what they add to
+     * {@code wrong} fails the test.
+     */
+    private static void inRanks(final int size, final RanksBody body) throws Exception
+    {
         final ConcurrentLinkedQueue<String> wrong = new ConcurrentLinkedQueue<>();
         try (ScratchDir dir = ScratchDir.create("sm4j-direct-"))
         {
-            ThreadJob.run(dir.path, 2, comm ->
-            {
-                final int peer = 1 - comm.rank();
-                final byte[] out = new byte[64];
-                final byte[] in = new byte[1 << 16];
-                // a receive posted before the exchange takes the first message: the exchange's receive the second
-                final byte[] early = new byte[8];
-                final Request posted = comm.irecv(peer, 2, early);
-                comm.send(peer, 2, bytes("early"));
-                for (int i = 0; i < 2_000; i++)
-                {
-                    final int length = i % 100 == 99 ? in.length : 1 + i % 64; // now and then a large one: posted first
-                    final byte[] message = length > out.length ? new byte[length] : out;
-                    java.util.Arrays.fill(message, 0, length, (byte)(i + comm.rank()));
-                    final Status status = comm.sendRecv(peer, 2, message, 0, length, peer, 2, in, 0, in.length);
-                    if (status.length() != length || status.source() != peer || status.tag() != 2 ||
-                        in[0] != (byte)(i + peer) || in[length - 1] != (byte)(i + peer))
-                    {
-                        wrong.add("exchange " + i + " of rank " + comm.rank() + ": " + status.length() + " bytes from " + status.source());
-                        return;
-                    }
-                }
-                final Status first = posted.await();
-                if (!"early".equals(new String(early, 0, first.length(), StandardCharsets.US_ASCII)))
-                {
-                    wrong.add("the receive posted first did not get the first message");
-                }
-            });
+            ThreadJob.run(dir.path, size, comm -> body.run(comm, wrong));
         }
         assertTrue(wrong.isEmpty(), wrong.toString());
+    }
+
+    @FunctionalInterface
+    private interface RanksBody
+    {
+        void run(Communicator comm, ConcurrentLinkedQueue<String> wrong) throws Exception;
     }
 
     private void receive(final int i, final byte[][] sent, final int[] tags, final byte[] in)
