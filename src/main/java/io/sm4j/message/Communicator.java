@@ -691,12 +691,12 @@ public final class Communicator implements AutoCloseable
         final int source, final int tag, final MutableDirectBuffer buffer, final int offset, final int length,
         final Status status)
     {
-        if (source != ANY_SOURCE && source != endpoint.rank() && tag != wire(ANY_TAG)) // a named peer and tag
+        if (source != ANY_SOURCE && source != endpoint.rank()) // a named peer
         {
             final int received = engine.receiveDirect(source, tag, buffer, offset, length);
             if (received >= 0)
             {
-                return status == null ? null : status.setFromWire(naming, source, tag, received);
+                return status == null ? null : status.setFromWire(naming, source, engine.receivedTag(), received);
             }
         }
         final RecvRequest request = blockingRecv.set(source, tag, buffer, offset, length, null);

@@ -73,13 +73,14 @@ final class ProgressEngine implements Progress
     /**
      * A blocking receive's shortcut ({@link DirectReceive}): while no receive is posted, no message is queued
      * and nothing waits to be sent, looks at {@code source}'s path alone for an eager message with wire tag
-     * {@code tag}, as often as the endpoint's wait policy paces it ({@link Endpoint#pauseLook}: about 5 us of
-     * spinning, or about 50 us of yielding where the processor may be wanted). The looks are a wait: the
-     * thread is announced as the waiter, so another thread that calls meanwhile is refused ({@link CallingThread}).
+     * {@code tag} (or one its wildcard accepts), as often as the endpoint's wait policy paces it
+     * ({@link Endpoint#pauseLook}: about 5 us of spinning, or about 50 us of yielding where the processor may be
+     * wanted). The looks are a wait: the thread is announced as the waiter, so another thread that calls meanwhile
+     * is refused ({@link CallingThread}).
      *
      * @param source a peer's world rank, not this rank's.
-     * @return the payload bytes received into {@code capacity} bytes at {@code offset} of {@code buffer}, or -1:
-     *         the caller posts the receive and waits for it.
+     * @return the payload bytes received into {@code capacity} bytes at {@code offset} of {@code buffer} (the
+     *         message's wire tag is then {@link #receivedTag()}), or -1: the caller posts the receive and waits.
      */
     int receiveDirect(final int source, final int tag, final MutableDirectBuffer buffer, final int offset, final int capacity)
     {
@@ -113,6 +114,15 @@ final class ProgressEngine implements Progress
             look.release();
             thread.endWaiting();
         }
+    }
+
+    /**
+     * @return the wire tag of the message {@link #receiveDirect} took last: the one asked for, or one its wildcard
+     *         accepts.
+     */
+    int receivedTag()
+    {
+        return direct.receivedTag();
     }
 
     @Override

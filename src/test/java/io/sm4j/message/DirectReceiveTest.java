@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadLocalRandom;
 
 import static io.sm4j.message.Communicator.ANY_SOURCE;
+import static io.sm4j.message.Communicator.ANY_TAG;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -36,6 +37,52 @@ class DirectReceiveTest extends TwoCommunicators
         final Status first = rank1.recv(0, 1, in);
         assertEquals("first", text(in, first));
         assertEquals(1, first.tag());
+    }
+
+    @Test
+    void anyTagFromANamedSourceShouldTakeTheHeadAndNameItsTag()
+    {
+        rank0.send(1, 41, bytes("first"));
+        rank0.send(1, 42, bytes("second"));
+        final byte[] in = new byte[16];
+        final Status first = rank1.recv(0, ANY_TAG, in);
+        assertEquals("first", text(in, first));
+        assertEquals(41, first.tag());
+        final Status second = rank1.recv(0, ANY_TAG, in);
+        assertEquals("second", text(in, second));
+        assertEquals(42, second.tag());
+    }
+
+    @Test
+    void anyTagInASplitCommunicatorShouldNameTheUsersTagAndSkipOtherContexts() throws Exception
+    {
+        inRanks(2, (comm, wrong) ->
+        {
+            try (Communicator reversed = comm.split(0, -comm.rank()))
+            {
+                final byte[] in = new byte[16];
+                if (comm.rank() == 0)
+                {
+                    comm.send(1, 5, bytes("world")); // at the head, of another context: not the split's receive's
+                    reversed.send(0, 17, bytes("split"));
+                }
+                else
+                {
+                    final Status split = reversed.recv(1, ANY_TAG, in);
+                    expect(wrong, "split", in, split);
+                    if (split.tag() != 17 || split.source() != 1)
+                    {
+                        wrong.add("status " + split.source() + "/" + split.tag() + " in the split communicator");
+                    }
+                    final Status world = comm.recv(0, ANY_TAG, in);
+                    expect(wrong, "world", in, world);
+                    if (world.tag() != 5 || world.source() != 0)
+                    {
+                        wrong.add("status " + world.source() + "/" + world.tag() + " in the world's communicator");
+                    }
+                }
+            }
+        });
     }
 
     @Test
