@@ -54,38 +54,6 @@ class DirectReceiveTest extends TwoCommunicators
     }
 
     @Test
-    void anyTagInASplitCommunicatorShouldNameTheUsersTagAndSkipOtherContexts() throws Exception
-    {
-        inRanks(2, (comm, wrong) ->
-        {
-            try (Communicator reversed = comm.split(0, -comm.rank()))
-            {
-                final byte[] in = new byte[16];
-                if (comm.rank() == 0)
-                {
-                    comm.send(1, 5, bytes("world")); // at the head, of another context: not the split's receive's
-                    reversed.send(0, 17, bytes("split"));
-                }
-                else
-                {
-                    final Status split = reversed.recv(1, ANY_TAG, in);
-                    expect(wrong, "split", in, split);
-                    if (split.tag() != 17 || split.source() != 1)
-                    {
-                        wrong.add("status " + split.source() + "/" + split.tag() + " in the split communicator");
-                    }
-                    final Status world = comm.recv(0, ANY_TAG, in);
-                    expect(wrong, "world", in, world);
-                    if (world.tag() != 5 || world.source() != 0)
-                    {
-                        wrong.add("status " + world.source() + "/" + world.tag() + " in the world's communicator");
-                    }
-                }
-            }
-        });
-    }
-
-    @Test
     void aPostedReceiveShouldTakeTheFirstMessageBeforeABlockingOne()
     {
         final byte[] posted = new byte[16];
@@ -199,21 +167,15 @@ class DirectReceiveTest extends TwoCommunicators
                 {
                     reversed.send(1, 9, bytes("reversed"));
                     comm.send(0, 9, bytes("world")); // same pair and tag, another context
+                    comm.send(0, 5, bytes("world, any")); // at the head when the split's wildcard receive looks
+                    reversed.send(1, 17, bytes("split, any"));
                 }
                 else
                 {
-                    final Status status = reversed.recv(0, 9, in); // the head: taken at once
-                    expect(wrong, "reversed", in, status);
-                    if (status.source() != 0 || status.tag() != 9)
-                    {
-                        wrong.add("status " + status.source() + "/" + status.tag() + " in the split communicator");
-                    }
-                    final Status world = comm.recv(1, 9, in);
-                    expect(wrong, "world", in, world);
-                    if (world.source() != 1 || world.tag() != 9)
-                    {
-                        wrong.add("status " + world.source() + "/" + world.tag() + " in the world's communicator");
-                    }
+                    expect(wrong, "reversed", in, reversed.recv(0, 9, in), 0, 9); // the head: taken at once
+                    expect(wrong, "world", in, comm.recv(1, 9, in), 1, 9);
+                    expect(wrong, "split, any", in, reversed.recv(0, ANY_TAG, in), 0, 17); // not another context's
+                    expect(wrong, "world, any", in, comm.recv(1, ANY_TAG, in), 1, 5);
                 }
             }
         });
@@ -334,6 +296,17 @@ class DirectReceiveTest extends TwoCommunicators
         assertEquals(sent[i].length, status.length(), "length of message " + i);
         assertEquals(tags[i], status.tag());
         assertArrayEquals(sent[i], java.util.Arrays.copyOf(in, status.length()), "message " + i);
+    }
+
+    private static void expect(
+        final ConcurrentLinkedQueue<String> wrong, final String text, final byte[] in, final Status status,
+        final int source, final int tag)
+    {
+        expect(wrong, text, in, status);
+        if (status.source() != source || status.tag() != tag)
+        {
+            wrong.add("'" + text + "' arrived with status " + status.source() + "/" + status.tag() + ", expected " + source + "/" + tag);
+        }
     }
 
     private static void expect(final ConcurrentLinkedQueue<String> wrong, final String text, final byte[] in, final Status status)
