@@ -872,7 +872,9 @@ public final class Communicator implements AutoCloseable
     /**
      * Sends to {@code dest} and receives from {@code source} at once (MPI_Sendrecv): the receive is posted
      * first, so two ranks that exchange with each other cannot deadlock; an eager message that goes out at
-     * once (it waits for nothing) is sent first, and the receive is then a blocking one.
+     * once (it waits for nothing) is sent first, and the receive is then a blocking one. If the receive fails
+     * (a message longer than the buffer, a source that left), the send has gone out if it went first, and not
+     * otherwise when the receive failed as it was posted (MPI leaves a failed call's effects undefined).
      *
      * @return the received message's status.
      */

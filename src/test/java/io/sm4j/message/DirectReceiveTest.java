@@ -167,13 +167,15 @@ class DirectReceiveTest extends TwoCommunicators
                 {
                     reversed.send(1, 9, bytes("reversed"));
                     comm.send(0, 9, bytes("world")); // same pair and tag, another context
-                    comm.send(0, 5, bytes("world, any")); // at the head when the split's wildcard receive looks
+                    reversed.send(1, 18, bytes("split, head"));
+                    comm.send(0, 5, bytes("world, any")); // at the head when the split's second wildcard receive looks
                     reversed.send(1, 17, bytes("split, any"));
                 }
                 else
                 {
                     expect(wrong, "reversed", in, reversed.recv(0, 9, in), 0, 9); // the head: taken at once
                     expect(wrong, "world", in, comm.recv(1, 9, in), 1, 9);
+                    expect(wrong, "split, head", in, reversed.recv(0, ANY_TAG, in), 0, 18); // taken at once, named
                     expect(wrong, "split, any", in, reversed.recv(0, ANY_TAG, in), 0, 17); // not another context's
                     expect(wrong, "world, any", in, comm.recv(1, ANY_TAG, in), 1, 5);
                 }
@@ -266,6 +268,12 @@ class DirectReceiveTest extends TwoCommunicators
             if (!"early".equals(new String(early, 0, first.length(), StandardCharsets.US_ASCII)))
             {
                 wrong.add("the receive posted first did not get the first message");
+            }
+            try (Communicator reversed = comm.split(0, -comm.rank())) // ranks and tags of its own
+            {
+                final int other = 1 - reversed.rank();
+                final Status status = reversed.sendRecv(other, 7 + reversed.rank(), bytes("from " + reversed.rank()), other, ANY_TAG, in);
+                expect(wrong, "from " + other, in, status, other, 7 + other);
             }
         });
     }
