@@ -439,13 +439,13 @@ public final class Communicator implements AutoCloseable
     public void send(final int dest, final int tag, final byte[] buffer, final int offset, final int length)
     {
         checkSend(dest, tag, CallChecks.lengthOf(buffer), offset, length);
-        if (dest != rank && length <= eagerPayload)
+        if (goesEager(dest, length))
         {
             // the hot path: no request, no status, no wrapper per call (the bytes are copied before it returns)
             eagerScratch.wrap(buffer);
             try
             {
-                sendEager(dest, wire(tag), eagerScratch, offset, length);
+                sendWire(dest, wire(tag), eagerScratch, offset, length);
             }
             finally
             {
@@ -480,24 +480,30 @@ public final class Communicator implements AutoCloseable
      */
     private void sendWire(final int dest, final int wireTag, final DirectBuffer buffer, final int offset, final int length)
     {
-        if (dest != rank && length <= eagerPayload)
+        if (!trySendEager(dest, wireTag, buffer, offset, length))
         {
-            sendEager(dest, wireTag, buffer, offset, length);
-            return;
+            sendBlocking(dest, wireTag, buffer, offset, length);
         }
-        sendBlocking(dest, wireTag, buffer, offset, length);
     }
 
     /**
-     * A checked eager send to a peer: sent now if nothing waits for that peer and it has room; else as a
-     * blocking send, queued behind what waits and started by the progress passes it waits through.
+     * @return true if a message of {@code length} bytes to {@code dest} goes eager: to a peer, in one fragment.
      */
-    private void sendEager(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
+    private boolean goesEager(final int dest, final int length)
     {
-        if (!sends.trySendEager(toWorld(dest), tag, buffer, offset, length)) // tag: on the wire
-        {
-            sendBlocking(dest, tag, buffer, offset, length);
-        }
+        return dest != rank && length <= eagerPayload;
+    }
+
+    /**
+     * A checked send, sent now if it goes eager, nothing waits for that peer and it has room: it then waits for
+     * nothing. Else nothing is sent, and a blocking send queues it behind what waits, to be started by the
+     * progress passes it waits through.
+     *
+     * @return true if it was sent.
+     */
+    private boolean trySendEager(final int dest, final int tag, final DirectBuffer buffer, final int offset, final int length)
+    {
+        return goesEager(dest, length) && sends.trySendEager(toWorld(dest), tag, buffer, offset, length); // tag: on the wire
     }
 
     /**
@@ -907,8 +913,7 @@ public final class Communicator implements AutoCloseable
         checkSend(dest, sendTag, CallChecks.capacityOf(sendBuffer), sendOffset, sendLength);
         checkRecv(source, recvTag);
         Buffers.checkRange("buffer", recvBuffer, recvOffset, recvLength);
-        if (dest != rank && sendLength <= eagerPayload &&
-            sends.trySendEager(toWorld(dest), wire(sendTag), sendBuffer, sendOffset, sendLength))
+        if (trySendEager(dest, wire(sendTag), sendBuffer, sendOffset, sendLength))
         {
             // sent at once, so it cannot wait for the peer's receive: receiving now matches what posting first
             // would (a receive posted before this call still comes first), and takes the blocking receive's looks

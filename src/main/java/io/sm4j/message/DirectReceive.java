@@ -44,9 +44,8 @@ final class DirectReceive implements FragmentHandler
     }
 
     /**
-     * Aims the next looks at a message with wire tag {@code tag} (or one this wildcard accepts: {@link
-     * Contexts#accepts}), into {@code capacity} bytes at {@code offset}
-     * of {@code buffer}.
+     * Aims the next looks at a message with wire tag {@code tag} (or one this wildcard accepts:
+     * {@link Contexts#accepts}), into {@code capacity} bytes at {@code offset} of {@code buffer}.
      */
     DirectReceive aim(final int tag, final MutableDirectBuffer buffer, final int offset, final int capacity)
     {

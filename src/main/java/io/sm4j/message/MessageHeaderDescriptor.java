@@ -5,7 +5,9 @@ package io.sm4j.message;
  * {@link io.sm4j.layout.FragmentDescriptor} header of length and sender). An EAGER message carries only the
  * match header (ob1's match header: type and tag; the pair's FIFO or fast box keeps the order, so it needs no
  * sequence); every other type carries the full header. Written by the sender straight into the claimed
- * shared memory; read once, and checked, by {@link ArrivedMessage}.
+ * shared memory; read once, and checked, by {@link ArrivedMessage}, but for a blocking receive's looks at its
+ * source ({@link DirectReceive}), which read an EAGER message's type and tag themselves and leave every other
+ * message, checks included, to {@link ArrivedMessage}.
  * <pre>
  *   0                   1                   2                   3
  *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
