@@ -54,7 +54,12 @@ final class ProgressEngine implements Progress
     /** The endpoint's health tick when {@link #blocking} began. */
     private long blockingSince;
     private final CallingThread thread;
-    /** A blocking receive's looks at its source alone; null in MULTIPLE thread mode, where other threads poll. */
+    /**
+     * A blocking receive's looks at its source alone; null in MULTIPLE thread mode, where other threads poll, and
+     * where ranks may share cores ({@link Endpoint#spinsFirst} false): there a wait's time is the scheduler's, not
+     * the path's, and the looks cost a stream's windows what they saved a ping-pong (4 ranks on 2 cores, mbw_mr
+     * 8-64 B: 0.60-0.86x Open MPI's rate with them, 0.83-2.28x without; docs/benchmarks.md, "Twenty-first session").
+     */
     private final DirectReceive direct;
 
     ProgressEngine(final Endpoint endpoint, final Matcher matcher, final PendingSends sends, final Rendezvous rendezvous)
@@ -67,15 +72,16 @@ final class ProgressEngine implements Progress
         this.size = endpoint.size();
         this.gone = new boolean[size];
         this.thread = new CallingThread(rank);
-        this.direct = endpoint.layout().params().threadMode() == ThreadMode.SINGLE ? new DirectReceive(endpoint.counters()) : null;
+        this.direct = endpoint.layout().params().threadMode() == ThreadMode.SINGLE && endpoint.spinsFirst()
+            ? new DirectReceive(endpoint.counters()) : null;
     }
 
     /**
-     * A blocking receive's shortcut ({@link DirectReceive}): while no receive is posted, no message is queued
-     * and nothing waits to be sent, looks at {@code source}'s path alone for an eager message with wire tag
-     * {@code tag} (or one its wildcard accepts), as often as the endpoint's wait policy paces it
-     * ({@link Endpoint#pauseLook}: about 5 us of spinning, or about 50 us of yielding where the processor may be
-     * wanted). The looks are a wait: the thread is announced as the waiter, so another thread that calls meanwhile
+     * A blocking receive's shortcut ({@link DirectReceive}), where every rank has a core of its own and waits spin
+     * first: while no receive is posted, no message is queued and nothing waits to be sent, looks at
+     * {@code source}'s path alone for an eager message with wire tag {@code tag} (or one its wildcard accepts), as
+     * often as the endpoint's wait policy paces it ({@link Endpoint#pauseLook}: about 5 us of spinning, or about
+     * 50 us of yielding just after this rank woke a peer). The looks are a wait: the thread is announced as the waiter, so another thread that calls meanwhile
      * is refused ({@link CallingThread}).
      *
      * @param source a peer's world rank, not this rank's.

@@ -182,6 +182,14 @@ public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle i
     }
 
     /**
+     * @return these options with {@code idle} instead.
+     */
+    public TransportOptions withIdle(final Idle idle)
+    {
+        return new TransportOptions(attachTimeout, lazyFreeBatch, idle, launcherPid, unexpectedBytes, bell, peerReads);
+    }
+
+    /**
      * @return these options with {@code peerReads} instead.
      */
     public TransportOptions withPeerReads(final PeerReads peerReads)

@@ -1,6 +1,7 @@
 package io.sm4j.message;
 
 import io.sm4j.it.ScratchDir;
+import io.sm4j.transport.TransportOptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -280,14 +281,17 @@ class DirectReceiveTest extends TwoCommunicators
 
     /**
      * Runs {@code body} as the ranks of a job of {@code size} threads over a real segment; what they add to
-     * {@code wrong} fails the test.
+     * {@code wrong} fails the test. The ranks wait by {@code block} (spin, then sleep), where receives look at
+     * their source first however many ranks share the machine's cores (under {@code auto}, only where each
+     * rank has a core of its own).
      */
     private static void inRanks(final int size, final RanksBody body) throws Exception
     {
         final ConcurrentLinkedQueue<String> wrong = new ConcurrentLinkedQueue<>();
         try (ScratchDir dir = ScratchDir.create("sm4j-direct-"))
         {
-            ThreadJob.run(dir.path, size, comm -> body.run(comm, wrong));
+            final TransportOptions block = TransportOptions.defaults().withIdle(TransportOptions.Idle.BLOCK);
+            ThreadJob.run(dir.path, size, block, comm -> body.run(comm, wrong));
         }
         assertTrue(wrong.isEmpty(), wrong.toString());
     }

@@ -38,9 +38,7 @@ public final class PathTraceApp
 
     public static void main(final String[] args) throws Exception
     {
-        final TransportOptions defaults = TransportOptions.defaults();
-        final TransportOptions spin = new TransportOptions(defaults.attachTimeout(), defaults.lazyFreeBatch(),
-            TransportOptions.Idle.SPIN, defaults.launcherPid(), defaults.unexpectedBytes(), defaults.bell(), defaults.peerReads());
+        final TransportOptions spin = TransportOptions.defaults().withIdle(TransportOptions.Idle.SPIN);
         ThreadJob.run(null, 2, spin, comm ->
         {
             final byte[] message = new byte[8];
