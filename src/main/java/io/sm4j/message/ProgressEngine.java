@@ -81,8 +81,8 @@ final class ProgressEngine implements Progress
      * first: while no receive is posted, no message is queued and nothing waits to be sent, looks at
      * {@code source}'s path alone for an eager message with wire tag {@code tag} (or one its wildcard accepts), as
      * often as the endpoint's wait policy paces it ({@link Endpoint#pauseLook}: about 5 us of spinning, or about
-     * 50 us of yielding just after this rank woke a peer). The looks are a wait: the thread is announced as the waiter, so another thread that calls meanwhile
-     * is refused ({@link CallingThread}).
+     * 50 us of yielding just after this rank woke a peer). The looks are a wait: the thread is announced as the
+     * waiter, so another thread that calls meanwhile is refused ({@link CallingThread}).
      *
      * @param source a peer's world rank, not this rank's.
      * @return the payload bytes received into {@code capacity} bytes at {@code offset} of {@code buffer} (the
