@@ -20,8 +20,9 @@ import java.util.List;
  * nothing, idles by the endpoint's wait policy: spin, yield, or sleep on the rank's doorbell until a peer
  * publishes to it. A pass after an idle is always a full look at every in-bound path, which is what makes
  * the doorbell's arm-then-look protocol safe. The transport is polled through {@link Endpoint#poll}, the
- * interface a second transport (ranks on other nodes) would also offer: its poll joins the same pass. A blocking
- * receive from a named source first looks at that source's path alone ({@link #receiveDirect}), before any pass.
+ * interface a second transport (ranks on other nodes) would also offer: its poll joins the same pass. In SINGLE
+ * thread mode, where the rank's waits spin first ({@link Endpoint#spinsFirst}), a blocking receive from a named
+ * source first looks at that source's path alone ({@link #receiveDirect}), before any pass.
  * Not thread-safe, as the communicator.
  */
 final class ProgressEngine implements Progress
@@ -56,9 +57,10 @@ final class ProgressEngine implements Progress
     private final CallingThread thread;
     /**
      * A blocking receive's looks at its source alone; null in MULTIPLE thread mode, where other threads poll, and
-     * where ranks may share cores ({@link Endpoint#spinsFirst} false): there a wait's time is the scheduler's, not
-     * the path's, and the looks cost a stream's windows what they saved a ping-pong (4 ranks on 2 cores, mbw_mr
-     * 8-64 B: 0.60-0.86x Open MPI's rate with them, 0.83-2.28x without; docs/benchmarks.md, "Twenty-first session").
+     * where waits do not spin first ({@link Endpoint#spinsFirst} false: {@code yield}, or {@code auto} where ranks
+     * may share cores): there a wait's time is the scheduler's, not the path's, and the looks cost a stream's
+     * windows what they saved a ping-pong (4 ranks on 2 cores, mbw_mr 8-64 B: 0.60-0.86x Open MPI's rate with
+     * them, 0.83-2.28x without; docs/benchmarks.md, "Twenty-first session").
      */
     private final DirectReceive direct;
 

@@ -519,4 +519,25 @@ class EndpointTest
             assertEquals(List.of(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L), received);
         }
     }
+
+    /**
+     * Whether a wait may look at one path alone before it idles (a blocking receive's first looks): where it
+     * spins first, that is SPIN and BLOCK, and AUTO where every rank has a core of its own; never in YIELD.
+     */
+    @Test
+    void waitsShouldSpinFirstUnlessToldToYieldOrRanksMayShareCores() throws IOException
+    {
+        assertSpinsFirst(TransportOptions.Idle.SPIN, true);
+        assertSpinsFirst(TransportOptions.Idle.BLOCK, true);
+        assertSpinsFirst(TransportOptions.Idle.YIELD, false);
+        assertSpinsFirst(TransportOptions.Idle.AUTO, !TransportOptions.defaults().startsContended(2));
+    }
+
+    private static void assertSpinsFirst(final TransportOptions.Idle idle, final boolean expected) throws IOException
+    {
+        try (TwoRanks two = new TwoRanks(LayoutParams.defaults(2), TransportOptions.defaults().withIdle(idle)))
+        {
+            assertEquals(expected, two.rank1.spinsFirst(), idle.name());
+        }
+    }
 }

@@ -104,6 +104,9 @@ class WaitPolicyTest
         assertTrue(rang != 0, "the ring was not noted");
         assertYielded(policy, rang + TimeUnit.MICROSECONDS.toNanos(100)); // the woken peer may be queued on this core
         assertSpun(policy, rang + TimeUnit.MILLISECONDS.toNanos(2));
+        final WaitPolicy block = new WaitPolicy(TransportOptions.Idle.BLOCK, bell, peers, false);
+        assertYielded(block, rang + TimeUnit.MICROSECONDS.toNanos(100));
+        assertSpun(block, rang + TimeUnit.MILLISECONDS.toNanos(2));
     }
 
     @Test
@@ -111,6 +114,7 @@ class WaitPolicyTest
     {
         final WaitPolicy policy = new WaitPolicy(TransportOptions.Idle.SPIN, bell, peers, false);
         peers.wake(rig.sleeper, DoorbellDescriptor.ARMED);
+        assertTrue(peers.lastRing() != 0, "the ring was not noted");
         assertSpun(policy, peers.lastRing() + TimeUnit.MICROSECONDS.toNanos(100));
     }
 
