@@ -373,12 +373,13 @@ final class BenchCommand implements Callable<Integer>
         final int cores = CpuBudget.cores();
         final List<String> facts = new ArrayList<>();
         facts.add(String.format(Locale.ROOT, "%d cores, Java %s (%s), idle strategy %s, doorbell %s, thread mode %s, " +
-                "layout %s%s, segment for %d ranks, %d running, bound to %s, eager limit %d B, large-message pipeline %d x %d B, " +
+                "layout %s%s, segment for %d ranks, %d running, bound to %s, eager limit %d B, %d eager fragments per peer, large-message pipeline %d x %d B, " +
                 "collective regions %d x %d B", cores,
             System.getProperty("java.version"), System.getProperty("java.vm.name"), idle,
             TransportOptions.describeBell(TransportOptions.fromEnvironment(System.getenv()).bell()), params.threadMode(),
             params.policy(), params.policy() == Policy.PAGE ? " " + params.pageSize() : "", params.peers(), processes,
-            binding == Binding.CORE ? "cores" : "nothing", params.eagerLimit(), params.maxFragsPerRank(), params.maxFragSize(),
+            binding == Binding.CORE ? "cores" : "nothing", params.eagerLimit(), params.eagerFragsPerPeer(), params.maxFragsPerRank(),
+            params.maxFragSize(),
             params.collectiveContexts(), params.collectiveBufferSize()));
         if (processes > cores - Math.round(Math.max(0, busy)))
         {

@@ -18,10 +18,6 @@ public final class LayoutOptions
         description = "Slots per FIFO circular buffer, a power of two (default: ${DEFAULT-VALUE}).")
     int queueEntries = LayoutParams.DEFAULT_QUEUE_ENTRIES;
 
-    @Option(names = "--eager-frags-per-peer", paramLabel = "N",
-        description = "Eager fragments each sender owns per rank: N*n per sender; the RFC counts 2 (default: 64/(n-1), at least 2 and at most 16).")
-    Integer eagerFragsPerPeer;
-
     @Option(names = "--cacheline", paramLabel = "BYTES",
         description = "Alignment against false sharing, a power of two; 128 covers x86's line pairs (default: ${DEFAULT-VALUE}).")
     int cacheline = LayoutParams.DEFAULT_CACHELINE;
@@ -72,12 +68,7 @@ public final class LayoutOptions
      */
     public LayoutParams toParams(final int peers, final int defaultEagerLimit)
     {
-        final LayoutParams.Builder builder = collective.applyTo(pipeline.applyTo(LayoutParams.builder(peers), defaultEagerLimit));
-        if (eagerFragsPerPeer != null)
-        {
-            builder.eagerFragsPerPeer(eagerFragsPerPeer);
-        }
-        return builder
+        return collective.applyTo(pipeline.applyTo(LayoutParams.builder(peers), defaultEagerLimit))
             .queueEntries(queueEntries)
             .cacheline(cacheline)
             .pageSize(pageSize)

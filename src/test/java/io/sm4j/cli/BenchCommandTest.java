@@ -47,7 +47,8 @@ class BenchCommandTest
         final List<String> lines = run.out().lines().toList();
         assertTrue(lines.get(0).matches("# OSU MPI-style Latency Test \\(sm4j \\S+\\)"), lines.get(0));
         assertTrue(lines.get(1).matches("# \\d+ cores, Java .*, idle strategy auto \\((spin, then sleep|yield first: [^)]*)\\), doorbell (futex|socket \\([^()]*\\)), thread mode SINGLE, layout AGGREGATED, " +
-            "segment for 2 ranks, 2 running, bound to nothing, eager limit 4112 B, large-message pipeline 8 x 32768 B, collective regions 2 x 262144 B"), lines.get(1));
+            "segment for 2 ranks, 2 running, bound to nothing, eager limit 4112 B, 16 eager fragments per peer, large-message pipeline 8 x 32768 B, " +
+            "collective regions 2 x 262144 B"), lines.get(1));
         // the default options first, then the caller's, which the JVM reads last (a busy machine's warning may
         // come before this line)
         // (BenchRunnerTest: which defaults, huge pages by the kernel's mode); here, the header says what the ranks run
@@ -236,12 +237,12 @@ class BenchCommandTest
     }
 
     @Test
-    void pipelineOptionsShouldShapeTheLargeMessagePath()
+    void pipelineOptionsShouldShapeTheEagerAndLargeMessagePaths()
     {
         final CliRun run = CliRun.of(args("bench", "bw", "-m", "262144:262144", "-W", "4", "--max-frag", "65536",
-            "--max-frags-per-rank", "4", "--eager-limit", "8208"));
+            "--max-frags-per-rank", "4", "--eager-limit", "8208", "--eager-frags-per-peer", "32"));
         assertEquals(0, run.exitCode(), run.err());
-        assertTrue(run.out().contains("eager limit 8208 B, large-message pipeline 4 x 65536 B"), run.out());
+        assertTrue(run.out().contains("eager limit 8208 B, 32 eager fragments per peer, large-message pipeline 4 x 65536 B"), run.out());
         assertTrue(run.out().lines().anyMatch(l -> l.startsWith("262144 ")), run.out());
     }
 
@@ -264,7 +265,8 @@ class BenchCommandTest
         "bench latency --layout diagonal | sm4j bench: Invalid value for option '--layout'",
         "bench latency --max-frag 100    | sm4j bench: --eager-limit 4112: expected <= --max-frag 100",
         "bench latency --eager-limit 10  | sm4j bench: --eager-limit 10: expected >= 64",
-        "bench latency --max-frags-per-rank 0 | sm4j bench: --max-frags-per-rank 0: expected >= 1" })
+        "bench latency --max-frags-per-rank 0 | sm4j bench: --max-frags-per-rank 0: expected >= 1",
+        "bench latency --eager-frags-per-peer 0 | sm4j bench: --eager-frags-per-peer 0: expected >= 1" })
     void badInputShouldBeOneLineWithExitCodeTwo(final String args, final String expected)
     {
         CliRun.assertRejected(args, expected);
