@@ -189,7 +189,14 @@ public final class BenchRank
         {
             progress(comm.rank() == 0, pair.name(), size);
             comm.barrier();
-            report(measure(spec, pair, sender, size, spec.skipFor(size), spec.iterationsFor(size)));
+            final long start = System.nanoTime();
+            final ResultLine line = measure(spec, pair, sender, size, spec.skipFor(size), spec.iterationsFor(size));
+            final long end = System.nanoTime();
+            report(line);
+            if (line != null)
+            {
+                System.out.println(new LoopSpan(line.transport(), size, start, end).format()); // did the pairs run at once
+            }
         }
         comm.barrier();
     }

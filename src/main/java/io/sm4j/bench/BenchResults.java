@@ -16,6 +16,7 @@ public final class BenchResults
 {
     private final BenchTest test;
     private final Map<String, TreeMap<Integer, List<double[]>>> byTransport = new LinkedHashMap<>();
+    private final Map<String, TreeMap<Integer, List<LoopSpan>>> spans = new LinkedHashMap<>();
 
     public BenchResults(final BenchTest test)
     {
@@ -31,6 +32,40 @@ public final class BenchResults
     {
         byTransport.computeIfAbsent(line.transport(), t -> new TreeMap<>())
             .computeIfAbsent(line.size(), s -> new ArrayList<>()).add(line.values());
+    }
+
+    synchronized void add(final LoopSpan span)
+    {
+        spans.computeIfAbsent(span.transport(), t -> new TreeMap<>())
+            .computeIfAbsent(span.size(), s -> new ArrayList<>()).add(span);
+    }
+
+    /**
+     * How much the pairs of a multi-pair test ran side by side at one size: the time every pair's loop was running
+     * over the mean length of a loop. 1: all at once; 0: one after the other (pairs that took turns, each with the
+     * cores to itself).
+     *
+     * @return between 0 and 1, or NaN unless at least two pairs reported their loop's span.
+     */
+    public synchronized double overlap(final String transport, final int size)
+    {
+        final TreeMap<Integer, List<LoopSpan>> sizes = spans.get(transport);
+        final List<LoopSpan> pairs = sizes == null ? null : sizes.get(size);
+        if (pairs == null || pairs.size() < 2)
+        {
+            return Double.NaN;
+        }
+        long lastStart = Long.MIN_VALUE;
+        long firstEnd = Long.MAX_VALUE;
+        double lengths = 0;
+        for (final LoopSpan pair : pairs)
+        {
+            lastStart = Math.max(lastStart, pair.start());
+            firstEnd = Math.min(firstEnd, pair.end());
+            lengths += pair.end() - pair.start();
+        }
+        final double meanLength = lengths / pairs.size();
+        return meanLength <= 0 ? Double.NaN : Math.max(0, firstEnd - lastStart) / meanLength;
     }
 
     /**

@@ -156,9 +156,14 @@ public final class BenchRunner
             return;
         }
         final ResultLine result = ResultLine.parse(line);
+        final LoopSpan span = result == null ? LoopSpan.parse(line) : null;
         if (result != null)
         {
             results.add(result);
+        }
+        else if (span != null)
+        {
+            results.add(span);
         }
         else if (line.startsWith(BenchRank.PROGRESS))
         {

@@ -12,6 +12,9 @@ import java.util.Locale;
  */
 public final class BenchTable
 {
+    /** Below this share of their loops side by side, a multi-pair row gets a note ({@link BenchResults#overlap}). */
+    static final double SIDE_BY_SIDE = 0.5;
+
     private BenchTable()
     {
     }
@@ -66,6 +69,16 @@ public final class BenchTable
                     String.format(Locale.ROOT, "%8.2f", own[0] / value));
             }
             out.println(row);
+        }
+        for (final int size : results.sizes())
+        {
+            final double overlap = results.overlap("sm4j", size);
+            if (overlap < SIDE_BY_SIDE)
+            {
+                out.println(String.format(Locale.ROOT, "# NOTE: %d B: sm4j's pairs ran side by side for %.0f %% of their " +
+                    "loops (warm-up included): pairs that take turns each have the cores to themselves, so this row says " +
+                    "what one pair alone gets, not all at once", size, overlap * 100));
+            }
         }
         out.flush();
     }

@@ -1,0 +1,72 @@
+package io.sm4j.bench;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A multi-pair test's pairs ran side by side, or took turns: what their loops' spans say, and the note the table
+ * prints for a row whose pairs mostly took turns.
+ */
+class BenchResultsTest
+{
+    @Test
+    void aSpanLineShouldReadBackAsPrinted()
+    {
+        final LoopSpan span = new LoopSpan("sm4j", 64, 123_456_789_012L, 123_456_999_999L);
+        assertEquals(span, LoopSpan.parse(span.format()));
+        assertNull(LoopSpan.parse(new ResultLine("sm4j", 64, new double[]{ 1.0 }).format()), "a result line is no span");
+    }
+
+    @Test
+    void overlapShouldBeTheTimeAllPairsRanOverTheMeanLoop()
+    {
+        assertEquals(1.0, overlap(new long[]{ 0, 100 }, new long[]{ 0, 100 }), 1e-9);
+        assertEquals(0.5, overlap(new long[]{ 0, 100 }, new long[]{ 50, 150 }), 1e-9);
+        assertEquals(0.0, overlap(new long[]{ 0, 100 }, new long[]{ 100, 200 }), 1e-9);
+        assertEquals(0.0, overlap(new long[]{ 0, 100 }, new long[]{ 300, 400 }), 1e-9, "apart: none, not less");
+        assertEquals(0.25, overlap(new long[]{ 0, 100 }, new long[]{ 25, 125 }, new long[]{ 75, 175 }), 1e-9);
+        assertTrue(Double.isNaN(overlap(new long[]{ 0, 100 })), "one pair: nothing to compare");
+    }
+
+    @Test
+    void aRowWhosePairsTookTurnsShouldSaySo()
+    {
+        final String turns = table(new long[]{ 0, 1_000 }, new long[]{ 1_000, 2_000 });
+        assertTrue(turns.contains("# NOTE: 8 B: sm4j's pairs ran side by side for 0 % of their loops (warm-up included): " +
+            "pairs that take turns each have the cores to themselves, so this row says what one pair alone gets, not all at " +
+            "once"), turns);
+        final String together = table(new long[]{ 0, 1_000 }, new long[]{ 100, 1_100 });
+        assertFalse(together.contains("NOTE"), together);
+    }
+
+    private static double overlap(final long[]... spans)
+    {
+        return results(spans).overlap("sm4j", 8);
+    }
+
+    private static String table(final long[]... spans)
+    {
+        final StringWriter text = new StringWriter();
+        BenchTable.print(results(spans), List.of(), "test", new PrintWriter(text));
+        return text.toString();
+    }
+
+    private static BenchResults results(final long[]... spans)
+    {
+        final BenchResults results = new BenchResults(BenchTest.MULTI_LAT);
+        for (final long[] span : spans)
+        {
+            results.add(new ResultLine("sm4j", 8, new double[]{ 1.0, 1.0, 1.0, 1.0, 1.0 }));
+            results.add(new LoopSpan("sm4j", 8, span[0], span[1]));
+        }
+        return results;
+    }
+}
