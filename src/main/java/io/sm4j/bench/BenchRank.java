@@ -195,7 +195,8 @@ public final class BenchRank
             report(line);
             if (line != null)
             {
-                System.out.println(new LoopSpan(line.transport(), size, start, end).format()); // did the pairs run at once
+                final long sent = spec.test().latency() ? 0 : (long)(spec.skipFor(size) + spec.iterationsFor(size)) * spec.window() * size;
+                System.out.println(new LoopSpan(line.transport(), size, start, end, sent).format()); // did the pairs run at once
             }
         }
         comm.barrier();

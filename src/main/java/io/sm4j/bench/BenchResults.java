@@ -69,6 +69,32 @@ public final class BenchResults
     }
 
     /**
+     * What a multi-pair rate test's pairs moved together, whether they ran at once or took turns: every pair's
+     * bytes over the time from the first loop's start to the last one's end (warm-up included).
+     *
+     * @return MB/s (10^6 bytes per second), or NaN unless at least two pairs reported the bytes of their loop.
+     */
+    public synchronized double wallRate(final String transport, final int size)
+    {
+        final TreeMap<Integer, List<LoopSpan>> sizes = spans.get(transport);
+        final List<LoopSpan> pairs = sizes == null ? null : sizes.get(size);
+        if (pairs == null || pairs.size() < 2)
+        {
+            return Double.NaN;
+        }
+        long firstStart = Long.MAX_VALUE;
+        long lastEnd = Long.MIN_VALUE;
+        long bytes = 0;
+        for (final LoopSpan pair : pairs)
+        {
+            firstStart = Math.min(firstStart, pair.start());
+            lastEnd = Math.max(lastEnd, pair.end());
+            bytes += pair.bytes();
+        }
+        return bytes == 0 || lastEnd <= firstStart ? Double.NaN : bytes * 1e3 / (lastEnd - firstStart);
+    }
+
+    /**
      * @return the transports measured, sm4j first.
      */
     public synchronized List<String> transports()

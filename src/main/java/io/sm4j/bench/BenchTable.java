@@ -75,9 +75,12 @@ public final class BenchTable
             final double overlap = results.overlap("sm4j", size);
             if (overlap < SIDE_BY_SIDE)
             {
+                final double together = results.wallRate("sm4j", size);
                 out.println(String.format(Locale.ROOT, "# NOTE: %d B: sm4j's pairs ran side by side for %.0f %% of their " +
                     "loops (warm-up included): pairs that take turns each have the cores to themselves, so this row says " +
-                    "what one pair alone gets, not all at once", size, overlap * 100));
+                    "what one pair alone gets, not all at once%s", size, overlap * 100, Double.isNaN(together) ? "" :
+                    String.format(Locale.ROOT, "; together they moved %.2f MB/s from the first loop's start to the last " +
+                        "one's end", together)));
             }
         }
         out.flush();

@@ -20,7 +20,7 @@ class BenchResultsTest
     @Test
     void aSpanLineShouldReadBackAsPrinted()
     {
-        final LoopSpan span = new LoopSpan("sm4j", 64, 123_456_789_012L, 123_456_999_999L);
+        final LoopSpan span = new LoopSpan("sm4j", 64, 123_456_789_012L, 123_456_999_999L, 7_040_000L);
         assertEquals(span, LoopSpan.parse(span.format()));
         assertNull(LoopSpan.parse(new ResultLine("sm4j", 64, new double[]{ 1.0 }).format()), "a result line is no span");
     }
@@ -37,36 +37,61 @@ class BenchResultsTest
     }
 
     @Test
+    void pairsThatTookTurnsShouldMoveTheirBytesOverTheWholeTime()
+    {
+        final BenchResults results = new BenchResults(BenchTest.MBW_MR);
+        results.add(new LoopSpan("sm4j", 8, 0, 1_000_000, 1_000_000)); // 1 MB in 1 ms: 1,000 MB/s alone
+        results.add(new LoopSpan("sm4j", 8, 1_000_000, 2_000_000, 1_000_000)); // then the other pair
+        assertEquals(1_000, results.wallRate("sm4j", 8), 1e-9, "2 MB in 2 ms, not the 2,000 MB/s of the sum");
+        results.add(new LoopSpan("sm4j", 16, 0, 1_000_000, 0));
+        results.add(new LoopSpan("sm4j", 16, 0, 1_000_000, 0));
+        assertTrue(Double.isNaN(results.wallRate("sm4j", 16)), "a latency test moves no counted bytes");
+    }
+
+    @Test
     void aRowWhosePairsTookTurnsShouldSaySo()
     {
-        final String turns = table(new long[]{ 0, 1_000 }, new long[]{ 1_000, 2_000 });
+        final String turns = table(BenchTest.MULTI_LAT, new long[]{ 0, 1_000, 0 }, new long[]{ 1_000, 2_000, 0 });
         assertTrue(turns.contains("# NOTE: 8 B: sm4j's pairs ran side by side for 0 % of their loops (warm-up included): " +
             "pairs that take turns each have the cores to themselves, so this row says what one pair alone gets, not all at " +
             "once"), turns);
-        final String together = table(new long[]{ 0, 1_000 }, new long[]{ 100, 1_100 });
+        assertFalse(turns.contains("together"), "a latency test has no rate to sum: " + turns);
+        final String together = table(BenchTest.MULTI_LAT, new long[]{ 0, 1_000, 0 }, new long[]{ 100, 1_100, 0 });
         assertFalse(together.contains("NOTE"), together);
+    }
+
+    @Test
+    void aRateRowWhosePairsTookTurnsShouldSayWhatTheyMovedTogether()
+    {
+        final String turns = table(BenchTest.MBW_MR,
+            new long[]{ 0, 1_000_000, 1_000_000 }, new long[]{ 1_000_000, 2_000_000, 1_000_000 });
+        assertTrue(turns.contains("not all at once; together they moved 1000.00 MB/s from the first loop's start to the last " +
+            "one's end"), turns);
     }
 
     private static double overlap(final long[]... spans)
     {
-        return results(spans).overlap("sm4j", 8);
-    }
-
-    private static String table(final long[]... spans)
-    {
-        final StringWriter text = new StringWriter();
-        BenchTable.print(results(spans), List.of(), "test", new PrintWriter(text));
-        return text.toString();
-    }
-
-    private static BenchResults results(final long[]... spans)
-    {
         final BenchResults results = new BenchResults(BenchTest.MULTI_LAT);
         for (final long[] span : spans)
         {
-            results.add(new ResultLine("sm4j", 8, new double[]{ 1.0, 1.0, 1.0, 1.0, 1.0 }));
-            results.add(new LoopSpan("sm4j", 8, span[0], span[1]));
+            results.add(new LoopSpan("sm4j", 8, span[0], span[1], 0));
         }
-        return results;
+        return results.overlap("sm4j", 8);
+    }
+
+    /**
+     * @param spans each pair's loop: start, end and bytes sent.
+     */
+    private static String table(final BenchTest test, final long[]... spans)
+    {
+        final BenchResults results = new BenchResults(test);
+        for (final long[] span : spans)
+        {
+            results.add(new ResultLine("sm4j", 8, new double[]{ 1.0, 1.0, 1.0, 1.0, 1.0 }));
+            results.add(new LoopSpan("sm4j", 8, span[0], span[1], span[2]));
+        }
+        final StringWriter text = new StringWriter();
+        BenchTable.print(results, List.of(), "test", new PrintWriter(text));
+        return text.toString();
     }
 }
