@@ -916,7 +916,7 @@ public final class Communicator implements AutoCloseable
         if (trySendEager(dest, wire(sendTag), sendBuffer, sendOffset, sendLength))
         {
             // sent at once, so it cannot wait for the peer's receive: receiving now matches what posting first
-            // would (a receive posted before this call still comes first), and looks first where the engine does
+            // would (a receive posted before this call still comes first), and takes the blocking receive's looks
             return awaitReceive(toWorld(source), wire(recvTag), recvBuffer, recvOffset, recvLength, new Status());
         }
         final Status received = exchange(dest, wire(sendTag), sendBuffer, sendOffset, sendLength,

@@ -22,8 +22,7 @@ import static io.sm4j.message.MessageHeaderDescriptor.TYPE_OFFSET;
  * order. Anything else at the head (a tag it does not take, a large message, a control message, a payload longer than
  * the buffer) is declined: it stays in shared memory, and the receive goes the general way, whose next pass
  * takes it. Messages of other sources wait in shared memory for that pass too.
- * Not thread-safe: one per communicator's engine, in SINGLE thread mode where the rank's waits spin first (under
- * {@code yield}, and {@code auto} where ranks may share cores, a receive waits the general way: {@link ProgressEngine}).
+ * Not thread-safe: one per communicator's engine (SINGLE thread mode).
  */
 final class DirectReceive implements FragmentHandler
 {

@@ -20,9 +20,8 @@ import java.util.List;
  * nothing, idles by the endpoint's wait policy: spin, yield, or sleep on the rank's doorbell until a peer
  * publishes to it. A pass after an idle is always a full look at every in-bound path, which is what makes
  * the doorbell's arm-then-look protocol safe. The transport is polled through {@link Endpoint#poll}, the
- * interface a second transport (ranks on other nodes) would also offer: its poll joins the same pass. In SINGLE
- * thread mode, where the rank's waits spin first ({@link Endpoint#spinsFirst}), a blocking receive from a named
- * source first looks at that source's path alone ({@link #receiveDirect}), before any pass.
+ * interface a second transport (ranks on other nodes) would also offer: its poll joins the same pass. A blocking
+ * receive from a named source first looks at that source's path alone ({@link #receiveDirect}), before any pass.
  * Not thread-safe, as the communicator.
  */
 final class ProgressEngine implements Progress
@@ -55,13 +54,7 @@ final class ProgressEngine implements Progress
     /** The endpoint's health tick when {@link #blocking} began. */
     private long blockingSince;
     private final CallingThread thread;
-    /**
-     * A blocking receive's looks at its source alone; null in MULTIPLE thread mode, where other threads poll, and
-     * where waits do not spin first ({@link Endpoint#spinsFirst} false: {@code yield}, or {@code auto} where ranks
-     * may share cores): there a wait's time is the scheduler's, not the path's, and the looks cost a stream's
-     * windows what they saved a ping-pong (4 ranks on 2 cores, mbw_mr 8-64 B: 0.60-0.86x Open MPI's rate with
-     * them, 0.83-2.28x without; docs/benchmarks.md, "Twenty-first session").
-     */
+    /** A blocking receive's looks at its source alone; null in MULTIPLE thread mode, where other threads poll. */
     private final DirectReceive direct;
 
     ProgressEngine(final Endpoint endpoint, final Matcher matcher, final PendingSends sends, final Rendezvous rendezvous)
@@ -74,17 +67,16 @@ final class ProgressEngine implements Progress
         this.size = endpoint.size();
         this.gone = new boolean[size];
         this.thread = new CallingThread(rank);
-        this.direct = endpoint.layout().params().threadMode() == ThreadMode.SINGLE && endpoint.spinsFirst()
-            ? new DirectReceive(endpoint.counters()) : null;
+        this.direct = endpoint.layout().params().threadMode() == ThreadMode.SINGLE ? new DirectReceive(endpoint.counters()) : null;
     }
 
     /**
-     * A blocking receive's shortcut ({@link DirectReceive}), where every rank has a core of its own and waits spin
-     * first: while no receive is posted, no message is queued and nothing waits to be sent, looks at
-     * {@code source}'s path alone for an eager message with wire tag {@code tag} (or one its wildcard accepts), as
-     * often as the endpoint's wait policy paces it ({@link Endpoint#pauseLook}: about 5 us of spinning, or about
-     * 50 us of yielding just after this rank woke a peer). The looks are a wait: the thread is announced as the
-     * waiter, so another thread that calls meanwhile is refused ({@link CallingThread}).
+     * A blocking receive's shortcut ({@link DirectReceive}): while no receive is posted, no message is queued
+     * and nothing waits to be sent, looks at {@code source}'s path alone for an eager message with wire tag
+     * {@code tag} (or one its wildcard accepts), as often as the endpoint's wait policy paces it
+     * ({@link Endpoint#pauseLook}: about 5 us of spinning, or about 50 us of yielding where the processor may be
+     * wanted). The looks are a wait: the thread is announced as the waiter, so another thread that calls meanwhile
+     * is refused ({@link CallingThread}).
      *
      * @param source a peer's world rank, not this rank's.
      * @return the payload bytes received into {@code capacity} bytes at {@code offset} of {@code buffer} (the

@@ -505,8 +505,8 @@ public final class Endpoint implements AutoCloseable, MappingGuard
     }
 
     /**
-     * Between two of the calling thread's looks ({@link #startLooks}): a spin hint, or a yield just after this
-     * rank woke a peer (which may be queued on this core).
+     * Between two of the calling thread's looks ({@link #startLooks}): a spin hint where its waits spin, else a
+     * yield.
      *
      * @return false once the looks are over: the caller should wait the general way (its passes poll every
      *         path, and its waits yield, arm the doorbell and sleep as they need to).

@@ -97,8 +97,9 @@ final class WaitPolicy
      */
     static final int LOOK_SPINS = 128;
     /**
-     * The same just after this rank rang a peer ({@link #startLooks}): a yield between two looks, the last one
-     * starting within this long of the first (a switch to the woken peer and back takes 1-3 us here).
+     * The same where the processor may be wanted ({@link #startLooks}): a yield between two looks, the last
+     * one starting within this long of the first (a switch to another rank and back takes 1-3 us here; the
+     * contended wait arms its doorbell after {@link #CONTENDED_BLOCK_AFTER_NANOS}).
      */
     static final long LOOK_YIELD_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
 
@@ -204,15 +205,17 @@ final class WaitPolicy
 
     /**
      * Starts a caller's looks at one in-bound path before it waits the general way (a blocking receive's at
-     * its source, which looks only where waits spin first: SPIN, BLOCK, and AUTO where every rank has a core of
-     * its own): paced by {@link #pauseLook}, spun, or yielded in AUTO and BLOCK within {@link #AFTER_RING_NANOS} of
-     * this rank's ring (the woken peer may be queued on this core).
+     * its source): paced by {@link #pauseLook}, spun where this thread's waits start by spinning (SPIN, BLOCK,
+     * AUTO where every rank has a core of its own), yielded where the processor may be wanted (YIELD, AUTO where
+     * ranks may share cores, and AUTO or BLOCK within {@link #AFTER_RING_NANOS} of this rank's ring: the woken
+     * peer may be queued on this core).
      *
      * @param now System.nanoTime() as last read (the health clock: maybe old, which errs towards yielding).
      */
     void startLooks(final long now)
     {
-        looksYield = mode != TransportOptions.Idle.SPIN && rangWithin(now);
+        looksYield = mode == TransportOptions.Idle.YIELD ||
+            mode != TransportOptions.Idle.SPIN && (!spinThenSleep || rangWithin(now));
         looksLeft = LOOK_SPINS;
         looksEnd = looksYield ? System.nanoTime() + LOOK_YIELD_NANOS : 0; // a yield lasts 0.2 us or a slice: timed
     }

@@ -1,7 +1,6 @@
 package io.sm4j.message;
 
 import io.sm4j.it.ScratchDir;
-import io.sm4j.transport.TransportOptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -26,15 +25,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(60)
 class DirectReceiveTest extends TwoCommunicators
 {
-    /** Receivers wait by {@code block}: they look at their source first however many cores the machine has. */
-    private static final TransportOptions BLOCK = TransportOptions.defaults().withIdle(TransportOptions.Idle.BLOCK);
-
-    @Override
-    protected TransportOptions receiverOptions()
-    {
-        return BLOCK;
-    }
-
     @Test
     void aReceiveOfAnotherTagShouldLeaveTheHeadToItsOwnReceive()
     {
@@ -290,16 +280,14 @@ class DirectReceiveTest extends TwoCommunicators
 
     /**
      * Runs {@code body} as the ranks of a job of {@code size} threads over a real segment; what they add to
-     * {@code wrong} fails the test. The ranks wait by {@code block} (spin, then sleep), where receives look at
-     * their source first however many ranks share the machine's cores (under {@code auto}, only where each
-     * rank has a core of its own: {@link io.sm4j.transport.Endpoint#spinsFirst}).
+     * {@code wrong} fails the test.
      */
     private static void inRanks(final int size, final RanksBody body) throws Exception
     {
         final ConcurrentLinkedQueue<String> wrong = new ConcurrentLinkedQueue<>();
         try (ScratchDir dir = ScratchDir.create("sm4j-direct-"))
         {
-            ThreadJob.run(dir.path, size, BLOCK, comm -> body.run(comm, wrong));
+            ThreadJob.run(dir.path, size, comm -> body.run(comm, wrong));
         }
         assertTrue(wrong.isEmpty(), wrong.toString());
     }

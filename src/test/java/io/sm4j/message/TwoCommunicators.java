@@ -1,7 +1,6 @@
 package io.sm4j.message;
 
 import io.sm4j.layout.LayoutParams;
-import io.sm4j.transport.TransportOptions;
 import io.sm4j.transport.TwoRanks;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -21,17 +20,9 @@ abstract class TwoCommunicators
     @BeforeEach
     void open() throws IOException
     {
-        ranks = new TwoRanks(LayoutParams.defaults(2), receiverOptions());
+        ranks = new TwoRanks(LayoutParams.defaults(2));
         rank0 = new Communicator(ranks.rank0);
         rank1 = new Communicator(ranks.rank1);
-    }
-
-    /**
-     * @return rank 1's settings (rank 0 has the defaults).
-     */
-    protected TransportOptions receiverOptions()
-    {
-        return TransportOptions.defaults();
     }
 
     @AfterEach
