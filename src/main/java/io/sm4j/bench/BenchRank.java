@@ -22,7 +22,7 @@ import java.util.function.IntConsumer;
  * spinning. Ranks above 1 in a segment sized for more ranks never exist as processes (the bench registers
  * them idle). Multi-pair tests (mbw_mr, multi_lat) run on every rank: rank {@code r < n/2} with rank {@code r + n/2},
  * synchronised by sm4j's barrier. Lines: {@code P transport size} progress ({@code P transport warm-up} before
- * a transport's warm-up), {@link ResultLine results}.
+ * a transport's warm-up), {@link ResultLine results}, and for the multi-pair tests each pair's {@link LoopSpan}.
  */
 public final class BenchRank
 {

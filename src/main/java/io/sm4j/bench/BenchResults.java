@@ -49,9 +49,8 @@ public final class BenchResults
      */
     public synchronized double overlap(final String transport, final int size)
     {
-        final TreeMap<Integer, List<LoopSpan>> sizes = spans.get(transport);
-        final List<LoopSpan> pairs = sizes == null ? null : sizes.get(size);
-        if (pairs == null || pairs.size() < 2)
+        final List<LoopSpan> pairs = spansAt(transport, size);
+        if (pairs.size() < 2)
         {
             return Double.NaN;
         }
@@ -76,9 +75,8 @@ public final class BenchResults
      */
     public synchronized double wallRate(final String transport, final int size)
     {
-        final TreeMap<Integer, List<LoopSpan>> sizes = spans.get(transport);
-        final List<LoopSpan> pairs = sizes == null ? null : sizes.get(size);
-        if (pairs == null || pairs.size() < 2)
+        final List<LoopSpan> pairs = spansAt(transport, size);
+        if (pairs.size() < 2)
         {
             return Double.NaN;
         }
@@ -92,6 +90,13 @@ public final class BenchResults
             bytes += pair.bytes();
         }
         return bytes == 0 || lastEnd <= firstStart ? Double.NaN : bytes * 1e3 / (lastEnd - firstStart);
+    }
+
+    private List<LoopSpan> spansAt(final String transport, final int size)
+    {
+        final TreeMap<Integer, List<LoopSpan>> sizes = spans.get(transport);
+        final List<LoopSpan> pairs = sizes == null ? null : sizes.get(size);
+        return pairs == null ? List.of() : pairs;
     }
 
     /**

@@ -19,7 +19,7 @@ import java.util.function.Consumer;
 /**
  * Runs one benchmark job: {@code processes} rank JVMs over a segment laid out by {@code params} (sized for
  * {@code params.peers()} ranks; the ranks that are not started are registered idle), every rank running
- * {@link BenchRank}. Collects the ranks' result lines; passes anything else they print to {@code err}. The
+ * {@link BenchRank}. Collects the ranks' result and span lines; passes anything else they print to {@code err}. The
  * ranks wait as {@code --idle} says ({@code SM4J_IDLE}; AUTO spins, then sleeps while every rank can have a
  * core, and yields first otherwise).
  */

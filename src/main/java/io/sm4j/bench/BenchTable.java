@@ -1,6 +1,7 @@
 package io.sm4j.bench;
 
 import java.io.PrintWriter;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
@@ -70,19 +71,30 @@ public final class BenchTable
             }
             out.println(row);
         }
+        notes(results).forEach(note -> out.println("# " + note));
+        out.flush();
+    }
+
+    /**
+     * @return a note (without {@code # }) for each size whose sm4j pairs ran side by side for less than
+     *         {@link #SIDE_BY_SIDE} of their loops (a multi-pair test's), with what they moved together for a rate test.
+     */
+    public static List<String> notes(final BenchResults results)
+    {
+        final List<String> notes = new ArrayList<>();
         for (final int size : results.sizes())
         {
             final double overlap = results.overlap("sm4j", size);
             if (overlap < SIDE_BY_SIDE)
             {
                 final double together = results.wallRate("sm4j", size);
-                out.println(String.format(Locale.ROOT, "# NOTE: %d B: sm4j's pairs ran side by side for %.0f %% of their " +
-                    "loops (warm-up included): pairs that take turns each have the cores to themselves, so this row says " +
-                    "what one pair alone gets, not all at once%s", size, overlap * 100, Double.isNaN(together) ? "" :
+                notes.add(String.format(Locale.ROOT, "NOTE: %d B: sm4j's pairs ran side by side for %.0f %% of their " +
+                    "loops (warm-up included): pairs that take turns have the cores to fewer ranks at a time, so this row " +
+                    "is not what all pairs get at once%s", size, overlap * 100, Double.isNaN(together) ? "" :
                     String.format(Locale.ROOT, "; together they moved %.2f MB/s from the first loop's start to the last " +
                         "one's end", together)));
             }
         }
-        out.flush();
+        return notes;
     }
 }

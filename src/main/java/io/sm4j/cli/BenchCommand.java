@@ -280,6 +280,7 @@ final class BenchCommand implements Callable<Integer>
         if (format != Format.text)
         {
             facts.forEach(fact -> err.println("# " + fact)); // the data stays parseable, the facts still reach the user
+            BenchTable.notes(outcome.results()).forEach(note -> err.println("# " + note));
         }
         if (chart != null)
         {
@@ -373,8 +374,8 @@ final class BenchCommand implements Callable<Integer>
         final int cores = CpuBudget.cores();
         final List<String> facts = new ArrayList<>();
         facts.add(String.format(Locale.ROOT, "%d cores, Java %s (%s), idle strategy %s, doorbell %s, thread mode %s, " +
-                "layout %s%s, segment for %d ranks, %d running, bound to %s, eager limit %d B, %d eager fragments per peer, large-message pipeline %d x %d B, " +
-                "collective regions %d x %d B", cores,
+                "layout %s%s, segment for %d ranks, %d running, bound to %s, eager limit %d B, %d eager fragments per peer, " +
+                "large-message pipeline %d x %d B, collective regions %d x %d B", cores,
             System.getProperty("java.version"), System.getProperty("java.vm.name"), idle,
             TransportOptions.describeBell(TransportOptions.fromEnvironment(System.getenv()).bell()), params.threadMode(),
             params.policy(), params.policy() == Policy.PAGE ? " " + params.pageSize() : "", params.peers(), processes,

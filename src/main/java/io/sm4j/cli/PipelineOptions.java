@@ -16,7 +16,8 @@ public final class PipelineOptions
     Integer eagerLimit;
 
     @Option(names = "--eager-frags-per-peer", paramLabel = "N",
-        description = "Eager fragments each sender owns per rank: N*n per sender; the RFC counts 2 (default: 64/(n-1), at least 2 and at most 16).")
+        description = "Eager fragments each sender owns per rank: N*n per sender; the RFC counts 2 " +
+            "(default: 64/(n-1), at least 2 and at most 16).")
     Integer eagerFragsPerPeer;
 
     @Option(names = "--max-frag", paramLabel = "BYTES",

@@ -53,8 +53,7 @@ class BenchResultsTest
     {
         final String turns = table(BenchTest.MULTI_LAT, new long[]{ 0, 1_000, 0 }, new long[]{ 1_000, 2_000, 0 });
         assertTrue(turns.contains("# NOTE: 8 B: sm4j's pairs ran side by side for 0 % of their loops (warm-up included): " +
-            "pairs that take turns each have the cores to themselves, so this row says what one pair alone gets, not all at " +
-            "once"), turns);
+            "pairs that take turns have the cores to fewer ranks at a time, so this row is not what all pairs get at once"), turns);
         assertFalse(turns.contains("together"), "a latency test has no rate to sum: " + turns);
         final String together = table(BenchTest.MULTI_LAT, new long[]{ 0, 1_000, 0 }, new long[]{ 100, 1_100, 0 });
         assertFalse(together.contains("NOTE"), together);
@@ -65,8 +64,8 @@ class BenchResultsTest
     {
         final String turns = table(BenchTest.MBW_MR,
             new long[]{ 0, 1_000_000, 1_000_000 }, new long[]{ 1_000_000, 2_000_000, 1_000_000 });
-        assertTrue(turns.contains("not all at once; together they moved 1000.00 MB/s from the first loop's start to the last " +
-            "one's end"), turns);
+        assertTrue(turns.contains("not what all pairs get at once; together they moved 1000.00 MB/s from the first loop's " +
+            "start to the last one's end"), turns);
     }
 
     private static double overlap(final long[]... spans)

@@ -47,8 +47,8 @@ class BenchCommandTest
         final List<String> lines = run.out().lines().toList();
         assertTrue(lines.get(0).matches("# OSU MPI-style Latency Test \\(sm4j \\S+\\)"), lines.get(0));
         assertTrue(lines.get(1).matches("# \\d+ cores, Java .*, idle strategy auto \\((spin, then sleep|yield first: [^)]*)\\), doorbell (futex|socket \\([^()]*\\)), thread mode SINGLE, layout AGGREGATED, " +
-            "segment for 2 ranks, 2 running, bound to nothing, eager limit 4112 B, 16 eager fragments per peer, large-message pipeline 8 x 32768 B, " +
-            "collective regions 2 x 262144 B"), lines.get(1));
+            "segment for 2 ranks, 2 running, bound to nothing, eager limit 4112 B, 16 eager fragments per peer, " +
+            "large-message pipeline 8 x 32768 B, collective regions 2 x 262144 B"), lines.get(1));
         // the default options first, then the caller's, which the JVM reads last (a busy machine's warning may
         // come before this line)
         // (BenchRunnerTest: which defaults, huge pages by the kernel's mode); here, the header says what the ranks run
