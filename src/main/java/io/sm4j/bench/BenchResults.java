@@ -49,22 +49,9 @@ public final class BenchResults
      */
     public synchronized double overlap(final String transport, final int size)
     {
-        final List<LoopSpan> pairs = spansAt(transport, size);
-        if (pairs.size() < 2)
-        {
-            return Double.NaN;
-        }
-        long lastStart = Long.MIN_VALUE;
-        long firstEnd = Long.MAX_VALUE;
-        double lengths = 0;
-        for (final LoopSpan pair : pairs)
-        {
-            lastStart = Math.max(lastStart, pair.start());
-            firstEnd = Math.min(firstEnd, pair.end());
-            lengths += pair.end() - pair.start();
-        }
-        final double meanLength = lengths / pairs.size();
-        return meanLength <= 0 ? Double.NaN : Math.max(0, firstEnd - lastStart) / meanLength;
+        final Spans spans = spansAt(transport, size);
+        return spans == null || spans.meanLength() <= 0 ? Double.NaN :
+            Math.max(0, spans.firstEnd() - spans.lastStart()) / spans.meanLength();
     }
 
     /**
@@ -75,28 +62,43 @@ public final class BenchResults
      */
     public synchronized double wallRate(final String transport, final int size)
     {
-        final List<LoopSpan> pairs = spansAt(transport, size);
-        if (pairs.size() < 2)
+        final Spans spans = spansAt(transport, size);
+        return spans == null || spans.bytes() == 0 || spans.lastEnd() <= spans.firstStart() ? Double.NaN :
+            spans.bytes() * 1e3 / (spans.lastEnd() - spans.firstStart());
+    }
+
+    /**
+     * @return the pairs' loops at {@code size} taken together, or null unless at least two pairs reported one.
+     */
+    private Spans spansAt(final String transport, final int size)
+    {
+        final TreeMap<Integer, List<LoopSpan>> sizes = spans.get(transport);
+        final List<LoopSpan> pairs = sizes == null ? null : sizes.get(size);
+        if (pairs == null || pairs.size() < 2)
         {
-            return Double.NaN;
+            return null;
         }
         long firstStart = Long.MAX_VALUE;
+        long lastStart = Long.MIN_VALUE;
+        long firstEnd = Long.MAX_VALUE;
         long lastEnd = Long.MIN_VALUE;
+        double lengths = 0;
         long bytes = 0;
         for (final LoopSpan pair : pairs)
         {
             firstStart = Math.min(firstStart, pair.start());
+            lastStart = Math.max(lastStart, pair.start());
+            firstEnd = Math.min(firstEnd, pair.end());
             lastEnd = Math.max(lastEnd, pair.end());
+            lengths += pair.end() - pair.start();
             bytes += pair.bytes();
         }
-        return bytes == 0 || lastEnd <= firstStart ? Double.NaN : bytes * 1e3 / (lastEnd - firstStart);
+        return new Spans(firstStart, lastStart, firstEnd, lastEnd, lengths / pairs.size(), bytes);
     }
 
-    private List<LoopSpan> spansAt(final String transport, final int size)
+    /** Several pairs' loops at one size: their earliest and latest starts and ends, mean length, and bytes. */
+    private record Spans(long firstStart, long lastStart, long firstEnd, long lastEnd, double meanLength, long bytes)
     {
-        final TreeMap<Integer, List<LoopSpan>> sizes = spans.get(transport);
-        final List<LoopSpan> pairs = sizes == null ? null : sizes.get(size);
-        return pairs == null ? List.of() : pairs;
     }
 
     /**
