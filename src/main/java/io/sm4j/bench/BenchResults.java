@@ -49,9 +49,9 @@ public final class BenchResults
      */
     public synchronized double overlap(final String transport, final int size)
     {
-        final Spans spans = spansAt(transport, size);
-        return spans == null || spans.meanLength() <= 0 ? Double.NaN :
-            Math.max(0, spans.firstEnd() - spans.lastStart()) / spans.meanLength();
+        final Spans loops = spansAt(transport, size);
+        return loops == null || loops.meanLength() <= 0 ? Double.NaN :
+            Math.max(0, loops.firstEnd() - loops.lastStart()) / loops.meanLength();
     }
 
     /**
@@ -62,9 +62,9 @@ public final class BenchResults
      */
     public synchronized double wallRate(final String transport, final int size)
     {
-        final Spans spans = spansAt(transport, size);
-        return spans == null || spans.bytes() == 0 || spans.lastEnd() <= spans.firstStart() ? Double.NaN :
-            spans.bytes() * 1e3 / (spans.lastEnd() - spans.firstStart());
+        final Spans loops = spansAt(transport, size);
+        return loops == null || loops.bytes() == 0 || loops.lastEnd() <= loops.firstStart() ? Double.NaN :
+            loops.bytes() * 1e3 / (loops.lastEnd() - loops.firstStart());
     }
 
     /**
