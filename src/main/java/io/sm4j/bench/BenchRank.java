@@ -195,8 +195,10 @@ public final class BenchRank
             report(line);
             if (line != null)
             {
-                final long sent = spec.test().latency() ? 0 : (long)(spec.skipFor(size) + spec.iterationsFor(size)) * spec.window() * size;
-                System.out.println(new LoopSpan(line.transport(), size, start, end, sent).format()); // did the pairs run at once
+                // did the pairs run at once, and (a rate test) how many bytes did this one send, warm-up included
+                final long sent = spec.test().latency() ? 0 :
+                    (long)(spec.skipFor(size) + spec.iterationsFor(size)) * spec.window() * size;
+                System.out.println(new LoopSpan(line.transport(), size, start, end, sent).format());
             }
         }
         comm.barrier();

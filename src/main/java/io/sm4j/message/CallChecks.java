@@ -57,11 +57,7 @@ final class CallChecks
 
     static UnsafeBuffer wrap(final ByteBuffer buffer)
     {
-        if (buffer == null)
-        {
-            throw new NullPointerException("buffer is null");
-        }
-        return new UnsafeBuffer(buffer);
+        return new UnsafeBuffer(notNull(buffer));
     }
 
     /**
@@ -72,7 +68,7 @@ final class CallChecks
     static UnsafeBuffer wrapWritable(final ByteBuffer buffer, final String name)
     {
         checkWritable(buffer, name);
-        return wrap(buffer);
+        return new UnsafeBuffer(buffer);
     }
 
     /**
@@ -81,13 +77,18 @@ final class CallChecks
      */
     static void checkWritable(final ByteBuffer buffer, final String name)
     {
+        if (notNull(buffer).isReadOnly())
+        {
+            throw new IllegalArgumentException(name + " is read-only: a receive writes into it");
+        }
+    }
+
+    private static ByteBuffer notNull(final ByteBuffer buffer)
+    {
         if (buffer == null)
         {
             throw new NullPointerException("buffer is null");
         }
-        if (buffer.isReadOnly())
-        {
-            throw new IllegalArgumentException(name + " is read-only: a receive writes into it");
-        }
+        return buffer;
     }
 }
