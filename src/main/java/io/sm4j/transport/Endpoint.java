@@ -1,5 +1,6 @@
 package io.sm4j.transport;
 
+import io.sm4j.job.CpuContention;
 import io.sm4j.job.HealthMonitor;
 import io.sm4j.job.RankCounters;
 import io.sm4j.job.RankJob;
@@ -129,8 +130,17 @@ public final class Endpoint implements AutoCloseable, MappingGuard
         final boolean contended = options.startsContended(size);
         this.ownCores = !contended;
         this.spinsFirst = ownCores && options.idle() != TransportOptions.Idle.YIELD;
-        wait = multiple ? null : new WaitPolicy(options.idle(), bell, peerBells, contended);
-        threadWait = multiple ? ThreadLocal.withInitial(() -> new WaitPolicy(options.idle(), bell, peerBells, contended)) : null;
+        wait = multiple ? null : newWaitPolicy(options.idle(), contended);
+        threadWait = multiple ? ThreadLocal.withInitial(() -> newWaitPolicy(options.idle(), contended)) : null;
+    }
+
+    /**
+     * @return a waiting thread's policy, with a {@link CpuContention} of its own (the run delay it samples is the
+     *         thread's).
+     */
+    private WaitPolicy newWaitPolicy(final TransportOptions.Idle idle, final boolean contended)
+    {
+        return new WaitPolicy(idle, bell, peerBells, contended, CpuContention.ofNode());
     }
 
     /**

@@ -110,7 +110,8 @@ public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle i
 
     /**
      * @param ranks ranks in the job.
-     * @return {@code idle} as a job of {@code ranks} ranks uses it, e.g. "auto (spin, then sleep)".
+     * @return {@code idle} as a job of {@code ranks} ranks uses it, e.g. "auto (spin, then sleep; yield first while
+     *         other processes oversubscribe the node)".
      */
     public static String describeIdle(final Idle idle, final int ranks)
     {
@@ -120,7 +121,8 @@ public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle i
             return name;
         }
         final String sharing = sharingReason(idle, ranks);
-        return name + (sharing == null ? " (spin, then sleep)" : " (yield first: " + sharing + ")");
+        return name + (sharing == null ? " (spin, then sleep; yield first while other processes oversubscribe the node)" :
+            " (yield first: " + sharing + ")");
     }
 
     /**

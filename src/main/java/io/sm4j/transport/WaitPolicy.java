@@ -1,5 +1,7 @@
 package io.sm4j.transport;
 
+import io.sm4j.job.CpuContention;
+
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -27,6 +29,13 @@ import java.util.concurrent.locks.LockSupport;
  * window says otherwise. Single events do not decide: a VM's interrupts and the JIT's threads make a yield
  * or a spin slow now and then. A rank bound to a core of its own thus finds itself uncontended within 128
  * yields.
+ * <p>
+ * Where every rank was given a core, other processes may still take some (a build, a browser, another job): AUTO
+ * then asks {@link CpuContention}, at the start of a wait or of looks and at most every 100 ms, whether the node
+ * has had more runnable threads than processors for a while, and while it has, waits as where ranks share cores,
+ * starting contended. Spinning for a millisecond there holds a processor that the peer needs, and a
+ * sleeper's wake-up waits for another process's time slice: with one busy process beside 2 ranks on 2 cores, an
+ * 8 B ping-pong took 513 us one-way instead of 1.6 (docs/benchmarks.md, "Twenty-second session").
  * <p>
  * Blocking takes three empty passes: the first arms the doorbell and returns, so that the caller's next
  * pass is a look at every in-bound path after arming; if that pass finds nothing, the next call naps for
@@ -106,8 +115,10 @@ final class WaitPolicy
     private final TransportOptions.Idle mode;
     private final Doorbell bell;
     private final PeerBells rung;
+    /** AUTO where every rank was given a core: whether other processes take them; else null. */
+    private final CpuContention cores;
     /** Spin, then sleep: BLOCK, and AUTO while the scheduler can give every rank a core of its own. */
-    private final boolean spinThenSleep;
+    private boolean spinThenSleep;
     /**
      * How long a spin-then-sleep wait spins: BLOCK's limit; in AUTO {@link #BLOCK_AFTER_NANOS}, or
      * {@link #BLOCK_MODE_AFTER_NANOS} after a wait that slept, until a wait ends without sleeping.
@@ -139,12 +150,17 @@ final class WaitPolicy
      * @param rung      the peers' doorbells, which say when this rank last woke one.
      * @param contended the ranks may have to share cores ({@link TransportOptions#startsContended}): AUTO
      *                  starts contended and judges contention as its waits go; else it spins, then sleeps.
+     * @param cores     AUTO where every rank was given a core ({@code contended} false): says while other
+     *                  processes take the cores, and the waits are then as where ranks share them; null: never.
      */
-    WaitPolicy(final TransportOptions.Idle mode, final Doorbell bell, final PeerBells rung, final boolean contended)
+    WaitPolicy(
+        final TransportOptions.Idle mode, final Doorbell bell, final PeerBells rung, final boolean contended,
+        final CpuContention cores)
     {
         this.mode = mode;
         this.bell = bell;
         this.rung = rung;
+        this.cores = mode == TransportOptions.Idle.AUTO && !contended ? cores : null;
         this.contended = contended;
         this.spinThenSleep = mode == TransportOptions.Idle.BLOCK || !contended;
         this.spinLimitNanos = mode == TransportOptions.Idle.BLOCK ? BLOCK_MODE_AFTER_NANOS : BLOCK_AFTER_NANOS;
@@ -214,6 +230,10 @@ final class WaitPolicy
      */
     void startLooks(final long now)
     {
+        if (cores != null)
+        {
+            judgeCores(now); // a ping-pong's waits may all end within their looks
+        }
         looksYield = mode == TransportOptions.Idle.YIELD ||
             mode != TransportOptions.Idle.SPIN && (!spinThenSleep || rangWithin(now));
         looksLeft = LOOK_SPINS;
@@ -282,6 +302,10 @@ final class WaitPolicy
         if (waitStart == 0)
         {
             waitStart = System.nanoTime();
+            if (cores != null)
+            {
+                judgeCores(waitStart);
+            }
             lastRead = waitStart;
             spins = 0;
             spinning = spinThenSleep || !contended;
@@ -332,6 +356,24 @@ final class WaitPolicy
             switched = 0;
         }
         return false;
+    }
+
+    /**
+     * AUTO where every rank was given a core: while other processes take the cores ({@link #cores}), waits as
+     * where ranks share them, starting contended (its windows of yields judge from there); spins, then sleeps
+     * again once they no longer do.
+     */
+    private void judgeCores(final long now)
+    {
+        final boolean shared = cores.oversubscribed(now);
+        if (shared == spinThenSleep)
+        {
+            spinThenSleep = !shared;
+            contended = shared;
+            spinLimitNanos = BLOCK_AFTER_NANOS;
+            yields = 0;
+            switched = 0;
+        }
     }
 
     private long blockAfter(final boolean lockstep)

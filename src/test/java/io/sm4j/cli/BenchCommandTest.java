@@ -46,7 +46,7 @@ class BenchCommandTest
         assertEquals(0, run.exitCode(), run.err());
         final List<String> lines = run.out().lines().toList();
         assertTrue(lines.get(0).matches("# OSU MPI-style Latency Test \\(sm4j \\S+\\)"), lines.get(0));
-        assertTrue(lines.get(1).matches("# \\d+ cores, Java .*, idle strategy auto \\((spin, then sleep|yield first: [^)]*)\\), doorbell (futex|socket \\([^()]*\\)), thread mode SINGLE, layout AGGREGATED, " +
+        assertTrue(lines.get(1).matches("# \\d+ cores, Java .*, idle strategy auto \\((spin, then sleep; yield first while other processes oversubscribe the node|yield first: [^)]*)\\), doorbell (futex|socket \\([^()]*\\)), thread mode SINGLE, layout AGGREGATED, " +
             "segment for 2 ranks, 2 running, bound to nothing, eager limit 4112 B, 16 eager fragments per peer, " +
             "large-message pipeline 8 x 32768 B, collective regions 2 x 262144 B"), lines.get(1));
         // the default options first, then the caller's, which the JVM reads last (a busy machine's warning may

@@ -1,12 +1,18 @@
 package io.sm4j.transport;
 
+import io.sm4j.job.CpuBudget;
+import io.sm4j.job.CpuContention;
 import io.sm4j.layout.DoorbellDescriptor;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -44,7 +50,7 @@ class WaitPolicyTest
     @Test
     void aPlainWaitOfRanksThatShareCoresShouldSleepWithinMilliseconds()
     {
-        final WaitPolicy policy = new WaitPolicy(TransportOptions.Idle.AUTO, bell, peers, true);
+        final WaitPolicy policy = new WaitPolicy(TransportOptions.Idle.AUTO, bell, peers, true, null);
         waitUnpreempted(policy, TimeUnit.MILLISECONDS.toNanos(3), false);
         assertTrue(bell.sleeps() > 0, "a 3 ms wait yielded throughout instead of sleeping after 200 us");
     }
@@ -52,7 +58,7 @@ class WaitPolicyTest
     @Test
     void aWaitInLockstepShouldYieldForMillisecondsBeforeItSleeps()
     {
-        final WaitPolicy policy = new WaitPolicy(TransportOptions.Idle.AUTO, bell, peers, true);
+        final WaitPolicy policy = new WaitPolicy(TransportOptions.Idle.AUTO, bell, peers, true, null);
         // 3 ms: past both other limits (200 us contended, 1 ms when the policy judges itself uncontended)
         waitUnpreempted(policy, TimeUnit.MILLISECONDS.toNanos(3), true);
         assertEquals(0, bell.sleeps(), "a 3 ms wait in lockstep slept");
@@ -64,7 +70,7 @@ class WaitPolicyTest
     @Test
     void aWaitAfterOneThatSleptShouldSpinOnlyBriefly()
     {
-        final WaitPolicy policy = new WaitPolicy(TransportOptions.Idle.AUTO, bell, peers, false); // a core per rank
+        final WaitPolicy policy = new WaitPolicy(TransportOptions.Idle.AUTO, bell, peers, false, null); // a core per rank
         for (int attempt = 0; attempt < ATTEMPTS; attempt++)
         {
             // spins 1 ms, arms, naps 1 ms, sleeps: 6 ms leave room for the sub-millisecond preemptions
@@ -89,10 +95,61 @@ class WaitPolicyTest
         throw new AssertionError("every attempt was preempted");
     }
 
+    /**
+     * Other threads take the cores of a rank that was given one: twice as many spin as the node has processors
+     * (the node's own procfs, sampled by {@link CpuContention}).
+     */
+    @Test
+    @Timeout(30)
+    void aRankGivenACoreShouldYieldWhileMoreThreadsThanProcessorsRun() throws InterruptedException
+    {
+        final WaitPolicy policy = new WaitPolicy(TransportOptions.Idle.AUTO, bell, peers, false, CpuContention.ofNode());
+        policy.idle(TIMEOUT_NANOS, false);
+        final boolean yieldedAlone = policy.yields();
+        policy.reset();
+        final int spinners = 2 * CpuBudget.onlineCpus().size();
+        final AtomicBoolean stop = new AtomicBoolean();
+        final List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < spinners; i++)
+        {
+            final Thread spinner = new Thread(() ->
+            {
+                while (!stop.get())
+                {
+                    Thread.onSpinWait();
+                }
+            });
+            spinner.setDaemon(true);
+            spinner.start();
+            threads.add(spinner);
+        }
+        try
+        {
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            boolean yields = false;
+            while (!yields && System.nanoTime() - deadline < 0)
+            {
+                policy.idle(TIMEOUT_NANOS, false); // a wait's first empty pass: the policy samples, at most every 100 ms
+                yields = policy.yields();
+                policy.reset();
+            }
+            assertTrue(yields, "a wait of a rank given a core still spun after 10 s beside " + spinners + " spinning threads" +
+                " (and " + (yieldedAlone ? "yielded" : "spun") + " before they started)");
+        }
+        finally
+        {
+            stop.set(true);
+            for (final Thread spinner : threads)
+            {
+                spinner.join();
+            }
+        }
+    }
+
     @Test
     void looksWhereRanksShareCoresShouldYieldForTensOfMicroseconds()
     {
-        final WaitPolicy policy = new WaitPolicy(TransportOptions.Idle.AUTO, bell, peers, true);
+        final WaitPolicy policy = new WaitPolicy(TransportOptions.Idle.AUTO, bell, peers, true, null);
         for (int attempt = 0; attempt < ATTEMPTS; attempt++)
         {
             assertYielded(policy, System.nanoTime());
@@ -102,21 +159,21 @@ class WaitPolicyTest
     @Test
     void looksWhereEveryRankHasACoreShouldSpinACountedFew()
     {
-        assertSpun(new WaitPolicy(TransportOptions.Idle.AUTO, bell, peers, false), System.nanoTime());
-        assertSpun(new WaitPolicy(TransportOptions.Idle.BLOCK, bell, peers, true), System.nanoTime());
+        assertSpun(new WaitPolicy(TransportOptions.Idle.AUTO, bell, peers, false, null), System.nanoTime());
+        assertSpun(new WaitPolicy(TransportOptions.Idle.BLOCK, bell, peers, true, null), System.nanoTime());
     }
 
     @Test
     void looksJustAfterThisRankRangAPeerShouldYield()
     {
-        final WaitPolicy policy = new WaitPolicy(TransportOptions.Idle.AUTO, bell, peers, false);
+        final WaitPolicy policy = new WaitPolicy(TransportOptions.Idle.AUTO, bell, peers, false, null);
         assertSpun(policy, System.nanoTime()); // never rang
         peers.wake(rig.sleeper, DoorbellDescriptor.ARMED); // a real ring (of the rig's one open doorbell, this rank's)
         final long rang = peers.lastRing();
         assertTrue(rang != 0, "the ring was not noted");
         assertYielded(policy, rang + TimeUnit.MICROSECONDS.toNanos(100)); // the woken peer may be queued on this core
         assertSpun(policy, rang + TimeUnit.MILLISECONDS.toNanos(2));
-        final WaitPolicy block = new WaitPolicy(TransportOptions.Idle.BLOCK, bell, peers, false);
+        final WaitPolicy block = new WaitPolicy(TransportOptions.Idle.BLOCK, bell, peers, false, null);
         assertYielded(block, rang + TimeUnit.MICROSECONDS.toNanos(100));
         assertSpun(block, rang + TimeUnit.MILLISECONDS.toNanos(2));
     }
@@ -124,7 +181,7 @@ class WaitPolicyTest
     @Test
     void looksInSpinModeShouldSpinEvenJustAfterARing()
     {
-        final WaitPolicy policy = new WaitPolicy(TransportOptions.Idle.SPIN, bell, peers, true);
+        final WaitPolicy policy = new WaitPolicy(TransportOptions.Idle.SPIN, bell, peers, true, null);
         peers.wake(rig.sleeper, DoorbellDescriptor.ARMED);
         assertTrue(peers.lastRing() != 0, "the ring was not noted");
         assertSpun(policy, peers.lastRing() + TimeUnit.MICROSECONDS.toNanos(100));
@@ -133,8 +190,8 @@ class WaitPolicyTest
     @Test
     void looksInYieldAndSpinModesShouldDoAsTheModeSays()
     {
-        assertYielded(new WaitPolicy(TransportOptions.Idle.YIELD, bell, peers, false), System.nanoTime());
-        assertSpun(new WaitPolicy(TransportOptions.Idle.SPIN, bell, peers, true), System.nanoTime());
+        assertYielded(new WaitPolicy(TransportOptions.Idle.YIELD, bell, peers, false, null), System.nanoTime());
+        assertSpun(new WaitPolicy(TransportOptions.Idle.SPIN, bell, peers, true, null), System.nanoTime());
     }
 
     /**

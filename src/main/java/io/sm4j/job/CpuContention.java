@@ -1,0 +1,230 @@
+package io.sm4j.job;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+/**
+ * Whether the node has more runnable threads than processors, so that a rank's thread competes for one: what a
+ * rank that was given a core of its own learns when other processes (a build, a browser, another job) take some
+ * of them. Sampled, at most every {@link #SAMPLE_NANOS}, from three kernel counters:
+ * <ul>
+ *   <li>the node's idle time, every processor's ({@code /proc/uptime}, second field, in seconds with two
+ *       decimals);</li>
+ *   <li>the node's runnable threads at the moment of the sample, this one included ({@code /proc/loadavg}, the
+ *       number before the slash in its fourth field);</li>
+ *   <li>this thread's run delay, the time it was runnable but waited for a processor
+ *       ({@code /proc/thread-self/schedstat}, second field, nanoseconds).</li>
+ * </ul>
+ * An interval is oversubscribed if the node's processors together idled for less than half of it
+ * ({@link #IDLE_CORES}), and either more threads than processors were runnable at its end or this thread
+ * waited for a processor for at least a quarter of it ({@link #DELAYED_SHARE}). Each part keeps out a case
+ * that the others would let in:
+ * <ul>
+ *   <li>the idle time, two ranks that share one core while another idles: they wait for each other as long,
+ *       and if their waits yield, the scheduler never separates them (docs/benchmarks.md, "Two ranks on two
+ *       cores");</li>
+ *   <li>the runnable count, the rank that spins while its peer waits for a processor: with one busy process
+ *       beside 2 ranks on 2 cores, the spinner waited 3 % of the time, its peer all of it;</li>
+ *   <li>the run delay, the rank just woken while its peer sleeps: the count then leaves the sleeper out.</li>
+ * </ul>
+ * The verdict changes at the {@link #SUSTAINED}-th interval in a row that says otherwise, both ways (ranks that
+ * yield under another process's load sleep now and then, and leave a processor idle for an interval), and an
+ * interval in which this JVM's JIT compiled for a tenth of it or more ({@link #COMPILING_SHARE}) is not judged:
+ * as two rank JVMs start, their compiler threads oversubscribe a 2-core node for a second, and ranks made to
+ * yield then measured their first 8 B round trips at 0.28-0.31 us instead of 0.11 and their first windows at a
+ * third of their rate (docs/benchmarks.md, "Twenty-second session").
+ * <p>
+ * Where the kernel does not give these files (no {@code CONFIG_SCHED_INFO}, no procfs) the verdict stays false:
+ * the caller waits as it did without it. Not thread-safe: one per waiting thread, sampled by that thread (the
+ * run delay is the calling thread's; a sample by another thread starts a new interval).
+ */
+public final class CpuContention
+{
+    /** The least time between two samples; each reads three small files (tens of microseconds). */
+    static final long SAMPLE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    /**
+     * Run delay over an interval, as a share of it, from which a thread counts as competing for a processor:
+     * three busy threads on two cores wait a third of the time each, two ranks alone on two cores almost never
+     * (a kernel thread, the JIT's threads at start).
+     */
+    static final double DELAYED_SHARE = 0.25;
+    /**
+     * The node's idle time over an interval, in processors (idle time / interval), from which it has a processor
+     * to spare: a whole one where two ranks share a core beside an idle one, next to none where every processor
+     * is busy.
+     */
+    static final double IDLE_CORES = 0.5;
+    /** Intervals in a row that must disagree with the verdict to change it. */
+    static final int SUSTAINED = 3;
+    /** This JVM's compiling time over an interval, as a share of it, from which the interval is not judged. */
+    static final double COMPILING_SHARE = 0.1;
+    /** Processors that /proc/uptime and /proc/loadavg count: the node's online CPUs, read once per JVM. */
+    private static final int PROCESSORS = CpuBudget.onlineCpus().size();
+    /** Nanoseconds per hundredth of a second, /proc/uptime's unit. */
+    private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    private static final Path SCHEDSTAT = Path.of("/proc/thread-self/schedstat");
+    private static final Path UPTIME = Path.of("/proc/uptime");
+    private static final Path LOADAVG = Path.of("/proc/loadavg");
+
+    private final Path schedstat;
+    private final Path uptime;
+    private final Path loadavg;
+    private final int processors;
+    /** This JVM's JIT's compiling time so far, in milliseconds (0 if the JIT does not tell it). */
+    private final LongSupplier compilingMillis;
+    private long lastCompilingMillis;
+    private final byte[] text = new byte[256];
+    /** The thread that took the last sample; a sample by another starts a new interval. */
+    private Thread sampler;
+    private long lastSample;
+    private long lastDelay;
+    private long lastIdleTicks;
+    private boolean oversubscribed;
+    /** Intervals in a row that disagreed with {@link #oversubscribed}. */
+    private int against;
+    /** The files could not be read or parsed once: no more samples. */
+    private boolean unavailable;
+
+    /**
+     * @return a sampler of the node's idle time and runnable threads and the calling thread's run delay, from procfs.
+     */
+    public static CpuContention ofNode()
+    {
+        final CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        final LongSupplier compiling = jit != null && jit.isCompilationTimeMonitoringSupported() ?
+            jit::getTotalCompilationTime : () -> 0;
+        return new CpuContention(SCHEDSTAT, UPTIME, LOADAVG, PROCESSORS, compiling);
+    }
+
+    /**
+     * @param schedstat       a file in the format of {@code /proc/thread-self/schedstat}.
+     * @param uptime          a file in the format of {@code /proc/uptime}.
+     * @param loadavg         a file in the format of {@code /proc/loadavg}.
+     * @param processors      the processors that {@code stat} and {@code loadavg} count.
+     * @param compilingMillis this JVM's JIT's compiling time so far, in milliseconds.
+     */
+    CpuContention(
+        final Path schedstat, final Path uptime, final Path loadavg, final int processors, final LongSupplier compilingMillis)
+    {
+        this.schedstat = schedstat;
+        this.uptime = uptime;
+        this.loadavg = loadavg;
+        this.processors = processors;
+        this.compilingMillis = compilingMillis;
+    }
+
+    /**
+     * Samples if the last sample is {@link #SAMPLE_NANOS} old, from the thread whose run delay counts.
+     *
+     * @param now System.nanoTime(), recently read.
+     * @return whether the node is oversubscribed, as of the last sample.
+     */
+    public boolean oversubscribed(final long now)
+    {
+        if (!unavailable && now - lastSample >= SAMPLE_NANOS)
+        {
+            sample(now);
+        }
+        return oversubscribed;
+    }
+
+    private void sample(final long now)
+    {
+        final long delay;
+        final long idleTicks;
+        final long runnable;
+        try
+        {
+            delay = field(read(schedstat), 1);
+            idleTicks = field(read(uptime), 1);
+            runnable = field(read(loadavg), 3);
+        }
+        catch (final IOException | RuntimeException unreadable)
+        {
+            unavailable = true; // no procfs or no schedstat: the caller's own rules decide, as before
+            oversubscribed = false;
+            return;
+        }
+        final long compiling = compilingMillis.getAsLong();
+        final Thread me = Thread.currentThread();
+        final double interval = now - lastSample;
+        if (sampler == me && delay >= lastDelay && idleTicks >= lastIdleTicks &&
+            TimeUnit.MILLISECONDS.toNanos(compiling - lastCompilingMillis) < COMPILING_SHARE * interval)
+        {
+            final boolean says = (idleTicks - lastIdleTicks) * TICK_NANOS < IDLE_CORES * interval &&
+                (runnable > processors || delay - lastDelay >= DELAYED_SHARE * interval);
+            against = says == oversubscribed ? 0 : against + 1;
+            if (against == SUSTAINED)
+            {
+                oversubscribed = says;
+                against = 0;
+            }
+        }
+        sampler = me;
+        lastSample = now;
+        lastDelay = delay;
+        lastIdleTicks = idleTicks;
+        lastCompilingMillis = compiling;
+    }
+
+    /**
+     * @return the bytes of the start of {@code file} now in {@link #text}.
+     * @throws IOException if the file cannot be read.
+     */
+    private int read(final Path file) throws IOException
+    {
+        try (InputStream in = Files.newInputStream(file))
+        {
+            return in.readNBytes(text, 0, text.length);
+        }
+    }
+
+    /**
+     * @param length bytes of a file's start in {@link #text}.
+     * @return the decimal number that starts the {@code index}-th field (from 0) of its first line, fields being
+     *         separated by spaces (and ending at a slash: {@code 3/80}), its point left out ({@code 12.34}: 1234).
+     * @throws IllegalStateException if the field is not there or is not a number.
+     */
+    private long field(final int length, final int index)
+    {
+        int at = 0;
+        for (int field = 0; field < index; field++)
+        {
+            while (at < length && text[at] != ' ' && text[at] != '\n')
+            {
+                at++;
+            }
+            while (at < length && text[at] == ' ')
+            {
+                at++;
+            }
+        }
+        long value = 0;
+        int digits = 0;
+        for (; at < length && text[at] != ' ' && text[at] != '\n' && text[at] != '/'; at++)
+        {
+            if (text[at] == '.' && digits > 0)
+            {
+                continue;
+            }
+            digits++;
+            final int digit = text[at] - '0';
+            if (digit < 0 || digit > 9 || digits > 18)
+            {
+                throw new IllegalStateException("field " + index + " is not a number");
+            }
+            value = value * 10 + digit;
+        }
+        if (digits == 0)
+        {
+            throw new IllegalStateException("no field " + index + " on the first line");
+        }
+        return value;
+    }
+}
