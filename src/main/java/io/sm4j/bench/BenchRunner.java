@@ -36,7 +36,7 @@ public final class BenchRunner
      *
      * @param exitCode the job's exit code (0: every rank succeeded).
      * @param results  the measurements.
-     * @param idle     how every rank waited, e.g. "auto (spin, then sleep)".
+     * @param idle     how every rank waited, e.g. "auto (yield first: 4 ranks > 2 cores)".
      */
     public record Outcome(int exitCode, BenchResults results, String idle)
     {

@@ -1,10 +1,9 @@
 package io.sm4j.job;
 
 import java.io.IOException;
-import java.io.InputStream;
+import java.io.RandomAccessFile;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -33,16 +32,21 @@ import java.util.function.LongSupplier;
  *       beside 2 ranks on 2 cores, the spinner waited 3 % of the time, its peer all of it;</li>
  *   <li>the run delay, the rank just woken while its peer sleeps: the count then leaves the sleeper out.</li>
  * </ul>
- * The verdict changes at the {@link #SUSTAINED}-th interval in a row that says otherwise, both ways (ranks that
- * yield under another process's load sleep now and then, and leave a processor idle for an interval), and an
- * interval in which this JVM's JIT compiled for a tenth of it or more ({@link #COMPILING_SHARE}) is not judged:
- * as two rank JVMs start, their compiler threads oversubscribe a 2-core node for a second, and ranks made to
- * yield then measured their first 8 B round trips at 0.28-0.31 us instead of 0.11 and their first windows at a
- * third of their rate (docs/benchmarks.md, "Twenty-second session").
+ * The node becomes oversubscribed at the {@link #SUSTAINED}-th oversubscribed interval in a row, and stops being
+ * so at the {@link #RELIEVED}-th in a row with a processor to spare (ranks that yield under another process's
+ * load sleep now and then, and leave a processor idle for an interval); an interval in which this JVM's JIT
+ * compiled for a twentieth of it or more ({@link #COMPILING_SHARE}) is not judged. As two rank JVMs start, their
+ * compiler threads oversubscribe a 2-core node for a second or so, and ranks made to yield then measured their
+ * first 8 B round trips at 0.28-0.31 us instead of 0.11 and their first windows at a third of their rate
+ * (docs/benchmarks.md, "Twenty-second session").
  * <p>
- * Where the kernel does not give these files (no {@code CONFIG_SCHED_INFO}, no procfs) the verdict stays false:
- * the caller waits as it did without it. Not thread-safe: one per waiting thread, sampled by that thread (the
- * run delay is the calling thread's; a sample by another thread starts a new interval).
+ * The counters are the host's, not a container's: inside a cpuset or a CPU quota on a larger host, another
+ * processor's idle time vetoes the verdict (the rank then waits as before), and a host busy everywhere makes it
+ * yield where its own cores may be free (costing a yield per empty pass). Where a file cannot be read
+ * ({@link #FAILURES} samples in a row) the verdict stays false for good; where the kernel keeps no run delay
+ * (schedstat reads 0) or the JVM no compiling time ({@code -XX:-UsePerfData}), that part of the rule is inert.
+ * Not thread-safe: one per waiting thread, sampled by that thread (the run delay is the calling thread's; a
+ * sample by another thread starts a new interval, so threads that take turns waiting leave the verdict as it is).
  */
 public final class CpuContention
 {
@@ -60,10 +64,15 @@ public final class CpuContention
      * is busy.
      */
     static final double IDLE_CORES = 0.5;
-    /** Intervals in a row that must disagree with the verdict to change it. */
-    static final int SUSTAINED = 3;
+    /**
+     * Oversubscribed intervals in a row that make the node oversubscribed: the second or so in which two starting
+     * rank JVMs compile is oversubscribed too, and the peer's compiling is not this JVM's to see.
+     */
+    static final int SUSTAINED = 5;
+    /** Intervals in a row with a processor to spare that make an oversubscribed node no longer so. */
+    static final int RELIEVED = 3;
     /** This JVM's compiling time over an interval, as a share of it, from which the interval is not judged. */
-    static final double COMPILING_SHARE = 0.1;
+    static final double COMPILING_SHARE = 0.05;
     /** Processors that /proc/uptime and /proc/loadavg count: the node's online CPUs, read once per JVM. */
     private static final int PROCESSORS = CpuBudget.onlineCpus().size();
     /** Nanoseconds per hundredth of a second, /proc/uptime's unit. */
@@ -71,6 +80,8 @@ public final class CpuContention
     private static final Path SCHEDSTAT = Path.of("/proc/thread-self/schedstat");
     private static final Path UPTIME = Path.of("/proc/uptime");
     private static final Path LOADAVG = Path.of("/proc/loadavg");
+    /** Samples in a row that could not read their files, after which there are no more. */
+    static final int FAILURES = 3;
 
     private final Path schedstat;
     private final Path uptime;
@@ -78,18 +89,24 @@ public final class CpuContention
     private final int processors;
     /** This JVM's JIT's compiling time so far, in milliseconds (0 if the JIT does not tell it). */
     private final LongSupplier compilingMillis;
+    /** System.nanoTime(), the interval's own clock (the caller's may be a little old: it only paces the samples). */
+    private final LongSupplier clock;
     private long lastCompilingMillis;
     private final byte[] text = new byte[256];
-    /** The thread that took the last sample; a sample by another starts a new interval. */
-    private Thread sampler;
+    /** The id of the thread that took the last sample, or -1: a sample by another starts a new interval. */
+    private long sampler = -1;
+    /** The caller's time of the last sample, which paces them, once {@link #paced}. */
+    private long lastCall;
+    private boolean paced;
+    /** The clock's time of the last sample, where the interval starts. */
     private long lastSample;
     private long lastDelay;
     private long lastIdleTicks;
     private boolean oversubscribed;
     /** Intervals in a row that disagreed with {@link #oversubscribed}. */
     private int against;
-    /** The files could not be read or parsed once: no more samples. */
-    private boolean unavailable;
+    /** Samples in a row that could not read their files. */
+    private int failures;
 
     /**
      * @return a sampler of the node's idle time and runnable threads and the calling thread's run delay, from procfs.
@@ -99,43 +116,49 @@ public final class CpuContention
         final CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
         final LongSupplier compiling = jit != null && jit.isCompilationTimeMonitoringSupported() ?
             jit::getTotalCompilationTime : () -> 0;
-        return new CpuContention(SCHEDSTAT, UPTIME, LOADAVG, PROCESSORS, compiling);
+        return new CpuContention(SCHEDSTAT, UPTIME, LOADAVG, PROCESSORS, compiling, System::nanoTime);
     }
 
     /**
      * @param schedstat       a file in the format of {@code /proc/thread-self/schedstat}.
      * @param uptime          a file in the format of {@code /proc/uptime}.
      * @param loadavg         a file in the format of {@code /proc/loadavg}.
-     * @param processors      the processors that {@code stat} and {@code loadavg} count.
+     * @param processors      the processors that {@code uptime} and {@code loadavg} count.
      * @param compilingMillis this JVM's JIT's compiling time so far, in milliseconds.
+     * @param clock           nanoseconds, as System.nanoTime().
      */
     CpuContention(
-        final Path schedstat, final Path uptime, final Path loadavg, final int processors, final LongSupplier compilingMillis)
+        final Path schedstat, final Path uptime, final Path loadavg, final int processors,
+        final LongSupplier compilingMillis, final LongSupplier clock)
     {
         this.schedstat = schedstat;
         this.uptime = uptime;
         this.loadavg = loadavg;
         this.processors = processors;
         this.compilingMillis = compilingMillis;
+        this.clock = clock;
     }
 
     /**
      * Samples if the last sample is {@link #SAMPLE_NANOS} old, from the thread whose run delay counts.
      *
-     * @param now System.nanoTime(), recently read.
+     * @param now System.nanoTime() as recently read (it paces the samples; each reads the clock itself).
      * @return whether the node is oversubscribed, as of the last sample.
      */
     public boolean oversubscribed(final long now)
     {
-        if (!unavailable && now - lastSample >= SAMPLE_NANOS)
+        if (failures < FAILURES && (!paced || now - lastCall >= SAMPLE_NANOS))
         {
-            sample(now);
+            paced = true;
+            lastCall = now;
+            sample();
         }
         return oversubscribed;
     }
 
-    private void sample(final long now)
+    private void sample()
     {
+        final long now = clock.getAsLong();
         final long delay;
         final long idleTicks;
         final long runnable;
@@ -147,20 +170,25 @@ public final class CpuContention
         }
         catch (final IOException | RuntimeException unreadable)
         {
-            unavailable = true; // no procfs or no schedstat: the caller's own rules decide, as before
-            oversubscribed = false;
+            // no procfs or no schedstat (after FAILURES in a row): the caller's own rules decide, as before
+            if (++failures == FAILURES)
+            {
+                oversubscribed = false;
+            }
+            sampler = -1;
             return;
         }
+        failures = 0;
         final long compiling = compilingMillis.getAsLong();
-        final Thread me = Thread.currentThread();
+        final long me = Thread.currentThread().getId();
         final double interval = now - lastSample;
-        if (sampler == me && delay >= lastDelay && idleTicks >= lastIdleTicks &&
+        if (sampler == me && interval > 0 && delay >= lastDelay && idleTicks >= lastIdleTicks &&
             TimeUnit.MILLISECONDS.toNanos(compiling - lastCompilingMillis) < COMPILING_SHARE * interval)
         {
             final boolean says = (idleTicks - lastIdleTicks) * TICK_NANOS < IDLE_CORES * interval &&
                 (runnable > processors || delay - lastDelay >= DELAYED_SHARE * interval);
             against = says == oversubscribed ? 0 : against + 1;
-            if (against == SUSTAINED)
+            if (against == (says ? SUSTAINED : RELIEVED))
             {
                 oversubscribed = says;
                 against = 0;
@@ -174,14 +202,23 @@ public final class CpuContention
     }
 
     /**
+     * Reads through a {@link RandomAccessFile}, which an interrupt does not close (a channel's read would throw
+     * and leave a waiting thread whose interrupt flag is set without samples; sm4j waits with it set).
+     *
      * @return the bytes of the start of {@code file} now in {@link #text}.
      * @throws IOException if the file cannot be read.
      */
     private int read(final Path file) throws IOException
     {
-        try (InputStream in = Files.newInputStream(file))
+        try (RandomAccessFile in = new RandomAccessFile(file.toFile(), "r"))
         {
-            return in.readNBytes(text, 0, text.length);
+            int length = 0;
+            int read;
+            while (length < text.length && (read = in.read(text, length, text.length - length)) > 0)
+            {
+                length += read;
+            }
+            return length;
         }
     }
 

@@ -4,6 +4,7 @@ import io.sm4j.job.CpuContention;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongPredicate;
 
 /**
  * How one thread waits after a progress pass that found nothing to do: spin while waits are short, yield
@@ -31,11 +32,13 @@ import java.util.concurrent.locks.LockSupport;
  * yields.
  * <p>
  * Where every rank was given a core, other processes may still take some (a build, a browser, another job): AUTO
- * then asks {@link CpuContention}, at the start of a wait or of looks and at most every 100 ms, whether the node
- * has had more runnable threads than processors for a while, and while it has, waits as where ranks share cores,
- * starting contended. Spinning for a millisecond there holds a processor that the peer needs, and a
- * sleeper's wake-up waits for another process's time slice: with one busy process beside 2 ranks on 2 cores, an
- * 8 B ping-pong took 513 us one-way instead of 1.6 (docs/benchmarks.md, "Twenty-second session").
+ * then asks, at the start of a wait or of looks, whether the node is oversubscribed ({@link CpuContention}: less
+ * than half a processor idle while more threads were runnable than processors or this one waited for a processor
+ * a quarter of the time, over 3 intervals of 100 ms in a row), and while it is, waits as where ranks share cores, starting contended. Spinning for a
+ * millisecond there holds a processor that the peer needs, and a sleeper's wake-up waits for another process's
+ * time slice: with one busy process beside 2 ranks on 2 cores, an 8 B ping-pong took 513 us one-way instead of
+ * 1.6 (docs/benchmarks.md, "Twenty-second session"). The job's other choices made from its shape at start
+ * ({@link Endpoint#ownCores()}: a collective step's spun looks, the split copies of large messages) stay.
  * <p>
  * Blocking takes three empty passes: the first arms the doorbell and returns, so that the caller's next
  * pass is a look at every in-bound path after arming; if that pass finds nothing, the next call naps for
@@ -115,8 +118,8 @@ final class WaitPolicy
     private final TransportOptions.Idle mode;
     private final Doorbell bell;
     private final PeerBells rung;
-    /** AUTO where every rank was given a core: whether other processes take them; else null. */
-    private final CpuContention cores;
+    /** AUTO where every rank was given a core: whether the node is oversubscribed at a time; else null. */
+    private final LongPredicate node;
     /** Spin, then sleep: BLOCK, and AUTO while the scheduler can give every rank a core of its own. */
     private boolean spinThenSleep;
     /**
@@ -150,17 +153,18 @@ final class WaitPolicy
      * @param rung      the peers' doorbells, which say when this rank last woke one.
      * @param contended the ranks may have to share cores ({@link TransportOptions#startsContended}): AUTO
      *                  starts contended and judges contention as its waits go; else it spins, then sleeps.
-     * @param cores     AUTO where every rank was given a core ({@code contended} false): says while other
-     *                  processes take the cores, and the waits are then as where ranks share them; null: never.
+     * @param node      for AUTO where every rank was given a core ({@code contended} false), else null: whether
+     *                  the node is oversubscribed, given System.nanoTime() as recently read (other processes take
+     *                  the cores; the waits are then as where ranks share them).
      */
     WaitPolicy(
         final TransportOptions.Idle mode, final Doorbell bell, final PeerBells rung, final boolean contended,
-        final CpuContention cores)
+        final LongPredicate node)
     {
         this.mode = mode;
         this.bell = bell;
         this.rung = rung;
-        this.cores = mode == TransportOptions.Idle.AUTO && !contended ? cores : null;
+        this.node = mode == TransportOptions.Idle.AUTO && !contended ? node : null;
         this.contended = contended;
         this.spinThenSleep = mode == TransportOptions.Idle.BLOCK || !contended;
         this.spinLimitNanos = mode == TransportOptions.Idle.BLOCK ? BLOCK_MODE_AFTER_NANOS : BLOCK_AFTER_NANOS;
@@ -230,9 +234,9 @@ final class WaitPolicy
      */
     void startLooks(final long now)
     {
-        if (cores != null)
+        if (node != null)
         {
-            judgeCores(now); // a ping-pong's waits may all end within their looks
+            judgeNode(now); // a ping-pong's waits may all end within their looks
         }
         looksYield = mode == TransportOptions.Idle.YIELD ||
             mode != TransportOptions.Idle.SPIN && (!spinThenSleep || rangWithin(now));
@@ -301,11 +305,11 @@ final class WaitPolicy
     {
         if (waitStart == 0)
         {
-            waitStart = System.nanoTime();
-            if (cores != null)
+            if (node != null)
             {
-                judgeCores(waitStart);
+                judgeNode(System.nanoTime()); // before the wait's clock starts: a sample takes tens of microseconds
             }
+            waitStart = System.nanoTime();
             lastRead = waitStart;
             spins = 0;
             spinning = spinThenSleep || !contended;
@@ -359,18 +363,17 @@ final class WaitPolicy
     }
 
     /**
-     * AUTO where every rank was given a core: while other processes take the cores ({@link #cores}), waits as
-     * where ranks share them, starting contended (its windows of yields judge from there); spins, then sleeps
-     * again once they no longer do.
+     * AUTO where every rank was given a core: while the node is oversubscribed ({@link #node}), waits as where
+     * ranks share cores, starting contended (its windows of yields judge from there); spins, then sleeps again
+     * once it no longer is.
      */
-    private void judgeCores(final long now)
+    private void judgeNode(final long now)
     {
-        final boolean shared = cores.oversubscribed(now);
+        final boolean shared = node.test(now);
         if (shared == spinThenSleep)
         {
             spinThenSleep = !shared;
             contended = shared;
-            spinLimitNanos = BLOCK_AFTER_NANOS;
             yields = 0;
             switched = 0;
         }

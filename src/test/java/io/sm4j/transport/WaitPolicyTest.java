@@ -1,20 +1,16 @@
 package io.sm4j.transport;
 
-import io.sm4j.job.CpuBudget;
-import io.sm4j.job.CpuContention;
 import io.sm4j.layout.DoorbellDescriptor;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongPredicate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -95,55 +91,55 @@ class WaitPolicyTest
         throw new AssertionError("every attempt was preempted");
     }
 
-    /**
-     * Other threads take the cores of a rank that was given one: twice as many spin as the node has processors
-     * (the node's own procfs, sampled by {@link CpuContention}).
-     */
     @Test
-    @Timeout(30)
-    void aRankGivenACoreShouldYieldWhileMoreThreadsThanProcessorsRun() throws InterruptedException
+    void aRankGivenACoreShouldWaitAsWhereRanksShareCoresWhileTheNodeIsOversubscribed()
     {
-        final WaitPolicy policy = new WaitPolicy(TransportOptions.Idle.AUTO, bell, peers, false, CpuContention.ofNode());
+        final boolean[] oversubscribed = { false };
+        final WaitPolicy policy = new WaitPolicy(TransportOptions.Idle.AUTO, bell, peers, false, now -> oversubscribed[0]);
+        assertFalse(firstPassYields(policy), "a wait of a rank given a core yielded on a quiet node");
+        assertSpun(policy, System.nanoTime());
+
+        oversubscribed[0] = true;
+        assertTrue(firstPassYields(policy), "a wait spun on an oversubscribed node");
+        assertYielded(policy, System.nanoTime());
+
+        oversubscribed[0] = false;
+        assertSpun(policy, System.nanoTime()); // the looks ask too: a ping-pong's waits may all end within them
+        assertFalse(firstPassYields(policy), "a wait yielded once the node was quiet again");
+    }
+
+    @Test
+    void onlyAutoWithACorePerRankShouldAskWhetherTheNodeIsOversubscribed()
+    {
+        final LongPredicate never = now ->
+        {
+            throw new AssertionError("asked");
+        };
+        for (final WaitPolicy policy : new WaitPolicy[] {
+            new WaitPolicy(TransportOptions.Idle.AUTO, bell, peers, true, never),
+            new WaitPolicy(TransportOptions.Idle.BLOCK, bell, peers, false, never),
+            new WaitPolicy(TransportOptions.Idle.SPIN, bell, peers, false, never),
+            new WaitPolicy(TransportOptions.Idle.YIELD, bell, peers, false, never) })
+        {
+            policy.startLooks(System.nanoTime());
+            while (policy.pauseLook())
+            {
+                Thread.onSpinWait();
+            }
+            policy.idle(TIMEOUT_NANOS, false);
+            policy.reset();
+        }
+    }
+
+    /**
+     * @return whether a wait's first empty pass is followed by a yield (the wait then ends).
+     */
+    private static boolean firstPassYields(final WaitPolicy policy)
+    {
         policy.idle(TIMEOUT_NANOS, false);
-        final boolean yieldedAlone = policy.yields();
+        final boolean yields = policy.yields();
         policy.reset();
-        final int spinners = 2 * CpuBudget.onlineCpus().size();
-        final AtomicBoolean stop = new AtomicBoolean();
-        final List<Thread> threads = new ArrayList<>();
-        for (int i = 0; i < spinners; i++)
-        {
-            final Thread spinner = new Thread(() ->
-            {
-                while (!stop.get())
-                {
-                    Thread.onSpinWait();
-                }
-            });
-            spinner.setDaemon(true);
-            spinner.start();
-            threads.add(spinner);
-        }
-        try
-        {
-            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            boolean yields = false;
-            while (!yields && System.nanoTime() - deadline < 0)
-            {
-                policy.idle(TIMEOUT_NANOS, false); // a wait's first empty pass: the policy samples, at most every 100 ms
-                yields = policy.yields();
-                policy.reset();
-            }
-            assertTrue(yields, "a wait of a rank given a core still spun after 10 s beside " + spinners + " spinning threads" +
-                " (and " + (yieldedAlone ? "yielded" : "spun") + " before they started)");
-        }
-        finally
-        {
-            stop.set(true);
-            for (final Thread spinner : threads)
-            {
-                spinner.join();
-            }
-        }
+        return yields;
     }
 
     @Test
