@@ -32,12 +32,14 @@ import java.util.function.LongPredicate;
  * yields.
  * <p>
  * Where every rank was given a core, other processes may still take some (a build, a browser, another job): AUTO
- * then asks, at the start of a wait or of looks, whether the node is oversubscribed ({@link CpuContention}: less
- * than half a processor idle while more threads were runnable than processors or this one waited for a processor
- * a quarter of the time, over 3 intervals of 100 ms in a row), and while it is, waits as where ranks share cores, starting contended. Spinning for a
- * millisecond there holds a processor that the peer needs, and a sleeper's wake-up waits for another process's
- * time slice: with one busy process beside 2 ranks on 2 cores, an 8 B ping-pong took 513 us one-way instead of
- * 1.6 (docs/benchmarks.md, "Twenty-second session"). The job's other choices made from its shape at start
+ * then asks, as a wait's spin phase ends (and, once it yields, as a wait or looks start), whether the node is
+ * oversubscribed ({@link CpuContention}: less than half a processor idle while more threads were runnable than
+ * processors or this one waited for a processor a quarter of the time, over 5 intervals of 100 ms in a row; 3
+ * with a processor to spare end it), and while it is, waits as where ranks share cores, starting contended. A
+ * sample takes about 16 us, so a wait that spins asks only as its spin phase ends. Spinning for a millisecond
+ * there holds a processor that the peer needs, and a sleeper's wake-up waits for another process's time slice:
+ * with one busy process beside 2 ranks on 2 cores, an 8 B ping-pong took 520 us one-way instead of 1.5
+ * (docs/benchmarks.md, "Twenty-second session"). The job's other choices made from its shape at start
  * ({@link Endpoint#ownCores()}: a collective step's spun looks, the split copies of large messages) stay.
  * <p>
  * Blocking takes three empty passes: the first arms the doorbell and returns, so that the caller's next
@@ -234,9 +236,9 @@ final class WaitPolicy
      */
     void startLooks(final long now)
     {
-        if (node != null)
+        if (node != null && !spinThenSleep)
         {
-            judgeNode(now); // a ping-pong's waits may all end within their looks
+            judgeNode(now); // a ping-pong's waits may all end within their looks, and only a sample ends the yielding
         }
         looksYield = mode == TransportOptions.Idle.YIELD ||
             mode != TransportOptions.Idle.SPIN && (!spinThenSleep || rangWithin(now));
@@ -305,7 +307,7 @@ final class WaitPolicy
     {
         if (waitStart == 0)
         {
-            if (node != null)
+            if (node != null && !spinThenSleep)
             {
                 judgeNode(System.nanoTime()); // before the wait's clock starts: a sample takes tens of microseconds
             }
@@ -344,6 +346,10 @@ final class WaitPolicy
                 return false;
             }
             spinning = false; // the spin phase is over: from here on every empty pass yields
+            if (node != null && spinThenSleep)
+            {
+                judgeNode(now); // a spinning wait asks only here: a sample on a short wait's path would lengthen it
+            }
         }
         final long start = System.nanoTime();
         if (start - waitStart >= blockAfter(lockstep))

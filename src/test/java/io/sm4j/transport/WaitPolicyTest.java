@@ -100,6 +100,8 @@ class WaitPolicyTest
         assertSpun(policy, System.nanoTime());
 
         oversubscribed[0] = true;
+        assertFalse(firstPassYields(policy), "a short wait asked: only the end of a spin phase does");
+        waitUnpreempted(policy, TimeUnit.MILLISECONDS.toNanos(2), false); // past the 1 ms spin phase, which asks
         assertTrue(firstPassYields(policy), "a wait spun on an oversubscribed node");
         assertYielded(policy, System.nanoTime());
 
