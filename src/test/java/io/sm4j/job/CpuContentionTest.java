@@ -112,10 +112,7 @@ class CpuContentionTest
     @Test
     void theVerdictShouldLastUntilTheNextSample() throws IOException
     {
-        final CpuContention contention = files(2);
-        runnable = 3;
-        judge(contention, 1, 0, 0);
-        assertTrue(judge(contention, CpuContention.SUSTAINED, 0, 0));
+        final CpuContention contention = oversubscribed();
         runnable = 1;
         judge(contention, CpuContention.RELIEVED - 1, 0, 0);
         write();
@@ -127,10 +124,7 @@ class CpuContentionTest
     @Test
     void filesUnreadableInThreeSamplesInARowShouldLeaveTheVerdictFalseForGood() throws IOException
     {
-        final CpuContention contention = files(2);
-        runnable = 3;
-        judge(contention, 1, 0, 0);
-        assertTrue(judge(contention, CpuContention.SUSTAINED, 0, 0));
+        final CpuContention contention = oversubscribed();
         Files.delete(dir.resolve("schedstat"));
         at += SAMPLE;
         assertTrue(contention.oversubscribed(at), "one sample could not read its files");
@@ -151,10 +145,7 @@ class CpuContentionTest
     @Test
     void aFieldThatIsNotANumberShouldCountAsAnUnreadableFile() throws IOException
     {
-        final CpuContention contention = files(2);
-        runnable = 3;
-        judge(contention, 1, 0, 0);
-        assertTrue(judge(contention, CpuContention.SUSTAINED, 0, 0));
+        final CpuContention contention = oversubscribed();
         for (int i = 0; i < CpuContention.FAILURES; i++)
         {
             Files.writeString(dir.resolve("loadavg"), "0.00 0.01 0.05 x/80 1234\n");
@@ -248,6 +239,18 @@ class CpuContentionTest
             "no procfs with schedstat");
         assumeTrue(CpuBudget.onlineCpus().size() == Runtime.getRuntime().availableProcessors() &&
             CpuBudget.cores() == CpuBudget.onlineCpus().size(), "this process may use only part of the node");
+    }
+
+    /**
+     * @return a contention of 2 processors that has judged the node oversubscribed (3 runnable threads, no idle time).
+     */
+    private CpuContention oversubscribed() throws IOException
+    {
+        final CpuContention contention = files(2);
+        runnable = 3;
+        judge(contention, 1, 0, 0);
+        assertTrue(judge(contention, CpuContention.SUSTAINED, 0, 0));
+        return contention;
     }
 
     private CpuContention files(final int processors) throws IOException
