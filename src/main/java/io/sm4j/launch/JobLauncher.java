@@ -133,6 +133,8 @@ public final class JobLauncher
             SegmentFiles.deleteSegment(SegmentFiles.path(job.dir(), jobId));
         });
         Runtime.getRuntime().addShutdownHook(cleanup);
+        ClassDataArchive archive = ClassDataArchive.OFF;
+        boolean succeeded = false;
         try
         {
             // the ranks start first and wait for the file: a launcher killed at any point after this leaves
@@ -142,9 +144,10 @@ public final class JobLauncher
             final Path path = SegmentFiles.path(job.dir(), jobId);
             final boolean incubator = IncubatorLinker.forJvm(job.jvmArgs());
             final List<String> jvmArgs = incubator ? withIncubator(job.jvmArgs()) : job.jvmArgs();
+            archive = ClassDataArchive.forJob(rankEnvironment(job), job.classpath(), jvmArgs, job.command());
             for (int rank = 0; rank < job.processes(); rank++)
             {
-                final Process process = start(job, jvmArgs, path, jobId, rank, cpus);
+                final Process process = start(job, withArchive(jvmArgs, archive.jvmArgs(rank)), path, jobId, rank, cpus);
                 ranks.add(process);
                 pumps.add(OutputPump.start(process.getInputStream(), out, rank, "output"));
                 // the warning of the module withIncubator resolves is sm4j's, not the rank's
@@ -158,6 +161,7 @@ public final class JobLauncher
                     segment.ranks().register(idle);
                 }
                 final int code = supervise(ranks, segment, job, err, stopping);
+                succeeded = code == 0;
                 boolean lostOutput = false;
                 for (final OutputPump pump : pumps)
                 {
@@ -180,6 +184,7 @@ public final class JobLauncher
         {
             ranks.forEach(Process::destroyForcibly);
             removeHook(cleanup);
+            archive.finish(succeeded);
         }
     }
 
@@ -190,13 +195,23 @@ public final class JobLauncher
      */
     private static void checkSettings(final Job job)
     {
-        final Map<String, String> env = new java.util.HashMap<>(System.getenv());
-        env.putAll(job.env());
-        env.remove(TransportOptions.LAUNCHER_PID_ENV); // the launcher sets it
+        final Map<String, String> env = rankEnvironment(job);
         final TransportOptions options = TransportOptions.fromEnvironment(env);
         options.lazyFreeBatch(job.params().queueEntries());
         options.checkBell();
         NativeCopy.checkForRanks(env.get(NativeCopy.ENV));
+        ClassDataArchive.directory(env);
+    }
+
+    /**
+     * @return the environment the ranks will get, but for what the launcher sets per job and rank.
+     */
+    private static Map<String, String> rankEnvironment(final Job job)
+    {
+        final Map<String, String> env = new java.util.HashMap<>(System.getenv());
+        env.putAll(job.env());
+        env.remove(TransportOptions.LAUNCHER_PID_ENV); // the launcher sets it
+        return env;
     }
 
     /**
@@ -311,6 +326,17 @@ public final class JobLauncher
     private static List<String> withIncubator(final List<String> jvmArgs)
     {
         final List<String> args = new ArrayList<>(List.of(IncubatorLinker.FLAG));
+        args.addAll(jvmArgs);
+        return args;
+    }
+
+    private static List<String> withArchive(final List<String> jvmArgs, final List<String> archiveArgs)
+    {
+        if (archiveArgs.isEmpty())
+        {
+            return jvmArgs;
+        }
+        final List<String> args = new ArrayList<>(archiveArgs);
         args.addAll(jvmArgs);
         return args;
     }

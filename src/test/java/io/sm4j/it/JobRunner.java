@@ -45,12 +45,22 @@ public record JobRunner(int exitCode, String out, String err, boolean leftFiles)
         final LayoutParams params, final Map<String, String> env, final List<String> jvmArgs, final Duration limit,
         final String... command) throws IOException
     {
+        return run(System.getProperty("java.class.path"), params, env, jvmArgs, limit, command);
+    }
+
+    /**
+     * @param classpath the rank JVMs' classpath (this JVM's by default: the build's class directories).
+     */
+    public static JobRunner run(
+        final String classpath, final LayoutParams params, final Map<String, String> env, final List<String> jvmArgs,
+        final Duration limit, final String... command) throws IOException
+    {
         final StringWriter out = new StringWriter();
         final StringWriter err = new StringWriter();
         try (ScratchDir dir = ScratchDir.create("sm4j-test-"))
         {
-            final int code = JobLauncher.run(new JobLauncher.Job(params, dir.path, System.getProperty("java.class.path"),
-                    List.of(command), jvmArgs, env, GRACE, limit),
+            final int code = JobLauncher.run(new JobLauncher.Job(params, dir.path, classpath, List.of(command), jvmArgs,
+                    env, GRACE, limit),
                 new PrintWriter(out, true), new PrintWriter(err, true));
             return new JobRunner(code, out.toString(), err.toString(), !dir.isEmpty());
         }

@@ -1,0 +1,225 @@
+package io.sm4j.launch;
+
+import io.sm4j.examples.RingExample;
+import io.sm4j.it.JobRunner;
+import io.sm4j.layout.LayoutParams;
+import io.sm4j.segment.BadSettingException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.jar.Attributes;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ClassDataArchiveTest
+{
+    private static final List<String> JVM_ARGS = List.of("-Xmx256m", "-XX:+UseSerialGC");
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void theSettingShouldBeAutoOffOrAnAbsoluteDirectory()
+    {
+        assertNull(ClassDataArchive.directory(Map.of(ClassDataArchive.ENV, "off")));
+        assertEquals(Path.of("/x/cds"), ClassDataArchive.directory(Map.of(ClassDataArchive.ENV, "/x/cds")));
+        assertEquals(Path.of("/c/sm4j/cds"), ClassDataArchive.directory(Map.of("XDG_CACHE_HOME", "/c")));
+        assertEquals(Path.of(System.getProperty("user.home"), ".cache", "sm4j", "cds"), ClassDataArchive.directory(Map.of()));
+        final BadSettingException bad = assertThrows(BadSettingException.class,
+            () -> ClassDataArchive.directory(Map.of(ClassDataArchive.ENV, "cds")));
+        assertEquals("SM4J_CDS=cds (expected: auto, off or an absolute directory for the rank JVMs' class data archive)",
+            bad.getMessage());
+    }
+
+    @Test
+    void aClasspathWithADirectoryOrAMissingJarShouldHaveNoArchive() throws IOException
+    {
+        final Path jar = Files.write(tmp.resolve("a.jar"), new byte[] { 1 });
+        assertEquals(List.of(jar), ClassDataArchive.jars(jar.toString(), false));
+        assertEquals(List.of(), ClassDataArchive.jars(jar + File.pathSeparator + tmp, false));
+        assertEquals(List.of(), ClassDataArchive.jars(jar + File.pathSeparator + tmp.resolve("gone.jar"), false));
+        assertEquals(List.of(), ClassDataArchive.jars(tmp + "/*", false));
+        final Map<String, String> env = Map.of(ClassDataArchive.ENV, tmp.resolve("cds").toString());
+        assertEquals(List.of(), ClassDataArchive.forJob(env, tmp.toString(), List.of(), List.of("Main")).jvmArgs(0));
+        assertFalse(Files.exists(tmp.resolve("cds")), "no directory made for a job that cannot use it");
+    }
+
+    @Test
+    void anExecutableJarShouldBringTheJarsOfItsManifest() throws IOException
+    {
+        final Path app = tmp.resolve("app.jar");
+        final Manifest manifest = new Manifest();
+        manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
+        manifest.getMainAttributes().put(Attributes.Name.CLASS_PATH, "lib/a.jar  lib/b.jar");
+        try (OutputStream file = Files.newOutputStream(app); JarOutputStream out = new JarOutputStream(file, manifest))
+        {
+            out.putNextEntry(new JarEntry("x.txt"));
+            out.closeEntry();
+        }
+        assertEquals(List.of(app, tmp.resolve("lib/a.jar"), tmp.resolve("lib/b.jar")), ClassDataArchive.jars(app.toString(), true));
+    }
+
+    @Test
+    void theKeyShouldFollowTheJarsAndOptionsButNotTheLogging() throws IOException
+    {
+        final Path jar = Files.write(tmp.resolve("a.jar"), new byte[] { 1 });
+        final String key = ClassDataArchive.key(List.of(jar), JVM_ARGS);
+        assertEquals(key, ClassDataArchive.key(List.of(jar), List.of("-Xmx256m", "-Xlog:class+load", "-XX:+UseSerialGC")));
+        assertNotEquals(key, ClassDataArchive.key(List.of(jar), List.of("-Xmx256m")));
+        Files.setLastModifiedTime(jar, FileTime.fromMillis(Files.getLastModifiedTime(jar).toMillis() - 10_000));
+        assertNotEquals(key, ClassDataArchive.key(List.of(jar), JVM_ARGS), "a rebuilt jar needs a new archive");
+    }
+
+    @Test
+    void optionsThatChooseAnArchiveShouldTurnItOff() throws IOException
+    {
+        final Path jar = Files.write(tmp.resolve("a.jar"), new byte[] { 1 });
+        final Map<String, String> env = Map.of(ClassDataArchive.ENV, tmp.resolve("cds").toString());
+        for (final String option : List.of("-Xshare:off", "-XX:SharedArchiveFile=/x.jsa", "-XX:ArchiveClassesAtExit=/x.jsa"))
+        {
+            assertEquals(List.of(), ClassDataArchive.forJob(env, jar.toString(), List.of(option), List.of("Main")).jvmArgs(0), option);
+        }
+        final ClassDataArchive dumping = ClassDataArchive.forJob(env, jar.toString(), JVM_ARGS, List.of("Main"));
+        assertTrue(dumping.jvmArgs(0).get(0).startsWith("-XX:ArchiveClassesAtExit=" + tmp.resolve("cds")), dumping.jvmArgs(0).toString());
+        assertEquals(List.of(), dumping.jvmArgs(1), "only rank 0 dumps");
+    }
+
+    @Test
+    void aDirectoryOthersMayWriteShouldNotBeUsed() throws IOException
+    {
+        final Path shared = Files.createDirectory(tmp.resolve("shared"));
+        Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxrwx"));
+        assertFalse(ClassDataArchive.ownDirectory(shared));
+        final Path made = tmp.resolve("a").resolve("cds");
+        assertTrue(ClassDataArchive.ownDirectory(made));
+        assertEquals(PosixFilePermissions.fromString("rwx------"), Files.getPosixFilePermissions(made));
+        final Path link = Files.createSymbolicLink(tmp.resolve("link"), made);
+        assertFalse(ClassDataArchive.ownDirectory(link), "a link may point anywhere later");
+    }
+
+    @Test
+    void pruningShouldKeepTheNewestArchivesAndDropOldPartialDumps() throws IOException
+    {
+        final long now = System.currentTimeMillis();
+        final List<Path> archives = new ArrayList<>();
+        for (int i = 0; i < ClassDataArchive.KEPT + 3; i++)
+        {
+            final Path archive = Files.write(tmp.resolve(i + ".jsa"), new byte[] { 1 });
+            Files.setLastModifiedTime(archive, FileTime.fromMillis(now - i * 60_000L));
+            archives.add(archive);
+        }
+        final Path oldPartial = Files.write(tmp.resolve("x.jsa.1.partial"), new byte[] { 1 });
+        Files.setLastModifiedTime(oldPartial, FileTime.fromMillis(now - Duration.ofHours(2).toMillis()));
+        final Path runningPartial = Files.write(tmp.resolve("y.jsa.2.partial"), new byte[] { 1 });
+        ClassDataArchive.prune(tmp);
+        for (int i = 0; i < archives.size(); i++)
+        {
+            assertEquals(i < ClassDataArchive.KEPT, Files.exists(archives.get(i)), archives.get(i).toString());
+        }
+        assertFalse(Files.exists(oldPartial));
+        assertTrue(Files.exists(runningPartial), "another job may be dumping into it");
+    }
+
+    /**
+     * Real rank JVMs from a jar: the first job's rank 0 leaves an archive, the next job's ranks load their classes
+     * from it; a failed job leaves none.
+     */
+    @Test
+    @Timeout(240)
+    void aSecondJobsRanksShouldLoadTheirClassesFromTheFirstJobsArchive() throws IOException
+    {
+        final String classpath = jarClasspath();
+        final Path cds = tmp.resolve("cds");
+        final Map<String, String> env = Map.of(ClassDataArchive.ENV, cds.toString());
+        final LayoutParams params = LayoutParams.defaults(2);
+
+        final JobRunner failed = JobRunner.run(classpath, params, env, JVM_ARGS, Duration.ofSeconds(90), "io.sm4j.NoSuchMain");
+        assertNotEquals(0, failed.exitCode());
+        assertEquals(List.of(), files(cds), "a failed job's dump is not kept");
+
+        final JobRunner first = JobRunner.run(classpath, params, env, JVM_ARGS, Duration.ofSeconds(90), RingExample.class.getName());
+        assertEquals(0, first.exitCode(), first.out() + first.err());
+        assertEquals("", first.err(), "the dump says nothing");
+        final List<String> made = files(cds);
+        assertEquals(1, made.size(), made.toString());
+        assertTrue(made.get(0).endsWith(".jsa"), made.toString());
+
+        final List<String> logged = new ArrayList<>(JVM_ARGS);
+        logged.add("-Xlog:class+load=info:file=" + tmp.resolve("load-%p.log"));
+        final JobRunner second = JobRunner.run(classpath, params, env, logged, Duration.ofSeconds(90), RingExample.class.getName());
+        assertEquals(0, second.exitCode(), second.out() + second.err());
+        assertEquals(made, files(cds), "the same archive serves logging options too");
+        final List<Path> logs;
+        try (Stream<Path> listed = Files.list(tmp))
+        {
+            logs = listed.filter(p -> p.getFileName().toString().startsWith("load-")).collect(Collectors.toList());
+        }
+        assertEquals(2, logs.size(), logs.toString());
+        for (final Path log : logs)
+        {
+            final String text = Files.readString(log);
+            assertTrue(text.contains(RingExample.class.getName() + " source: shared objects file (top)"), log + " did not map the archive");
+            assertTrue(text.contains("io.sm4j.transport.Endpoint source: shared objects file (top)"), log.toString());
+        }
+    }
+
+    private static List<String> files(final Path dir) throws IOException
+    {
+        if (!Files.exists(dir))
+        {
+            return List.of();
+        }
+        try (Stream<Path> listed = Files.list(dir))
+        {
+            return listed.map(p -> p.getFileName().toString()).sorted().collect(Collectors.toList());
+        }
+    }
+
+    /**
+     * @return this build's classes in a jar of their own, then the dependency jars: a classpath CDS archives.
+     */
+    private String jarClasspath() throws IOException
+    {
+        final List<String> entries = new ArrayList<>();
+        final Path jar = tmp.resolve("sm4j-classes.jar");
+        final Path classes = Path.of(RingExample.class.getProtectionDomain().getCodeSource().getLocation().getPath());
+        try (OutputStream file = Files.newOutputStream(jar); JarOutputStream out = new JarOutputStream(file);
+             Stream<Path> walk = Files.walk(classes))
+        {
+            for (final Path path : (Iterable<Path>)walk.filter(Files::isRegularFile).sorted()::iterator)
+            {
+                out.putNextEntry(new JarEntry(classes.relativize(path).toString().replace(File.separatorChar, '/')));
+                Files.copy(path, out);
+                out.closeEntry();
+            }
+        }
+        entries.add(jar.toString());
+        Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+            .filter(entry -> entry.endsWith(".jar"))
+            .forEach(entries::add);
+        return String.join(File.pathSeparator, entries);
+    }
+}
