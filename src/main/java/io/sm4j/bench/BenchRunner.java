@@ -67,7 +67,7 @@ public final class BenchRunner
                 command, jvmArgs, Map.of(BenchRank.SCRATCH_ENV, scratch.toString(), TransportOptions.IDLE_ENV, idle.name()),
                 Duration.ofSeconds(5), limit, processes, binding), out, err);
             // as the ranks that run see it: the segment's rank count includes the idle ones
-            return new Outcome(code, results, TransportOptions.describeIdle(idle, processes));
+            return new Outcome(code, results, TransportOptions.describeIdle(idle, processes, binding.ownCores(processes)));
         }
         finally
         {

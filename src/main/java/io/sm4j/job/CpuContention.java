@@ -1,9 +1,11 @@
 package io.sm4j.job;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -42,11 +44,15 @@ import java.util.function.LongSupplier;
  * <p>
  * The counters are the host's, not a container's: inside a cpuset or a CPU quota on a larger host, another
  * processor's idle time vetoes the verdict (the rank then waits as before), and a host busy everywhere makes it
- * yield where its own cores may be free (costing a yield per empty pass). Where a file cannot be read
- * ({@link #FAILURES} samples in a row) the verdict stays false for good; where the kernel keeps no run delay
- * (schedstat reads 0) or the JVM no compiling time ({@code -XX:-UsePerfData}), that part of the rule is inert.
- * Not thread-safe: one per waiting thread, sampled by that thread (the run delay is the calling thread's; a
- * sample by another thread starts a new interval, so threads that take turns waiting leave the verdict as it is).
+ * yield where its own cores may be free (costing a yield per empty pass). The idle time is the kernel's sum over
+ * processors, without I/O wait; kernels before 3.x that did not count a tickless processor's idle time until it
+ * woke could under-count it, and so let the other two rules judge alone. Where the node's files cannot be read
+ * ({@link #FAILURES} samples in a row) the verdict is false and sampling pauses for {@link #RETRY_NANOS}; where the
+ * kernel keeps no run delay (no schedstat file, or one that reads 0) or the JVM no compiling time
+ * ({@code -XX:-UsePerfData}), that part of the rule is inert.
+ * Not thread-safe: one per waiting thread, sampled by that thread (the run delay is the calling thread's, the
+ * operating system's thread: a sample by another thread, or by this one on another carrier thread, starts a new
+ * interval, so threads that take turns waiting leave the verdict as it is).
  */
 public final class CpuContention
 {
@@ -80,24 +86,38 @@ public final class CpuContention
     private static final Path SCHEDSTAT = Path.of("/proc/thread-self/schedstat");
     private static final Path UPTIME = Path.of("/proc/uptime");
     private static final Path LOADAVG = Path.of("/proc/loadavg");
-    /** Samples in a row that could not read their files, after which there are no more. */
+    private static final Path THREAD_SELF = Path.of("/proc/thread-self");
+    /** Samples in a row that could not read the node's files, after which sampling pauses. */
     static final int FAILURES = 3;
+    /** How long sampling pauses after {@link #FAILURES}: an exhausted file table passes, a missing procfs stays. */
+    static final long RETRY_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /** The supplier of compiling time, resolved once per JVM: the management classes stay off a rank's start. */
+    private static final LongSupplier JIT_COMPILING = jitCompiling();
 
-    private final Path schedstat;
-    private final Path uptime;
-    private final Path loadavg;
+    private final File schedstat;
+    private final File uptime;
+    private final File loadavg;
     private final int processors;
     /** This JVM's JIT's compiling time so far, in milliseconds (0 if the JIT does not tell it). */
     private final LongSupplier compilingMillis;
-    /** System.nanoTime(), the interval's own clock (the caller's may be a little old: it only paces the samples). */
+    /**
+     * System.nanoTime(), the interval's own clock: the caller's may be old (it only saves a clock read between
+     * samples), so this one paces them too.
+     */
     private final LongSupplier clock;
+    /** The calling thread's id in the operating system, whose run delay schedstat gives. */
+    private final LongSupplier thread;
     private long lastCompilingMillis;
     private final byte[] text = new byte[256];
     /** The id of the thread that took the last sample, or -1: a sample by another starts a new interval. */
     private long sampler = -1;
-    /** The caller's time of the last sample, which paces them, once {@link #paced}. */
+    /** The caller's time of the last call that reached the clock, once {@link #paced}. */
     private long lastCall;
     private boolean paced;
+    /** The schedstat file was missing: the run delay reads 0 from then on. */
+    private boolean noDelay;
+    /** After {@link #FAILURES}: the clock's time before which there is no sample. */
+    private long retryAt;
     /** The clock's time of the last sample, where the interval starts. */
     private long lastSample;
     private long lastDelay;
@@ -113,10 +133,30 @@ public final class CpuContention
      */
     public static CpuContention ofNode()
     {
+        return new CpuContention(SCHEDSTAT, UPTIME, LOADAVG, PROCESSORS, JIT_COMPILING, System::nanoTime, CpuContention::osThread);
+    }
+
+    private static LongSupplier jitCompiling()
+    {
         final CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
-        final LongSupplier compiling = jit != null && jit.isCompilationTimeMonitoringSupported() ?
-            jit::getTotalCompilationTime : () -> 0;
-        return new CpuContention(SCHEDSTAT, UPTIME, LOADAVG, PROCESSORS, compiling, System::nanoTime);
+        return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit::getTotalCompilationTime : () -> 0;
+    }
+
+    /**
+     * @return the calling thread's id in the operating system ({@code /proc/thread-self} links to PID/task/TID), or
+     *         -1 if it cannot be read (each sample then starts an interval: no verdict changes).
+     */
+    private static long osThread()
+    {
+        try
+        {
+            final Path link = Files.readSymbolicLink(THREAD_SELF);
+            return Long.parseLong(link.getFileName().toString());
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            return -1;
+        }
     }
 
     /**
@@ -126,28 +166,31 @@ public final class CpuContention
      * @param processors      the processors that {@code uptime} and {@code loadavg} count.
      * @param compilingMillis this JVM's JIT's compiling time so far, in milliseconds.
      * @param clock           nanoseconds, as System.nanoTime().
+     * @param thread          the calling thread's id, as the operating system's whose run delay {@code schedstat}
+     *                        gives (-1: unknown).
      */
     CpuContention(
         final Path schedstat, final Path uptime, final Path loadavg, final int processors,
-        final LongSupplier compilingMillis, final LongSupplier clock)
+        final LongSupplier compilingMillis, final LongSupplier clock, final LongSupplier thread)
     {
-        this.schedstat = schedstat;
-        this.uptime = uptime;
-        this.loadavg = loadavg;
+        this.schedstat = schedstat.toFile();
+        this.uptime = uptime.toFile();
+        this.loadavg = loadavg.toFile();
         this.processors = processors;
         this.compilingMillis = compilingMillis;
         this.clock = clock;
+        this.thread = thread;
     }
 
     /**
      * Samples if the last sample is {@link #SAMPLE_NANOS} old, from the thread whose run delay counts.
      *
-     * @param now System.nanoTime() as recently read (it paces the samples; each reads the clock itself).
+     * @param now System.nanoTime() as recently read (maybe old: it spares a clock read between samples).
      * @return whether the node is oversubscribed, as of the last sample.
      */
     public boolean oversubscribed(final long now)
     {
-        if (failures < FAILURES && (!paced || now - lastCall >= SAMPLE_NANOS))
+        if (!paced || now - lastCall >= SAMPLE_NANOS)
         {
             paced = true;
             lastCall = now;
@@ -159,30 +202,35 @@ public final class CpuContention
     private void sample()
     {
         final long now = clock.getAsLong();
-        final long delay;
+        final long me = thread.getAsLong();
+        if (failures >= FAILURES && now - retryAt < 0 || me == sampler && me >= 0 && now - lastSample < SAMPLE_NANOS)
+        {
+            return; // the caller's time was old: this interval is not over (the pacing is this clock's)
+        }
         final long idleTicks;
         final long runnable;
         try
         {
-            delay = field(read(schedstat), 1);
             idleTicks = field(read(uptime), 1);
             runnable = field(read(loadavg), 3);
         }
         catch (final IOException | RuntimeException unreadable)
         {
-            // no procfs or no schedstat (after FAILURES in a row): the caller's own rules decide, as before
-            if (++failures == FAILURES)
+            // no procfs, or no file to open now (after FAILURES in a row): the caller's own rules decide, as before
+            if (++failures >= FAILURES)
             {
                 oversubscribed = false;
+                against = 0;
+                retryAt = now + RETRY_NANOS;
             }
             sampler = -1;
             return;
         }
         failures = 0;
+        final long delay = runDelay();
         final long compiling = compilingMillis.getAsLong();
-        final long me = Thread.currentThread().getId();
         final double interval = now - lastSample;
-        if (sampler == me && interval > 0 && delay >= lastDelay && idleTicks >= lastIdleTicks &&
+        if (sampler == me && me >= 0 && interval > 0 && delay >= lastDelay && idleTicks >= lastIdleTicks &&
             TimeUnit.MILLISECONDS.toNanos(compiling - lastCompilingMillis) < COMPILING_SHARE * interval)
         {
             final boolean says = (idleTicks - lastIdleTicks) * TICK_NANOS < IDLE_CORES * interval &&
@@ -202,21 +250,46 @@ public final class CpuContention
     }
 
     /**
+     * @return the calling thread's run delay so far, in nanoseconds; 0 from the first time the kernel had no
+     *         schedstat file (it keeps none on this kernel: that part of the rule is inert).
+     */
+    private long runDelay()
+    {
+        if (!noDelay)
+        {
+            try
+            {
+                return field(read(schedstat), 1);
+            }
+            catch (final IOException | RuntimeException ex)
+            {
+                noDelay = true;
+            }
+        }
+        return 0;
+    }
+
+    /**
      * Reads through a {@link RandomAccessFile}, which an interrupt does not close (a channel's read would throw
      * and leave a waiting thread whose interrupt flag is set without samples; sm4j waits with it set).
      *
-     * @return the bytes of the start of {@code file} now in {@link #text}.
+     * @return the bytes of the start of {@code file} now in {@link #text}: up to its first line's end (procfs
+     *         gives a line in one read, and no second read is needed to see the end of the file).
      * @throws IOException if the file cannot be read.
      */
-    private int read(final Path file) throws IOException
+    private int read(final File file) throws IOException
     {
-        try (RandomAccessFile in = new RandomAccessFile(file.toFile(), "r"))
+        try (RandomAccessFile in = new RandomAccessFile(file, "r"))
         {
             int length = 0;
             int read;
             while (length < text.length && (read = in.read(text, length, text.length - length)) > 0)
             {
                 length += read;
+                if (text[length - 1] == '\n')
+                {
+                    break;
+                }
             }
             return length;
         }

@@ -1,5 +1,7 @@
 package io.sm4j.launch;
 
+import io.sm4j.job.CpuBudget;
+
 /**
  * Where the launcher places rank JVMs, as mpirun's {@code --bind-to}.
  */
@@ -11,5 +13,13 @@ public enum Binding
      * Rank r runs on the r-th online core (modulo their count), through {@code taskset -c}: a rank is never
      * migrated, so two spinning ranks never share a core for a scheduler tick while another is idle.
      */
-    CORE
+    CORE;
+
+    /**
+     * @return true if each of {@code processes} rank JVMs runs on a core no other rank of the job is bound to.
+     */
+    public boolean ownCores(final int processes)
+    {
+        return this == CORE && processes <= CpuBudget.onlineCpus().size();
+    }
 }

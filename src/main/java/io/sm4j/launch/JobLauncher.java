@@ -357,7 +357,7 @@ public final class JobLauncher
         line.addAll(javaCommand(job.classpath(), jvmArgs, job.command()));
         final ProcessBuilder builder = new ProcessBuilder(line);
         builder.environment().putAll(job.env());
-        if (!cpus.isEmpty() && job.processes() <= cpus.size())
+        if (job.binding().ownCores(job.processes()))
         {
             // every rank has a core of its own: AUTO need not judge contention from its waits (a bound rank is
             // allowed one core, fewer than the ranks, and would otherwise wait by yielding)

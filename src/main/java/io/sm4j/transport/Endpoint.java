@@ -143,8 +143,7 @@ public final class Endpoint implements AutoCloseable, MappingGuard
         // NOTE: a rank the launcher bound to a core of its own spins, then sleeps, beside other processes too: woken,
         // it can only run on its core, and preempts them there (one busy process beside 2 bound ranks: 8 B one-way
         // 0.10 us, where yielding took 1.5 and an unbound rank's spin-then-sleep 520; docs/benchmarks.md)
-        final boolean askNode = idle == TransportOptions.Idle.AUTO && !contended &&
-            System.getenv(Endpoints.OWN_CORE_ENV) == null;
+        final boolean askNode = idle == TransportOptions.Idle.AUTO && !contended && !Endpoints.onOwnCore();
         return new WaitPolicy(idle, bell, peerBells, contended, askNode ? CpuContention.ofNode()::oversubscribed : null);
     }
 

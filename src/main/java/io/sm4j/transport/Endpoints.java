@@ -30,6 +30,14 @@ public final class Endpoints
      */
     public static final String OWN_CORE_ENV = "SM4J_OWN_CORE";
 
+    /**
+     * @return true in a rank the launcher bound to a core of its own ({@link #OWN_CORE_ENV}).
+     */
+    public static boolean onOwnCore()
+    {
+        return System.getenv(OWN_CORE_ENV) != null;
+    }
+
     private Endpoints()
     {
     }

@@ -109,11 +109,13 @@ public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle i
     }
 
     /**
-     * @param ranks ranks in the job.
+     * @param ranks   ranks in the job.
+     * @param ownCore every rank is bound to a core of its own ({@link Endpoints#onOwnCore}): AUTO does not ask
+     *                whether other processes oversubscribe the node.
      * @return {@code idle} as a job of {@code ranks} ranks uses it, e.g. "auto (spin, then sleep; yield first while
      *         other processes oversubscribe the node)".
      */
-    public static String describeIdle(final Idle idle, final int ranks)
+    public static String describeIdle(final Idle idle, final int ranks, final boolean ownCore)
     {
         final String name = idle.name().toLowerCase(Locale.ROOT);
         if (idle != Idle.AUTO)
@@ -121,8 +123,12 @@ public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle i
             return name;
         }
         final String sharing = sharingReason(idle, ranks);
-        return name + (sharing == null ? " (spin, then sleep; yield first while other processes oversubscribe the node)" :
-            " (yield first: " + sharing + ")");
+        if (sharing != null)
+        {
+            return name + " (yield first: " + sharing + ")";
+        }
+        return name + (ownCore ? " (spin, then sleep: every rank on a core of its own)" :
+            " (spin, then sleep; yield first while other processes oversubscribe the node)");
     }
 
     /**
@@ -164,7 +170,7 @@ public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle i
         }
         final int allowed = Runtime.getRuntime().availableProcessors();
         // a rank the launcher bound to a core of its own, as every other rank, shares it with nobody's rank
-        return allowed < ranks && System.getenv(Endpoints.OWN_CORE_ENV) == null ?
+        return allowed < ranks && !Endpoints.onOwnCore() ?
             "this process may run on " + allowed + " of " + CpuBudget.cores() + " cores" : null;
     }
 

@@ -34,7 +34,7 @@ import java.util.function.LongPredicate;
  * Where every rank was given a core, other processes may still take some (a build, a browser, another job): AUTO
  * then asks, as a wait's spin phase ends (and, once it yields, as a wait or looks start), whether the node is
  * oversubscribed ({@link CpuContention}: less than half a processor idle while more threads were runnable than
- * processors or this one waited for a processor a quarter of the time, over 5 intervals of 100 ms in a row; 3
+ * processors or this one waited for a processor a quarter of the time, over 5 intervals of at least 100 ms in a row; 3
  * with a processor to spare end it), and while it is, waits as where ranks share cores, starting contended. A
  * sample takes about 16 us, so a wait that spins asks only as its spin phase ends. Spinning for a millisecond
  * there holds a processor that the peer needs, and a sleeper's wake-up waits for another process's time slice:
@@ -307,11 +307,12 @@ final class WaitPolicy
     {
         if (waitStart == 0)
         {
+            waitStart = System.nanoTime();
             if (node != null && !spinThenSleep)
             {
-                judgeNode(System.nanoTime()); // before the wait's clock starts: a sample takes tens of microseconds
+                judgeNode(waitStart);
+                waitStart = System.nanoTime(); // the wait's clock starts after a sample, which takes tens of microseconds
             }
-            waitStart = System.nanoTime();
             lastRead = waitStart;
             spins = 0;
             spinning = spinThenSleep || !contended;

@@ -1,5 +1,6 @@
 package io.sm4j.it;
 
+import io.sm4j.transport.Endpoints;
 import io.sm4j.transport.TransportOptions;
 
 /**
@@ -13,6 +14,7 @@ public final class IdleChoiceApp
 
     public static void main(final String[] args)
     {
-        System.out.println(TransportOptions.describeIdle(TransportOptions.defaults().idle(), Integer.parseInt(args[0])));
+        System.out.println(TransportOptions.describeIdle(TransportOptions.defaults().idle(), Integer.parseInt(args[0]),
+            Endpoints.onOwnCore()));
     }
 }

@@ -65,7 +65,7 @@ class CpuBudgetTest
     @Timeout(60)
     void aJvmBoundToACoreOfItsOwnShouldSpinThenSleep() throws IOException, InterruptedException
     {
-        assertEquals("auto (spin, then sleep; yield first while other processes oversubscribe the node)\n",
+        assertEquals("auto (spin, then sleep: every rank on a core of its own)\n",
             idleChoiceOnCoreZero(Map.of(Endpoints.OWN_CORE_ENV, "0")));
     }
 

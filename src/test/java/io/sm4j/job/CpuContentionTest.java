@@ -106,7 +106,7 @@ class CpuContentionTest
         compiling += 4;
         runnable = 1;
         judge(contention, CpuContention.RELIEVED - 1, 0, 2 * IDLE_HALF);
-        assertFalse(judge(contention, 1, 0, 2 * IDLE_HALF), "an interval with 4 ms of compiling in 100 was not judged");
+        assertFalse(judge(contention, 1, 0, 2 * IDLE_HALF), "an interval with 4 ms of compiling in 100 was judged");
     }
 
     @Test
@@ -122,15 +122,15 @@ class CpuContentionTest
     }
 
     @Test
-    void filesUnreadableInThreeSamplesInARowShouldLeaveTheVerdictFalseForGood() throws IOException
+    void filesUnreadableInThreeSamplesInARowShouldLeaveTheVerdictFalseUntilTheRetry() throws IOException
     {
         final CpuContention contention = oversubscribed();
-        Files.delete(dir.resolve("schedstat"));
+        Files.delete(dir.resolve("uptime"));
         at += SAMPLE;
         assertTrue(contention.oversubscribed(at), "one sample could not read its files");
         write();
         assertTrue(judge(contention, 1, 0, 0), "a sample after a failure only starts an interval");
-        Files.delete(dir.resolve("schedstat"));
+        Files.delete(dir.resolve("uptime"));
         for (int i = 0; i < CpuContention.FAILURES - 1; i++)
         {
             at += SAMPLE;
@@ -139,7 +139,38 @@ class CpuContentionTest
         at += SAMPLE;
         assertFalse(contention.oversubscribed(at), CpuContention.FAILURES + " samples in a row could not read their files");
         write();
-        assertFalse(judge(contention, CpuContention.SUSTAINED + 1, 0, 0), "sampled again after giving up");
+        final long retry = at + CpuContention.RETRY_NANOS;
+        while (at + SAMPLE - retry < 0)
+        {
+            assertFalse(judge(contention, 1, 0, 0), "no sample before the retry");
+        }
+        assertFalse(judge(contention, CpuContention.SUSTAINED, 0, 0), "the first sample after the retry starts an interval");
+        assertTrue(judge(contention, 1, 0, 0), "sampled again after the retry");
+    }
+
+    @Test
+    void aKernelWithoutRunDelaysShouldLeaveTheOtherRules() throws IOException
+    {
+        final CpuContention contention = files(2);
+        Files.delete(dir.resolve("schedstat"));
+        runnable = 3;
+        judge(contention, 1, 0, 0);
+        assertTrue(judge(contention, CpuContention.SUSTAINED, 0, 0), "3 runnable on 2 processors, no idle time");
+    }
+
+    @Test
+    void aCallerWhoseTimeIsOldShouldNotShortenTheInterval() throws IOException
+    {
+        final CpuContention contention = files(2);
+        runnable = 3;
+        judge(contention, 1, 0, 0);
+        for (int i = 0; i < 2 * CpuContention.SUSTAINED; i++)
+        {
+            at += SAMPLE / 10;
+            write();
+            // the caller's time jumps a whole interval each call, the clock a tenth of one
+            assertFalse(contention.oversubscribed(at + (i + 1) * SAMPLE), "judged an interval of " + SAMPLE / 10 + " ns");
+        }
     }
 
     @Test
@@ -195,21 +226,21 @@ class CpuContentionTest
         final int spinners = 2 * CpuBudget.onlineCpus().size();
         final AtomicBoolean stop = new AtomicBoolean();
         final List<Thread> threads = new ArrayList<>();
-        for (int i = 0; i < spinners; i++)
-        {
-            final Thread spinner = new Thread(() ->
-            {
-                while (!stop.get())
-                {
-                    Thread.onSpinWait();
-                }
-            });
-            spinner.setDaemon(true);
-            spinner.start();
-            threads.add(spinner);
-        }
         try
         {
+            for (int i = 0; i < spinners; i++)
+            {
+                final Thread spinner = new Thread(() ->
+                {
+                    while (!stop.get())
+                    {
+                        Thread.onSpinWait();
+                    }
+                });
+                spinner.setDaemon(true);
+                threads.add(spinner);
+                spinner.start();
+            }
             final CpuContention contention = CpuContention.ofNode();
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             boolean seen = false;
@@ -257,7 +288,7 @@ class CpuContentionTest
     {
         write();
         return new CpuContention(dir.resolve("schedstat"), dir.resolve("uptime"), dir.resolve("loadavg"), processors,
-            () -> compiling, () -> at);
+            () -> compiling, () -> at, () -> Thread.currentThread().getId());
     }
 
     /**

@@ -117,19 +117,38 @@ class WaitPolicyTest
         {
             throw new AssertionError("asked");
         };
+        // each in the state where AUTO would ask: waits that yield (where ranks may share cores), or a spin phase
+        // that ends (past BLOCK's 20 us)
         for (final WaitPolicy policy : new WaitPolicy[] {
             new WaitPolicy(TransportOptions.Idle.AUTO, bell, peers, true, never),
             new WaitPolicy(TransportOptions.Idle.BLOCK, bell, peers, false, never),
-            new WaitPolicy(TransportOptions.Idle.SPIN, bell, peers, false, never),
-            new WaitPolicy(TransportOptions.Idle.YIELD, bell, peers, false, never) })
+            new WaitPolicy(TransportOptions.Idle.BLOCK, bell, peers, true, never),
+            new WaitPolicy(TransportOptions.Idle.SPIN, bell, peers, true, never),
+            new WaitPolicy(TransportOptions.Idle.YIELD, bell, peers, true, never) })
         {
             policy.startLooks(System.nanoTime());
             while (policy.pauseLook())
             {
                 Thread.onSpinWait();
             }
-            policy.idle(TIMEOUT_NANOS, false);
-            policy.reset();
+            idleFor(policy, TimeUnit.MICROSECONDS.toNanos(100), false);
+        }
+    }
+
+    @Test
+    void aSpinningWaitShouldAskOnceAsItsSpinPhaseEnds()
+    {
+        final int[] asked = { 0 };
+        final WaitPolicy policy = new WaitPolicy(TransportOptions.Idle.AUTO, bell, peers, false, now ->
+        {
+            asked[0]++;
+            return false;
+        });
+        for (int wait = 0; wait < 3; wait++)
+        {
+            final int before = asked[0];
+            idleFor(policy, TimeUnit.MILLISECONDS.toNanos(2), false); // past the spin phase: 1 ms, or 20 us after a sleep
+            assertEquals(1, asked[0] - before, "asks in wait " + wait);
         }
     }
 
