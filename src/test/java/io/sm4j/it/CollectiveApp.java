@@ -461,8 +461,30 @@ public final class CollectiveApp
             final long[] reduced = new long[block];
             comm.reduceScatter(blocks, reduced, op);
             expect(Arrays.equals(reduced, expectedBlock), "reduceScatter long " + op, round);
+            final int[] intScan = new int[count];
+            comm.scan(ints(mine), intScan, op);
+            expect(Arrays.equals(intScan, ints(inclusive)), "scan int " + op, round);
+            final int[] intExScan = new int[count];
+            comm.exScan(ints(mine), intExScan, op);
+            expect(rank == 0 || Arrays.equals(intExScan, ints(exclusive)), "exScan int " + op, round);
+            final int[] intReduced = new int[block];
+            comm.reduceScatter(ints(blocks), intReduced, op);
+            expect(Arrays.equals(intReduced, ints(expectedBlock)), "reduceScatter int " + op, round);
             if (op.ordinal() < Op.BAND.ordinal())
             {
+                final float[] floatExScan = new float[count];
+                comm.exScan(floats(mine), floatExScan, op);
+                expect(rank == 0 || Arrays.equals(floatExScan, floats(exclusive)), "exScan float " + op, round);
+                final float[] floatReduced = new float[block];
+                comm.reduceScatter(floats(blocks), floatReduced, op);
+                expect(Arrays.equals(floatReduced, floats(expectedBlock)), "reduceScatter float " + op, round);
+                final double[] doubleScan = new double[count];
+                comm.scan(Arrays.stream(mine).asDoubleStream().toArray(), doubleScan, op);
+                expect(Arrays.equals(doubleScan, Arrays.stream(inclusive).asDoubleStream().toArray()), "scan double " + op, round);
+                final double[] doubleReduced = new double[block];
+                comm.reduceScatter(Arrays.stream(blocks).asDoubleStream().toArray(), doubleReduced, op);
+                expect(Arrays.equals(doubleReduced, Arrays.stream(expectedBlock).asDoubleStream().toArray()),
+                    "reduceScatter double " + op, round);
                 final float[] floatResult = new float[count];
                 comm.allReduce(floats(mine), floatResult, op);
                 expect(Arrays.equals(floatResult, floats(all)), "allReduce float " + op, round);
