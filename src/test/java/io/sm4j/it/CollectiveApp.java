@@ -762,32 +762,59 @@ public final class CollectiveApp
     private static void matrices(final Communicator comm, final int count, final int root, final long salt, final int round)
     {
         final ByteOperator product = matrixProduct();
-        final UnsafeBuffer mine = new UnsafeBuffer(new byte[count * 16]);
-        final UnsafeBuffer expected = new UnsafeBuffer(new byte[count * 16]);
-        final UnsafeBuffer other = new UnsafeBuffer(new byte[count * 16]);
-        for (int r = 0; r < comm.size(); r++)
+        final int rank = comm.rank();
+        final int size = comm.size();
+        final int bytes = count * 16;
+        final UnsafeBuffer mine = cells(salt, bytes);
+        final UnsafeBuffer expected = cells(salt, bytes); // rank 0's, then times each next rank's
+        final UnsafeBuffer exclusive = new UnsafeBuffer(new byte[bytes]);
+        for (int r = 1; r < size; r++)
         {
-            final UnsafeBuffer target = r == 0 ? expected : other;
-            final Random cells = new Random(salt + r);
-            for (int i = 0; i < count * 4; i++)
+            if (r == rank)
             {
-                target.putInt(i * 4, cells.nextInt(7) - 3);
+                exclusive.putBytes(0, expected, 0, bytes);
+                mine.putBytes(0, cells(salt + r, bytes), 0, bytes);
             }
-            if (r == comm.rank())
-            {
-                mine.putBytes(0, target, 0, count * 16);
-            }
-            if (r > 0)
-            {
-                product.apply(expected, 0, other, 0, count * 16);
-            }
+            product.apply(expected, 0, cells(salt + r, bytes), 0, bytes);
         }
-        final UnsafeBuffer result = new UnsafeBuffer(new byte[count * 16]);
-        comm.reduce(mine, 0, comm.rank() == root ? result : null, 0, count * 16, product, root);
-        if (comm.rank() == root)
+        final UnsafeBuffer result = new UnsafeBuffer(new byte[bytes]);
+        comm.reduce(mine, 0, rank == root ? result : null, 0, bytes, product, root);
+        expect(rank != root || result.compareTo(expected) == 0, "reduce matrices in rank order", round);
+        final UnsafeBuffer everyone = new UnsafeBuffer(new byte[bytes]);
+        comm.allReduce(mine, 0, everyone, 0, bytes, product);
+        expect(everyone.compareTo(expected) == 0, "allReduce matrices in rank order", round);
+        final UnsafeBuffer before = new UnsafeBuffer(new byte[bytes]);
+        comm.exScan(mine, 0, before, 0, bytes, product);
+        expect(rank == 0 || before.compareTo(exclusive) == 0, "exScan matrices in rank order", round);
+
+        // reduceScatter: rank r's block d is cells(salt + 1000 * d + r); rank d gets their product over r
+        final UnsafeBuffer blocks = new UnsafeBuffer(new byte[bytes * size]);
+        for (int d = 0; d < size; d++)
         {
-            expect(result.compareTo(expected) == 0, "reduce matrices in rank order", round);
+            blocks.putBytes(d * bytes, cells(salt + 1000L * d + rank, bytes), 0, bytes);
         }
+        final UnsafeBuffer myBlock = cells(salt + 1000L * rank, bytes);
+        for (int r = 1; r < size; r++)
+        {
+            product.apply(myBlock, 0, cells(salt + 1000L * rank + r, bytes), 0, bytes);
+        }
+        final UnsafeBuffer scattered = new UnsafeBuffer(new byte[bytes]);
+        comm.reduceScatter(blocks, 0, scattered, 0, bytes, product);
+        expect(scattered.compareTo(myBlock) == 0, "reduceScatter matrices in rank order", round);
+    }
+
+    /**
+     * @return {@code bytes / 16} 2x2 matrices of small ints, drawn from {@code seed}.
+     */
+    private static UnsafeBuffer cells(final long seed, final int bytes)
+    {
+        final UnsafeBuffer cells = new UnsafeBuffer(new byte[bytes]);
+        final Random random = new Random(seed);
+        for (int i = 0; i < bytes / 4; i++)
+        {
+            cells.putInt(i * 4, random.nextInt(7) - 3);
+        }
+        return cells;
     }
 
     private static ByteOperator matrixProduct()
