@@ -1,6 +1,7 @@
 package io.sm4j.cli;
 
 import io.sm4j.bench.BenchRunner;
+import io.sm4j.bench.OmpiBaseline;
 import io.sm4j.transport.PeerMemory;
 import io.sm4j.transport.TransportOptions;
 import org.junit.jupiter.api.Test;
@@ -22,6 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * {@code sm4j bench} end to end with real rank JVMs over a real segment, with few iterations: what is
@@ -82,6 +84,30 @@ class BenchCommandTest
             "JIT compiled for [\\d,]+ ms .*"), run.err());
         // the warm-up's result lines reach the launcher, which parses and drops them: they are not shown
         assertFalse(run.err().lines().anyMatch(l -> l.matches("\\[\\d+] W .*")), run.err());
+    }
+
+    /**
+     * A collective's --compare runs the same loop over Open MPI's collectives (where it is installed) and puts its
+     * mean and the ratio beside each size.
+     */
+    @Test
+    void aCollectiveWithCompareShouldShowOpenMpisTimeAndTheRatioPerSize()
+    {
+        assumeTrue(OmpiBaseline.unavailable() == null, () -> "no Open MPI: " + OmpiBaseline.unavailable());
+        final CliRun run = CliRun.of(args("bench", "allreduce", "-n", "2", "-m", "8:16", "--compare"));
+        assertEquals(0, run.exitCode(), run.err());
+        final List<String> lines = run.out().lines().toList();
+        final String header = lines.stream().filter(l -> l.startsWith("# Size")).findFirst().orElseThrow();
+        assertTrue(header.matches("# Size\\s+Avg Latency\\(us\\)\\s+p50\\(us\\)\\s+p99\\(us\\)\\s+p99.9\\(us\\)\\s+max\\(us\\)\\s+" +
+            "ompi\\(us\\)\\s+x"), header);
+        final List<String> rows = lines.stream().filter(l -> !l.startsWith("#")).toList();
+        assertEquals(List.of(8, 16), rows.stream().map(r -> Integer.parseInt(r.split("\\s+")[0])).toList());
+        for (final String row : rows)
+        {
+            final String[] f = row.trim().split("\\s+");
+            assertTrue(Double.parseDouble(f[6]) > 0, "Open MPI's mean: " + row);
+            assertRatio(Double.parseDouble(f[1]), f[7], f[6], row); // x = sm4j's mean / Open MPI's
+        }
     }
 
     @Test
