@@ -90,10 +90,13 @@ public final class Communicator implements AutoCloseable
     private boolean closed;
 
     /**
-     * @param endpoint the transport endpoint; closed with this communicator.
+     * @param endpoint the transport endpoint, this communicator's alone (dup and split make others over it); closed
+     *                 with this communicator.
+     * @throws IllegalStateException if another communicator was made over {@code endpoint}.
      */
     public Communicator(final Endpoint endpoint)
     {
+        endpoint.adopt("Communicator");
         this.rank = endpoint.rank();
         this.size = endpoint.size();
         final MessageSender sender = new MessageSender(endpoint);

@@ -19,6 +19,7 @@ import io.sm4j.segment.SegmentFiles;
 import io.sm4j.segment.Sm4jException;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -84,6 +85,8 @@ public final class Endpoint implements AutoCloseable, MappingGuard
     private final RankJob job;
     /** Set once an access faulted (the file was truncated): close then only unmaps. */
     private volatile boolean faulted;
+    /** Whether a layer above polls this endpoint for its own ({@link #adopt}). */
+    private final AtomicBoolean adopted = new AtomicBoolean();
 
     private Endpoint(
         final Segment segment, final int rank, final TransportOptions options, final Futex futex, final boolean reads,
@@ -253,6 +256,22 @@ public final class Endpoint implements AutoCloseable, MappingGuard
     public RankJob job()
     {
         return job;
+    }
+
+    /**
+     * Gives this endpoint to the one layer above that takes what its polls deliver (a communicator): a second
+     * would take, and match as its own, messages meant for the first.
+     *
+     * @param adopter what takes it, for the error.
+     * @throws IllegalStateException if another has taken it.
+     */
+    public void adopt(final String adopter)
+    {
+        if (!adopted.compareAndSet(false, true))
+        {
+            throw new IllegalStateException("rank " + rank + "'s endpoint already has its " + adopter + ": a second " +
+                adopter + " over it would take the first one's messages (dup() or split() give separate matching contexts)");
+        }
     }
 
     public int rank()

@@ -33,6 +33,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class CommunicatorTest extends TwoCommunicators
 {
     @Test
+    void aSecondCommunicatorOverOneEndpointShouldBeRefused()
+    {
+        assertEquals("rank 0's endpoint already has its Communicator: a second Communicator over it would take the first " +
+            "one's messages (dup() or split() give separate matching contexts)",
+            assertThrows(IllegalStateException.class, () -> new Communicator(ranks.rank0)).getMessage());
+        rank0.send(1, 5, new byte[]{ 6 });
+        final byte[] in = new byte[1];
+        assertEquals(new Status(0, 5, 1), rank1.recv(0, 5, in));
+        assertEquals(6, in[0], "the first communicator works on");
+    }
+
+    @Test
     void shouldRejectBadArgumentsBeforeAnythingIsSent()
     {
         final byte[] four = new byte[4];

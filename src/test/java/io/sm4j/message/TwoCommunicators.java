@@ -13,7 +13,7 @@ import java.io.IOException;
  */
 abstract class TwoCommunicators
 {
-    private TwoRanks ranks;
+    protected TwoRanks ranks;
     protected Communicator rank0;
     protected Communicator rank1;
 
