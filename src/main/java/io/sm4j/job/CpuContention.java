@@ -91,7 +91,7 @@ public final class CpuContention
     static final int FAILURES = 3;
     /** How long sampling pauses after {@link #FAILURES}: an exhausted file table passes, a missing procfs stays. */
     static final long RETRY_NANOS = TimeUnit.SECONDS.toNanos(10);
-    /** The supplier of compiling time, resolved once per JVM: the management classes stay off a rank's start. */
+    /** The supplier of compiling time, resolved once per JVM (when the first sampler is made). */
     private static final LongSupplier JIT_COMPILING = jitCompiling();
 
     private final File schedstat;
@@ -251,7 +251,8 @@ public final class CpuContention
 
     /**
      * @return the calling thread's run delay so far, in nanoseconds; 0 from the first time the kernel had no
-     *         schedstat file (it keeps none on this kernel: that part of the rule is inert).
+     *         schedstat file (it keeps none on this kernel: that part of the rule is inert); the last one read if
+     *         the file is there but could not be read now.
      */
     private long runDelay()
     {
@@ -263,6 +264,10 @@ public final class CpuContention
             }
             catch (final IOException | RuntimeException ex)
             {
+                if (schedstat.exists())
+                {
+                    return lastDelay; // a file table full for now: no delay seen in this interval
+                }
                 noDelay = true;
             }
         }

@@ -161,7 +161,7 @@ public final class JobLauncher
                     segment.ranks().register(idle);
                 }
                 final int code = supervise(ranks, segment, job, err, stopping);
-                succeeded = code == 0;
+                succeeded = code == 0 && !stopping.get(); // a stopped job's rank 0 may have been killed in its dump
                 boolean lostOutput = false;
                 for (final OutputPump pump : pumps)
                 {
@@ -200,7 +200,7 @@ public final class JobLauncher
         options.lazyFreeBatch(job.params().queueEntries());
         options.checkBell();
         NativeCopy.checkForRanks(env.get(NativeCopy.ENV));
-        ClassDataArchive.directory(env);
+        ArchiveDirectory.of(env);
     }
 
     /**
@@ -357,7 +357,7 @@ public final class JobLauncher
         line.addAll(javaCommand(job.classpath(), jvmArgs, job.command()));
         final ProcessBuilder builder = new ProcessBuilder(line);
         builder.environment().putAll(job.env());
-        if (job.binding().ownCores(job.processes()))
+        if (!cpus.isEmpty() && job.processes() <= cpus.size())
         {
             // every rank has a core of its own: AUTO need not judge contention from its waits (a bound rank is
             // allowed one core, fewer than the ranks, and would otherwise wait by yielding)

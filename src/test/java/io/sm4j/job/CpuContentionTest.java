@@ -38,6 +38,8 @@ class CpuContentionTest
     private long compiling;
     /** The time of the last sample, in nanoseconds. */
     private long at;
+    /** A kernel that keeps no run delays: no schedstat file. */
+    private boolean noSchedstat;
 
     @Test
     void aNodeWithoutIdleTimeShouldBeOversubscribedFromTheFifthIntervalWithMoreThreadsRunnableThanProcessors()
@@ -152,10 +154,13 @@ class CpuContentionTest
     void aKernelWithoutRunDelaysShouldLeaveTheOtherRules() throws IOException
     {
         final CpuContention contention = files(2);
+        noSchedstat = true;
         Files.delete(dir.resolve("schedstat"));
         runnable = 3;
         judge(contention, 1, 0, 0);
         assertTrue(judge(contention, CpuContention.SUSTAINED, 0, 0), "3 runnable on 2 processors, no idle time");
+        runnable = 1;
+        assertFalse(judge(contention, CpuContention.RELIEVED, 0, 0), "1 runnable, and no run delay to say otherwise");
     }
 
     @Test
@@ -315,7 +320,10 @@ class CpuContentionTest
 
     private void write() throws IOException
     {
-        Files.writeString(dir.resolve("schedstat"), "123456789 " + delay + " 42\n");
+        if (!noSchedstat)
+        {
+            Files.writeString(dir.resolve("schedstat"), "123456789 " + delay + " 42\n");
+        }
         final long idleHundredths = 2743097 + idle;
         Files.writeString(dir.resolve("uptime"),
             "27751.84 " + idleHundredths / 100 + "." + String.format("%02d", idleHundredths % 100) + "\n");

@@ -44,12 +44,12 @@ class ClassDataArchiveTest
     @Test
     void theSettingShouldBeAutoOffOrAnAbsoluteDirectory()
     {
-        assertNull(ClassDataArchive.directory(Map.of(ClassDataArchive.ENV, "off")));
-        assertEquals(Path.of("/x/cds"), ClassDataArchive.directory(Map.of(ClassDataArchive.ENV, "/x/cds")));
-        assertEquals(Path.of("/c/sm4j/cds"), ClassDataArchive.directory(Map.of("XDG_CACHE_HOME", "/c")));
-        assertEquals(Path.of(System.getProperty("user.home"), ".cache", "sm4j", "cds"), ClassDataArchive.directory(Map.of()));
+        assertNull(ArchiveDirectory.of(Map.of(ClassDataArchive.ENV, "off")));
+        assertEquals(Path.of("/x/cds"), ArchiveDirectory.of(Map.of(ClassDataArchive.ENV, "/x/cds")));
+        assertEquals(Path.of("/c/sm4j/cds"), ArchiveDirectory.of(Map.of("XDG_CACHE_HOME", "/c")));
+        assertEquals(Path.of(System.getProperty("user.home"), ".cache", "sm4j", "cds"), ArchiveDirectory.of(Map.of()));
         final BadSettingException bad = assertThrows(BadSettingException.class,
-            () -> ClassDataArchive.directory(Map.of(ClassDataArchive.ENV, "cds")));
+            () -> ArchiveDirectory.of(Map.of(ClassDataArchive.ENV, "cds")));
         assertEquals("SM4J_CDS=cds (expected: auto, off or an absolute directory for the rank JVMs' class data archive)",
             bad.getMessage());
     }
@@ -57,54 +57,90 @@ class ClassDataArchiveTest
     @Test
     void aClasspathWithADirectoryOrAMissingJarShouldHaveNoArchive() throws IOException
     {
-        final Path jar = Files.write(tmp.resolve("a.jar"), new byte[] { 1 });
-        assertEquals(List.of(jar), ClassDataArchive.jars(jar.toString(), false));
-        assertEquals(List.of(), ClassDataArchive.jars(jar + File.pathSeparator + tmp, false));
-        assertEquals(List.of(), ClassDataArchive.jars(jar + File.pathSeparator + tmp.resolve("gone.jar"), false));
-        assertEquals(List.of(), ClassDataArchive.jars(tmp + "/*", false));
+        final Path jar = jar(tmp.resolve("a.jar"), null);
+        assertEquals(List.of(jar), ArchiveKey.jars(jar.toString()));
+        assertEquals(List.of(), ArchiveKey.jars(Files.write(tmp.resolve("b.jar"), new byte[] { 1 }).toString()), "not a jar");
+        assertEquals(List.of(), ArchiveKey.jars(jar + File.pathSeparator + tmp));
+        assertEquals(List.of(), ArchiveKey.jars(jar + File.pathSeparator + tmp.resolve("gone.jar")));
+        assertEquals(List.of(), ArchiveKey.jars(tmp + "/*"));
         final Map<String, String> env = Map.of(ClassDataArchive.ENV, tmp.resolve("cds").toString());
         assertEquals(List.of(), ClassDataArchive.forJob(env, tmp.toString(), List.of(), List.of("Main")).jvmArgs(0));
         assertFalse(Files.exists(tmp.resolve("cds")), "no directory made for a job that cannot use it");
     }
 
     @Test
-    void anExecutableJarShouldBringTheJarsOfItsManifest() throws IOException
+    void aJarShouldBringTheJarsOfItsManifestAndTheirs() throws IOException
     {
-        final Path app = tmp.resolve("app.jar");
-        final Manifest manifest = new Manifest();
-        manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
-        manifest.getMainAttributes().put(Attributes.Name.CLASS_PATH, "lib/a.jar  lib/b.jar");
-        try (OutputStream file = Files.newOutputStream(app); JarOutputStream out = new JarOutputStream(file, manifest))
-        {
-            out.putNextEntry(new JarEntry("x.txt"));
-            out.closeEntry();
-        }
-        assertEquals(List.of(app, tmp.resolve("lib/a.jar"), tmp.resolve("lib/b.jar")), ClassDataArchive.jars(app.toString(), true));
+        Files.createDirectories(tmp.resolve("lib"));
+        final Path inner = jar(tmp.resolve("lib/my dep.jar"), null);
+        final Path dep = jar(tmp.resolve("lib/a.jar"), "my%20dep.jar");
+        final Path app = jar(tmp.resolve("app.jar"), "lib/a.jar  lib/a.jar");
+        assertEquals(List.of(app, dep, inner), ArchiveKey.jars(app.toString()));
+        jar(app, "lib/gone.jar");
+        assertEquals(List.of(), ArchiveKey.jars(app.toString()), "a missing jar in a manifest");
     }
 
     @Test
     void theKeyShouldFollowTheJarsAndOptionsButNotTheLogging() throws IOException
     {
-        final Path jar = Files.write(tmp.resolve("a.jar"), new byte[] { 1 });
-        final String key = ClassDataArchive.key(List.of(jar), JVM_ARGS);
-        assertEquals(key, ClassDataArchive.key(List.of(jar), List.of("-Xmx256m", "-Xlog:class+load", "-XX:+UseSerialGC")));
-        assertNotEquals(key, ClassDataArchive.key(List.of(jar), List.of("-Xmx256m")));
-        Files.setLastModifiedTime(jar, FileTime.fromMillis(Files.getLastModifiedTime(jar).toMillis() - 10_000));
-        assertNotEquals(key, ClassDataArchive.key(List.of(jar), JVM_ARGS), "a rebuilt jar needs a new archive");
+        final Path jar = Files.write(tmp.resolve("a.jar"), new byte[] { 1, 2 });
+        final String key = ArchiveKey.of(List.of(jar), JVM_ARGS, Map.of());
+        assertEquals(key, ArchiveKey.of(List.of(jar), List.of("-Xmx256m", "-Xlog:class+load", "-XX:+UseSerialGC"), Map.of()));
+        assertNotEquals(key, ArchiveKey.of(List.of(jar), List.of("-Xmx256m"), Map.of()));
+        assertNotEquals(key, ArchiveKey.of(List.of(jar), JVM_ARGS, Map.of("JAVA_TOOL_OPTIONS", "-Xmx1g")), "options from the environment");
+        // rebuilt with the same size, its modification time set back (as a build tool may): the JVM's own check
+        // would still map the old classes
+        final FileTime built = Files.getLastModifiedTime(jar);
+        Files.write(jar, new byte[] { 3, 4 });
+        Files.setLastModifiedTime(jar, built);
+        assertNotEquals(key, ArchiveKey.of(List.of(jar), JVM_ARGS, Map.of()), "a rebuilt jar needs a new archive");
     }
 
     @Test
     void optionsThatChooseAnArchiveShouldTurnItOff() throws IOException
     {
-        final Path jar = Files.write(tmp.resolve("a.jar"), new byte[] { 1 });
+        final Path jar = jar(tmp.resolve("a.jar"), null);
         final Map<String, String> env = Map.of(ClassDataArchive.ENV, tmp.resolve("cds").toString());
         for (final String option : List.of("-Xshare:off", "-XX:SharedArchiveFile=/x.jsa", "-XX:ArchiveClassesAtExit=/x.jsa"))
         {
             assertEquals(List.of(), ClassDataArchive.forJob(env, jar.toString(), List.of(option), List.of("Main")).jvmArgs(0), option);
+            final Map<String, String> tool = Map.of(ClassDataArchive.ENV, env.get(ClassDataArchive.ENV), "JAVA_TOOL_OPTIONS", "-Xmx1g " + option);
+            assertEquals(List.of(), ClassDataArchive.forJob(tool, jar.toString(), JVM_ARGS, List.of("Main")).jvmArgs(0), option);
         }
         final ClassDataArchive dumping = ClassDataArchive.forJob(env, jar.toString(), JVM_ARGS, List.of("Main"));
         assertTrue(dumping.jvmArgs(0).get(0).startsWith("-XX:ArchiveClassesAtExit=" + tmp.resolve("cds")), dumping.jvmArgs(0).toString());
+        assertTrue(dumping.jvmArgs(0).containsAll(ClassDataArchive.QUIET), dumping.jvmArgs(0).toString());
         assertEquals(List.of(), dumping.jvmArgs(1), "only rank 0 dumps");
+        dumping.finish(true);
+        assertEquals(List.of(), files(tmp.resolve("cds")), "rank 0 never ran: no dump to keep");
+    }
+
+    /**
+     * A JDK 17 JVM without its own base archive stops at start when asked to dump (here: compressed class pointers
+     * off): tried once, remembered, and the job's ranks get no option.
+     */
+    @Test
+    @Timeout(60)
+    void ranksThatCannotDumpShouldBeToldNothingAndTriedOnce() throws IOException
+    {
+        final Path jar = jar(tmp.resolve("a.jar"), null);
+        final Path cds = tmp.resolve("cds");
+        final Map<String, String> env = Map.of(ClassDataArchive.ENV, cds.toString());
+        final List<String> options = List.of("-Xmx256m", "-XX:-UseCompressedClassPointers");
+        assertEquals(List.of(), ClassDataArchive.forJob(env, jar.toString(), options, List.of("Main")).jvmArgs(0));
+        final List<String> marked = files(cds);
+        assertEquals(1, marked.size(), marked.toString());
+        assertTrue(marked.get(0).endsWith(".off"), marked.toString());
+        assertEquals(List.of(), ClassDataArchive.forJob(env, jar.toString(), options, List.of("Main")).jvmArgs(0));
+        assertEquals(marked, files(cds));
+    }
+
+    @Test
+    void onlyAFinishedDumpShouldCount() throws IOException
+    {
+        assertTrue(ArchiveDirectory.finished(Files.write(tmp.resolve("whole"), new byte[] { (byte)0xa8, (byte)0xab, 0x0b, (byte)0xf0, 1 })));
+        assertFalse(ArchiveDirectory.finished(Files.write(tmp.resolve("cut"), new byte[] { 0, 0, 0, 0, 1 })), "killed in its dump");
+        assertFalse(ArchiveDirectory.finished(tmp.resolve("none")));
     }
 
     @Test
@@ -112,12 +148,18 @@ class ClassDataArchiveTest
     {
         final Path shared = Files.createDirectory(tmp.resolve("shared"));
         Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxrwx"));
-        assertFalse(ClassDataArchive.ownDirectory(shared));
+        assertFalse(ArchiveDirectory.own(shared));
         final Path made = tmp.resolve("a").resolve("cds");
-        assertTrue(ClassDataArchive.ownDirectory(made));
+        assertTrue(ArchiveDirectory.own(made));
         assertEquals(PosixFilePermissions.fromString("rwx------"), Files.getPosixFilePermissions(made));
         final Path link = Files.createSymbolicLink(tmp.resolve("link"), made);
-        assertFalse(ClassDataArchive.ownDirectory(link), "a link may point anywhere later");
+        assertFalse(ArchiveDirectory.own(link), "a link may point anywhere later");
+        final Path open = Files.createDirectory(tmp.resolve("open"));
+        Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rwxrwxrwx"));
+        assertFalse(ArchiveDirectory.own(open.resolve("cds")), "in a parent where another user may replace it");
+        final Path sticky = Files.createDirectory(tmp.resolve("sticky"));
+        Files.setAttribute(sticky, "unix:mode", 01777);
+        assertTrue(ArchiveDirectory.own(sticky.resolve("cds")), "in a sticky parent, as /tmp");
     }
 
     @Test
@@ -125,7 +167,7 @@ class ClassDataArchiveTest
     {
         final long now = System.currentTimeMillis();
         final List<Path> archives = new ArrayList<>();
-        for (int i = 0; i < ClassDataArchive.KEPT + 3; i++)
+        for (int i = 0; i < ArchiveDirectory.KEPT + 3; i++)
         {
             final Path archive = Files.write(tmp.resolve(i + ".jsa"), new byte[] { 1 });
             Files.setLastModifiedTime(archive, FileTime.fromMillis(now - i * 60_000L));
@@ -134,10 +176,10 @@ class ClassDataArchiveTest
         final Path oldPartial = Files.write(tmp.resolve("x.jsa.1.partial"), new byte[] { 1 });
         Files.setLastModifiedTime(oldPartial, FileTime.fromMillis(now - Duration.ofHours(2).toMillis()));
         final Path runningPartial = Files.write(tmp.resolve("y.jsa.2.partial"), new byte[] { 1 });
-        ClassDataArchive.prune(tmp);
+        ArchiveDirectory.prune(tmp);
         for (int i = 0; i < archives.size(); i++)
         {
-            assertEquals(i < ClassDataArchive.KEPT, Files.exists(archives.get(i)), archives.get(i).toString());
+            assertEquals(i < ArchiveDirectory.KEPT, Files.exists(archives.get(i)), archives.get(i).toString());
         }
         assertFalse(Files.exists(oldPartial));
         assertTrue(Files.exists(runningPartial), "another job may be dumping into it");
@@ -163,6 +205,7 @@ class ClassDataArchiveTest
         final JobRunner first = JobRunner.run(classpath, params, env, JVM_ARGS, Duration.ofSeconds(90), RingExample.class.getName());
         assertEquals(0, first.exitCode(), first.out() + first.err());
         assertEquals("", first.err(), "the dump says nothing");
+        assertFalse(first.out().contains("[warning]"), first.out());
         final List<String> made = files(cds);
         assertEquals(1, made.size(), made.toString());
         assertTrue(made.get(0).endsWith(".jsa"), made.toString());
@@ -171,6 +214,7 @@ class ClassDataArchiveTest
         logged.add("-Xlog:class+load=info:file=" + tmp.resolve("load-%p.log"));
         final JobRunner second = JobRunner.run(classpath, params, env, logged, Duration.ofSeconds(90), RingExample.class.getName());
         assertEquals(0, second.exitCode(), second.out() + second.err());
+        assertFalse(second.out().contains("[warning]") || second.err().contains("[warning]"), second.out() + second.err());
         assertEquals(made, files(cds), "the same archive serves logging options too");
         final List<Path> logs;
         try (Stream<Path> listed = Files.list(tmp))
@@ -184,6 +228,25 @@ class ClassDataArchiveTest
             assertTrue(text.contains(RingExample.class.getName() + " source: shared objects file (top)"), log + " did not map the archive");
             assertTrue(text.contains("io.sm4j.transport.Endpoint source: shared objects file (top)"), log.toString());
         }
+    }
+
+    /**
+     * Writes an empty jar at {@code path}, its manifest naming {@code classPath} (null: none).
+     */
+    private static Path jar(final Path path, final String classPath) throws IOException
+    {
+        final Manifest manifest = new Manifest();
+        manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
+        if (classPath != null)
+        {
+            manifest.getMainAttributes().put(Attributes.Name.CLASS_PATH, classPath);
+        }
+        try (OutputStream file = Files.newOutputStream(path); JarOutputStream out = new JarOutputStream(file, manifest))
+        {
+            out.putNextEntry(new JarEntry("x.txt"));
+            out.closeEntry();
+        }
+        return path;
     }
 
     private static List<String> files(final Path dir) throws IOException

@@ -24,6 +24,8 @@ class EvenApiTest extends TwoCommunicators
     private static final int LENGTH = 37;
     /** Where a buffer's message starts: an offset or a position of its own. */
     private static final int AT = 5;
+    /** What a receive buffer holds outside the message's room, which no receive may touch. */
+    private static final byte SENTINEL = 0x5A;
 
     private interface Send
     {
@@ -107,12 +109,12 @@ class EvenApiTest extends TwoCommunicators
             }),
             new Form<>("recv(byte[], offset, length)", (c, tag) ->
             {
-                final byte[] in = new byte[LENGTH + 2 * AT];
+                final byte[] in = sentinels();
                 checked(c.recv(0, tag, in, AT, LENGTH), tag);
-                return Arrays.copyOfRange(in, AT, AT + LENGTH);
+                return window(in);
             }),
-            new Form<>("recv(heap ByteBuffer)", (c, tag) -> intoBuffer(ByteBuffer.allocate(LENGTH + 2 * AT), b -> c.recv(0, tag, b), tag)),
-            new Form<>("recv(direct ByteBuffer)", (c, tag) -> intoBuffer(ByteBuffer.allocateDirect(LENGTH + 2 * AT), b -> c.recv(0, tag, b), tag)),
+            new Form<>("recv(heap ByteBuffer)", (c, tag) -> intoBuffer(ByteBuffer.wrap(sentinels()), b -> c.recv(0, tag, b), tag)),
+            new Form<>("recv(direct ByteBuffer)", (c, tag) -> intoBuffer(ByteBuffer.allocateDirect(LENGTH + 2 * AT).put(sentinels()), b -> c.recv(0, tag, b), tag)),
             new Form<>("recv(MutableDirectBuffer, offset, length)", (c, tag) ->
                 intoUnsafe(b -> c.recv(0, tag, b, AT, LENGTH), tag)),
             new Form<>("irecv(byte[])", (c, tag) ->
@@ -123,14 +125,14 @@ class EvenApiTest extends TwoCommunicators
             }),
             new Form<>("irecv(byte[], offset, length)", (c, tag) ->
             {
-                final byte[] in = new byte[LENGTH + 2 * AT];
+                final byte[] in = sentinels();
                 checked(c.irecv(0, tag, in, AT, LENGTH).await(), tag);
-                return Arrays.copyOfRange(in, AT, AT + LENGTH);
+                return window(in);
             }),
             new Form<>("irecv(heap ByteBuffer)", (c, tag) ->
-                intoBuffer(ByteBuffer.allocate(LENGTH + 2 * AT), b -> c.irecv(0, tag, b).await(), tag)),
+                intoBuffer(ByteBuffer.wrap(sentinels()), b -> c.irecv(0, tag, b).await(), tag)),
             new Form<>("irecv(direct ByteBuffer)", (c, tag) ->
-                intoBuffer(ByteBuffer.allocateDirect(LENGTH + 2 * AT), b -> c.irecv(0, tag, b).await(), tag)),
+                intoBuffer(ByteBuffer.allocateDirect(LENGTH + 2 * AT).put(sentinels()), b -> c.irecv(0, tag, b).await(), tag)),
             new Form<>("irecv(MutableDirectBuffer, offset, length)", (c, tag) ->
                 intoUnsafe(b -> c.irecv(0, tag, b, AT, LENGTH).await(), tag)),
             new Form<>("recvInit(byte[])", (c, tag) ->
@@ -141,14 +143,14 @@ class EvenApiTest extends TwoCommunicators
             }),
             new Form<>("recvInit(byte[], offset, length)", (c, tag) ->
             {
-                final byte[] in = new byte[LENGTH + 2 * AT];
+                final byte[] in = sentinels();
                 checked(started(c.recvInit(0, tag, in, AT, LENGTH)).await(), tag);
-                return Arrays.copyOfRange(in, AT, AT + LENGTH);
+                return window(in);
             }),
             new Form<>("recvInit(heap ByteBuffer)", (c, tag) ->
-                intoBuffer(ByteBuffer.allocate(LENGTH + 2 * AT), b -> started(c.recvInit(0, tag, b)).await(), tag)),
+                intoBuffer(ByteBuffer.wrap(sentinels()), b -> started(c.recvInit(0, tag, b)).await(), tag)),
             new Form<>("recvInit(direct ByteBuffer)", (c, tag) ->
-                intoBuffer(ByteBuffer.allocateDirect(LENGTH + 2 * AT), b -> started(c.recvInit(0, tag, b)).await(), tag)),
+                intoBuffer(ByteBuffer.allocateDirect(LENGTH + 2 * AT).put(sentinels()), b -> started(c.recvInit(0, tag, b)).await(), tag)),
             new Form<>("recvInit(MutableDirectBuffer, offset, length)", (c, tag) ->
                 intoUnsafe(b -> started(c.recvInit(0, tag, b, AT, LENGTH)).await(), tag)));
     }
@@ -220,18 +222,42 @@ class EvenApiTest extends TwoCommunicators
         checked(receive.apply(buffer), tag);
         assertEquals(AT, buffer.position(), "the receive moved the buffer's position");
         assertEquals(AT + LENGTH, buffer.limit(), "the receive moved the buffer's limit");
-        final byte[] out = new byte[LENGTH];
-        buffer.get(AT, out);
-        return out;
+        final byte[] all = new byte[LENGTH + 2 * AT];
+        buffer.duplicate().clear().get(all);
+        return window(all);
     }
 
     private static byte[] intoUnsafe(final java.util.function.Function<MutableDirectBuffer, Status> receive, final int tag)
     {
-        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[LENGTH + 2 * AT]);
+        final UnsafeBuffer buffer = new UnsafeBuffer(sentinels());
         checked(receive.apply(buffer), tag);
-        final byte[] out = new byte[LENGTH];
-        buffer.getBytes(AT, out);
-        return out;
+        return window(buffer.byteArray());
+    }
+
+    /**
+     * @return a receive buffer of {@link #AT} bytes, the message's room and {@link #AT} more, every byte
+     *         {@link #SENTINEL}.
+     */
+    private static byte[] sentinels()
+    {
+        final byte[] all = new byte[LENGTH + 2 * AT];
+        Arrays.fill(all, SENTINEL);
+        return all;
+    }
+
+    /**
+     * @return the message's room in a receive buffer of {@link #sentinels}, whose margins must be untouched.
+     */
+    private static byte[] window(final byte[] all)
+    {
+        for (int i = 0; i < all.length; i++)
+        {
+            if (i < AT || i >= AT + LENGTH)
+            {
+                assertEquals(SENTINEL, all[i], "the receive wrote outside its window, at " + i);
+            }
+        }
+        return Arrays.copyOfRange(all, AT, AT + LENGTH);
     }
 
     private static void checked(final Status status, final int tag)

@@ -147,7 +147,14 @@ class WaitPolicyTest
         for (int wait = 0; wait < 3; wait++)
         {
             final int before = asked[0];
-            idleFor(policy, TimeUnit.MILLISECONDS.toNanos(2), false); // past the spin phase: 1 ms, or 20 us after a sleep
+            // past the spin phase (1 ms, or 20 us after a sleep): a wait preempted for longer than its 2 ms may end
+            // before it read its clock, and ask in the next
+            long length = TimeUnit.MILLISECONDS.toNanos(2);
+            while (asked[0] == before && length < TimeUnit.SECONDS.toNanos(1))
+            {
+                idleFor(policy, length, false);
+                length *= 2;
+            }
             assertEquals(1, asked[0] - before, "asks in wait " + wait);
         }
     }

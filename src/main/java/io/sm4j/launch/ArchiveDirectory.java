@@ -1,0 +1,218 @@
+package io.sm4j.launch;
+
+import io.sm4j.segment.BadSettingException;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * Where the rank JVMs' class data archives live ({@link ClassDataArchive}): a directory of this user's alone, since
+ * an archive is code the ranks run (the JVM does not check an archive's contents by default). Archives are kept
+ * least recently used first out, {@link #KEPT} at most; a dump in progress is a partial file of its own.
+ */
+final class ArchiveDirectory
+{
+    static final String ENV = "SM4J_CDS";
+    /** Archives kept: one per JDK, classpath and options in use. */
+    static final int KEPT = 8;
+    static final String SUFFIX = ".jsa";
+    static final String PARTIAL = ".partial";
+    /** A key whose ranks cannot dump an archive (their JVM has no base archive): no dump is tried again. */
+    static final String REFUSED = ".off";
+    /** A partial dump older than this belongs to a job that died: removed. */
+    private static final long STALE_PARTIAL_MILLIS = TimeUnit.HOURS.toMillis(1);
+    private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rwx------");
+    /** The first bytes of a dynamic archive the JVM finished writing (its header goes last). */
+    private static final byte[] DYNAMIC_MAGIC = { (byte)0xa8, (byte)0xab, 0x0b, (byte)0xf0 };
+
+    private ArchiveDirectory()
+    {
+    }
+
+    /**
+     * @return the archives' directory, or null if {@link #ENV} is off (or auto finds no home).
+     * @throws BadSettingException if {@link #ENV} is neither auto, off nor an absolute path.
+     */
+    static Path of(final Map<String, String> env)
+    {
+        final String value = env.getOrDefault(ENV, "auto");
+        if (value.equals("off"))
+        {
+            return null;
+        }
+        if (value.equals("auto"))
+        {
+            final String cache = env.get("XDG_CACHE_HOME");
+            final String home = System.getProperty("user.home");
+            if (cache != null && cache.startsWith("/"))
+            {
+                return Path.of(cache, "sm4j", "cds");
+            }
+            return home == null || !home.startsWith("/") ? null : Path.of(home, ".cache", "sm4j", "cds");
+        }
+        if (!value.startsWith("/"))
+        {
+            throw new BadSettingException(ENV + "=" + value + " (expected: auto, off or an absolute directory for the " +
+                "rank JVMs' class data archive)");
+        }
+        return Path.of(value);
+    }
+
+    /**
+     * Makes {@code dir} if it is missing, this user's alone.
+     *
+     * @return true if {@code dir} is a directory (not a link) that this user owns and only this user may write, in
+     *         a parent that no other user can replace it in (owned by this user or root, and not writable by
+     *         others unless sticky).
+     */
+    static boolean own(final Path dir)
+    {
+        try
+        {
+            final Object me = Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+            if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS))
+            {
+                Files.createDirectories(dir.getParent());
+                Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
+            }
+            return Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS) &&
+                me.equals(Files.getAttribute(dir, "unix:uid", LinkOption.NOFOLLOW_LINKS)) &&
+                Files.getPosixFilePermissions(dir, LinkOption.NOFOLLOW_LINKS).equals(OWNER_ONLY) &&
+                safeParent(dir.getParent(), me);
+        }
+        catch (final IOException | UnsupportedOperationException | IllegalArgumentException | SecurityException ex)
+        {
+            return false;
+        }
+    }
+
+    private static boolean safeParent(final Path parent, final Object me) throws IOException
+    {
+        final Object owner = Files.getAttribute(parent, "unix:uid");
+        final int mode = (Integer)Files.getAttribute(parent, "unix:mode");
+        final boolean othersWrite = (mode & 0022) != 0;
+        final boolean sticky = (mode & 01000) != 0;
+        return (owner.equals(me) || owner.equals(0)) && (!othersWrite || sticky);
+    }
+
+    /**
+     * @return a file for a dump of {@code archive} by one job: no other launcher, in any PID namespace, names the same.
+     */
+    static Path partialOf(final Path archive)
+    {
+        return archive.resolveSibling(archive.getFileName() + "." + ProcessHandle.current().pid() + "-" +
+            Long.toHexString(new java.security.SecureRandom().nextLong()) + PARTIAL);
+    }
+
+    /**
+     * @return the marker that says {@code archive}'s key cannot dump.
+     */
+    static Path refusedOf(final Path archive)
+    {
+        final String name = archive.getFileName().toString();
+        return archive.resolveSibling(name.substring(0, name.length() - SUFFIX.length()) + REFUSED);
+    }
+
+    /**
+     * @return true if {@code file} starts with a finished dynamic archive's header.
+     */
+    static boolean finished(final Path file)
+    {
+        try (InputStream in = Files.newInputStream(file))
+        {
+            return Arrays.equals(in.readNBytes(DYNAMIC_MAGIC.length), DYNAMIC_MAGIC);
+        }
+        catch (final IOException ex)
+        {
+            return false;
+        }
+    }
+
+    /**
+     * Marks {@code archive} used now: pruning removes the least recently used.
+     */
+    static void touch(final Path archive)
+    {
+        try
+        {
+            Files.setLastModifiedTime(archive, FileTime.fromMillis(System.currentTimeMillis()));
+        }
+        catch (final IOException ignore)
+        {
+            // a cache: at worst pruned sooner
+        }
+    }
+
+    /**
+     * Keeps the {@link #KEPT} most recently used archives in {@code dir} (and as many refusal markers) and removes
+     * partial dumps of jobs long gone.
+     */
+    static void prune(final Path dir)
+    {
+        final long now = System.currentTimeMillis();
+        final List<Path> archives = new ArrayList<>();
+        final List<Path> refusals = new ArrayList<>();
+        try (Stream<Path> files = Files.list(dir))
+        {
+            for (final Path file : (Iterable<Path>)files::iterator)
+            {
+                final String name = file.getFileName().toString();
+                if (name.endsWith(SUFFIX))
+                {
+                    archives.add(file);
+                }
+                else if (name.endsWith(REFUSED))
+                {
+                    refusals.add(file);
+                }
+                else if (name.endsWith(PARTIAL) && now - modified(file) > STALE_PARTIAL_MILLIS)
+                {
+                    deleteQuietly(file);
+                }
+            }
+        }
+        catch (final IOException ignore)
+        {
+            return; // the cache is best effort
+        }
+        keepNewest(archives);
+        keepNewest(refusals);
+    }
+
+    private static void keepNewest(final List<Path> files)
+    {
+        files.sort(Comparator.comparingLong(ArchiveDirectory::modified).reversed());
+        files.stream().skip(KEPT).forEach(ArchiveDirectory::deleteQuietly);
+    }
+
+    private static long modified(final Path file)
+    {
+        return file.toFile().lastModified(); // 0 if gone meanwhile: oldest
+    }
+
+    static void deleteQuietly(final Path file)
+    {
+        try
+        {
+            Files.deleteIfExists(file);
+        }
+        catch (final IOException ignore)
+        {
+            // best effort: pruned by a later job
+        }
+    }
+}
