@@ -50,10 +50,10 @@ import java.util.concurrent.Callable;
             "--add-modules=jdk.incubator.foreign for it), where the kernel lets ranks read each other (no Yama " +
             "ptrace restriction); else, or with SM4J_PEER_READS=off, it goes through the fragment pipeline.",
         "",
-        "Ranks whose classpath is all jars share their classes through a class data archive (AppCDS) that rank 0 " +
-            "of the first such job writes as it exits, kept per JDK, jars and JVM options in SM4J_CDS (auto: " +
-            "$XDG_CACHE_HOME/sm4j/cds or ~/.cache/sm4j/cds; off; or an absolute directory): later jobs start " +
-            "about a quarter sooner.",
+        "Ranks whose classpath is all jars share their classes through a class data archive (AppCDS) that the " +
+            "launcher makes after the first such job from the classes its rank 0 loaded, kept per JDK, jars and " +
+            "JVM options in SM4J_CDS (auto: $XDG_CACHE_HOME/sm4j/cds or ~/.cache/sm4j/cds; off; or an absolute " +
+            "directory): later jobs start about a quarter sooner.",
         "" },
     footer = { "", "Examples:",
         "  sm4j run -n 2 -cp app.jar -- com.example.PingPong 1000",

@@ -13,6 +13,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -27,17 +28,17 @@ import java.util.stream.Stream;
 final class ArchiveDirectory
 {
     static final String ENV = "SM4J_CDS";
-    /** Archives kept: one per JDK, classpath and options in use. */
-    static final int KEPT = 8;
+    /** Archives kept (about 15 MB each: a static archive holds the JDK's classes too): one per JDK, classpath and options in use. */
+    static final int KEPT = 4;
     static final String SUFFIX = ".jsa";
     static final String PARTIAL = ".partial";
-    /** A key whose ranks cannot dump an archive (their JVM has no base archive): no dump is tried again. */
+    /** A key whose dump failed (the marker's time says when): no dump is tried again for a while. */
     static final String REFUSED = ".off";
     /** A partial dump older than this belongs to a job that died: removed. */
     private static final long STALE_PARTIAL_MILLIS = TimeUnit.HOURS.toMillis(1);
     private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rwx------");
-    /** The first bytes of a dynamic archive the JVM finished writing (its header goes last). */
-    private static final byte[] DYNAMIC_MAGIC = { (byte)0xa8, (byte)0xab, 0x0b, (byte)0xf0 };
+    /** The first bytes of a static archive the JVM finished writing (0xf00baba2, little-endian). */
+    private static final byte[] STATIC_MAGIC = { (byte)0xa2, (byte)0xab, 0x0b, (byte)0xf0 };
 
     private ArchiveDirectory()
     {
@@ -110,31 +111,58 @@ final class ArchiveDirectory
     }
 
     /**
-     * @return a file for a dump of {@code archive} by one job: no other launcher, in any PID namespace, names the same.
+     * @return a file of one job's on the way to {@code archive}, {@code kind} of it (a class list, a dump): no other
+     *         launcher, in any PID namespace, names the same.
      */
-    static Path partialOf(final Path archive)
+    static Path partialOf(final Path archive, final String kind, final long token)
     {
         return archive.resolveSibling(archive.getFileName() + "." + ProcessHandle.current().pid() + "-" +
-            Long.toHexString(new java.security.SecureRandom().nextLong()) + PARTIAL);
+            Long.toHexString(token) + "." + kind + PARTIAL);
     }
 
     /**
-     * @return the marker that says {@code archive}'s key cannot dump.
+     * @return true if a dump of {@code archive}'s key failed after {@code since} (milliseconds since the epoch).
      */
-    static Path refusedOf(final Path archive)
+    static boolean refusedSince(final Path archive, final long since)
+    {
+        final Path marker = refusedOf(archive);
+        return Files.exists(marker, LinkOption.NOFOLLOW_LINKS) && modified(marker) > since;
+    }
+
+    /**
+     * Remembers, from now, that a dump of {@code archive}'s key failed.
+     */
+    static void refuse(final Path archive)
+    {
+        final Path marker = refusedOf(archive);
+        try
+        {
+            if (!Files.exists(marker, LinkOption.NOFOLLOW_LINKS))
+            {
+                Files.createFile(marker);
+            }
+            touch(marker);
+        }
+        catch (final IOException ignore)
+        {
+            // tried again by the next job
+        }
+    }
+
+    private static Path refusedOf(final Path archive)
     {
         final String name = archive.getFileName().toString();
         return archive.resolveSibling(name.substring(0, name.length() - SUFFIX.length()) + REFUSED);
     }
 
     /**
-     * @return true if {@code file} starts with a finished dynamic archive's header.
+     * @return true if {@code file} starts with a static archive's header.
      */
     static boolean finished(final Path file)
     {
         try (InputStream in = Files.newInputStream(file))
         {
-            return Arrays.equals(in.readNBytes(DYNAMIC_MAGIC.length), DYNAMIC_MAGIC);
+            return Arrays.equals(in.readNBytes(STATIC_MAGIC.length), STATIC_MAGIC);
         }
         catch (final IOException ex)
         {
@@ -143,13 +171,13 @@ final class ArchiveDirectory
     }
 
     /**
-     * Marks {@code archive} used now: pruning removes the least recently used.
+     * Marks {@code file} used now: pruning removes the least recently used.
      */
-    static void touch(final Path archive)
+    static void touch(final Path file)
     {
         try
         {
-            Files.setLastModifiedTime(archive, FileTime.fromMillis(System.currentTimeMillis()));
+            Files.setLastModifiedTime(file, FileTime.fromMillis(System.currentTimeMillis()));
         }
         catch (final IOException ignore)
         {
@@ -185,9 +213,9 @@ final class ArchiveDirectory
                 }
             }
         }
-        catch (final IOException ignore)
+        catch (final IOException | RuntimeException ignore)
         {
-            return; // the cache is best effort
+            return; // the cache is best effort (a file gone while listed)
         }
         keepNewest(archives);
         keepNewest(refusals);
@@ -195,7 +223,10 @@ final class ArchiveDirectory
 
     private static void keepNewest(final List<Path> files)
     {
-        files.sort(Comparator.comparingLong(ArchiveDirectory::modified).reversed());
+        // each file's time read once: other jobs touch and remove files while this sorts
+        final Map<Path, Long> times = new HashMap<>();
+        files.forEach(file -> times.put(file, modified(file)));
+        files.sort(Comparator.comparingLong((Path file) -> times.get(file)).reversed());
         files.stream().skip(KEPT).forEach(ArchiveDirectory::deleteQuietly);
     }
 

@@ -8,54 +8,64 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 
 /**
- * The rank JVMs' class data sharing (AppCDS, JDK 13+): a job whose ranks load their classes from jars uses an
- * archive of those classes, made by rank 0 of an earlier job with the same JDK, jars and JVM options
+ * The rank JVMs' class data sharing (AppCDS, JDK 10+): a job whose ranks load their classes from jars uses an
+ * archive of those classes, made after an earlier job with the same JDK, jars and JVM options
  * ({@link ArchiveKey}), so that each rank maps them instead of loading, verifying and linking them (a 2-rank job
- * ends in 0.43-0.55 s instead of 0.56-0.62, docs/benchmarks.md). JDK 17 cannot create the archive by itself (JDK
- * 19's {@code -XX:+AutoCreateSharedArchive}), so the launcher does: with no archive, rank 0 dumps one at its exit
- * ({@code -XX:ArchiveClassesAtExit}) into a file of its own, which is moved into place, atomically, only after a job
- * whose every rank exited 0 and only if its header was written (the JVM writes it last).
+ * ends in 0.45-0.53 s instead of 0.56-0.70, docs/benchmarks.md). JDK 17 cannot create the archive by itself (JDK
+ * 19's {@code -XX:+AutoCreateSharedArchive}), so the launcher does, in two steps that cannot fail a job: rank 0 of
+ * the first job writes the classes it loads to a list ({@code -XX:DumpLoadedClassList}, which only writes names),
+ * and once every rank has exited 0 on its own, the launcher starts the ranks' JVM with their options to dump the
+ * listed classes ({@code -Xshare:dump}) into a file of its own, moved into place, atomically, only if the dump
+ * exited 0 with its header written. A dump that fails is remembered for {@link #RETRY_MILLIS}
+ * ({@link ArchiveDirectory#REFUSED}).
  * <p>
- * The archive is a cache, never a condition: a JDK 17 JVM without its own base archive (the options
- * {@code -Xshare:off}, {@code -XX:-UseCompressedClassPointers}, a jlink image made without one) stops at start when
- * asked to dump, so the launcher first tries the ranks' JVM and options once ({@link #probe}) and remembers a refusal
- * ({@link ArchiveDirectory#REFUSED}); a dump needs {@link #DUMP_ROOM} free in the directory; and every rank that maps
- * an archive or dumps one says nothing of it on its output ({@link #QUIET}). A JVM that cannot map an archive (another
- * heap mode than the dump's) runs without class data sharing at all, the JDK's own archive included.
+ * The archive is a cache, never a condition: every rank that maps one says nothing of it on its output
+ * ({@link #QUIET}), and a JVM that cannot map it (another heap mode than the dump's) runs without class data
+ * sharing at all, the JDK's own archive included.
  * <p>
  * {@code SM4J_CDS}: {@code auto} (the default: {@code $XDG_CACHE_HOME/sm4j/cds}, else {@code ~/.cache/sm4j/cds}),
  * {@code off}, or an absolute directory ({@link ArchiveDirectory}). Off by itself when a classpath entry is a
- * directory (CDS archives classes from jars only), when the job's options or the environment's choose an archive,
- * or when the directory cannot be made this user's alone.
+ * directory (CDS archives classes from jars only), when the job's options or the environment's choose how the JVM
+ * shares classes, or when the directory cannot be made this user's alone.
  */
 public final class ClassDataArchive
 {
     public static final String ENV = ArchiveDirectory.ENV;
-    /** Room a dump needs in the directory: a rank 0 whose dump cannot be written exits 1. */
-    static final long DUMP_ROOM = 256L << 20;
-    /** What a rank that maps or dumps an archive says of it: nothing (the job's output is the user's). */
+    /** What a rank that maps an archive, or lists its classes, says of it: nothing (the job's output is the user's). */
     static final List<String> QUIET = List.of("-Xlog:cds=off", "-Xlog:cds+dynamic=off");
-    /** How long the probe of a key's JVM may take. */
-    private static final long PROBE_SECONDS = 30;
+    /** How long a failed dump keeps a key from dumping again. */
+    static final long RETRY_MILLIS = TimeUnit.DAYS.toMillis(1);
+    /** How long the dump may take (0.8 s for sm4j's own classes on 2 vCPUs). */
+    private static final long DUMP_SECONDS = 60;
     /** No archive: every rank loads its classes. */
-    static final ClassDataArchive OFF = new ClassDataArchive(null, null);
+    static final ClassDataArchive OFF = new ClassDataArchive(null, null, null, List.of(), Map.of());
 
     /** The archive, or null: off. */
     private final Path archive;
-    /** Where rank 0 dumps this job's archive, or null: the archive exists, every rank maps it. */
-    private final Path partial;
+    /** Where rank 0 lists its classes for the dump after the job, or null: the archive exists, every rank maps it. */
+    private final Path classes;
+    /** The ranks' classpath as their JVMs take it (with -jar, the jar), for the dump. */
+    private final String classpath;
+    /** The ranks' JVM options but those that write files or wait for a debugger, for the dump. */
+    private final List<String> dumpArgs;
+    /** The ranks' environment, for the dump. */
+    private final Map<String, String> env;
 
-    private ClassDataArchive(final Path archive, final Path partial)
+    private ClassDataArchive(
+        final Path archive, final Path classes, final String classpath, final List<String> dumpArgs, final Map<String, String> env)
     {
         this.archive = archive;
-        this.partial = partial;
+        this.classes = classes;
+        this.classpath = classpath;
+        this.dumpArgs = dumpArgs;
+        this.env = env;
     }
 
     /**
@@ -73,7 +83,8 @@ public final class ClassDataArchive
         {
             return OFF;
         }
-        final List<Path> jars = ArchiveKey.jars(command.get(0).equals("-jar") ? command.get(1) : classpath);
+        final String ranksClasspath = command.get(0).equals("-jar") ? command.get(1) : classpath;
+        final List<Path> jars = ArchiveKey.jars(ranksClasspath);
         if (jars.isEmpty() || !ArchiveDirectory.own(dir))
         {
             return OFF;
@@ -83,27 +94,14 @@ public final class ClassDataArchive
         if (Files.isRegularFile(archive, LinkOption.NOFOLLOW_LINKS))
         {
             ArchiveDirectory.touch(archive);
-            return new ClassDataArchive(archive, null);
+            return new ClassDataArchive(archive, null, ranksClasspath, List.of(), Map.of());
         }
-        final Path refused = ArchiveDirectory.refusedOf(archive);
-        if (Files.exists(refused, LinkOption.NOFOLLOW_LINKS) || dir.toFile().getUsableSpace() < DUMP_ROOM)
+        if (ArchiveDirectory.refusedSince(archive, System.currentTimeMillis() - RETRY_MILLIS))
         {
             return OFF;
         }
-        final Path partial = ArchiveDirectory.partialOf(archive);
-        if (!probe(env, jars, jvmArgs, partial))
-        {
-            try
-            {
-                Files.createFile(refused);
-            }
-            catch (final IOException ignore)
-            {
-                // tried again by the next job
-            }
-            return OFF;
-        }
-        return new ClassDataArchive(archive, partial);
+        return new ClassDataArchive(archive, ArchiveDirectory.partialOf(archive, "classes", new SecureRandom().nextLong()),
+            ranksClasspath, dumpable(jvmArgs), Map.copyOf(env));
     }
 
     /**
@@ -112,68 +110,76 @@ public final class ClassDataArchive
     public List<String> jvmArgs(final int rank)
     {
         final List<String> args = new ArrayList<>();
-        if (archive != null && (partial == null || rank == 0))
+        if (archive != null && (classes == null || rank == 0))
         {
-            args.add(partial == null ? "-XX:SharedArchiveFile=" + archive : "-XX:ArchiveClassesAtExit=" + partial);
+            args.add(classes == null ? "-XX:SharedArchiveFile=" + archive : "-XX:DumpLoadedClassList=" + classes);
             args.addAll(QUIET);
         }
         return args;
     }
 
     /**
-     * After the job: moves rank 0's dump into place if every rank exited 0 and the dump is whole, else removes it.
-     * Never fails the job: a cache that cannot be written is skipped.
+     * After the job: if it listed its classes and every rank exited 0 on its own, dumps them (taking as long as the
+     * ranks' JVM needs: under a second for sm4j's classes); a dump that fails is remembered. Never fails the job.
      *
-     * @param succeeded every rank exited 0 on its own (not a job that was stopped: a rank killed in its dump
-     *                  leaves a file without its header).
+     * @param succeeded every rank exited 0 on its own (not a job that was stopped: rank 0's list may be cut).
      */
     public void finish(final boolean succeeded)
     {
-        if (partial == null)
+        if (classes == null)
         {
             return;
         }
+        final Path partial = classes.resolveSibling(classes.getFileName().toString()
+            .replace(".classes" + ArchiveDirectory.PARTIAL, ".dump" + ArchiveDirectory.PARTIAL));
         try
         {
-            if (succeeded && ArchiveDirectory.finished(partial))
+            if (succeeded && Files.size(classes) > 0)
             {
-                // readers map either the whole old file or the whole new one
-                Files.move(partial, archive, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                if (dump(partial) && ArchiveDirectory.finished(partial))
+                {
+                    // readers map either the whole old file or the whole new one
+                    Files.move(partial, archive, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                }
+                else
+                {
+                    ArchiveDirectory.refuse(archive);
+                }
             }
         }
         catch (final IOException ignore)
         {
-            // the directory gone, or another launcher's move first: the next job tries again
+            // no list (rank 0 could not write it), the directory gone, or another launcher's move first: tried again
         }
         ArchiveDirectory.deleteQuietly(partial);
+        ArchiveDirectory.deleteQuietly(classes);
     }
 
     /**
-     * The ranks' JVM, started once with their options and environment and asked to dump (into {@code partial},
-     * removed after): a JDK 17 JVM that has no base archive to dump on top of stops at start, which would fail
-     * every job's rank 0.
+     * Starts the ranks' JVM, with their options and environment, to dump the classes rank 0 listed into
+     * {@code partial}; what it prints is discarded.
      *
-     * @return true if it could.
+     * @return true if it exited 0 in time.
      */
-    private static boolean probe(final Map<String, String> env, final List<Path> jars, final List<String> jvmArgs, final Path partial)
+    private boolean dump(final Path partial)
     {
-        final List<String> args = new ArrayList<>(jvmArgs);
-        args.add("-XX:ArchiveClassesAtExit=" + partial);
+        final List<String> args = new ArrayList<>(dumpArgs);
+        args.addAll(List.of("-Xshare:dump", "-XX:SharedClassListFile=" + classes, "-XX:SharedArchiveFile=" + partial));
         args.addAll(QUIET);
-        final String classpath = jars.stream().map(Path::toString).collect(Collectors.joining(File.pathSeparator));
-        final ProcessBuilder builder = new ProcessBuilder(JobLauncher.javaCommand(classpath, args, List.of("-version")))
+        final ProcessBuilder builder = new ProcessBuilder(JobLauncher.javaCommand(classpath, args, List.of()))
             .redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.DISCARD);
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         builder.environment().putAll(env);
         try
         {
-            final Process probe = builder.start();
-            if (!probe.waitFor(PROBE_SECONDS, TimeUnit.SECONDS))
+            final Process dump = builder.start();
+            if (!dump.waitFor(DUMP_SECONDS, TimeUnit.SECONDS))
             {
-                probe.destroyForcibly();
+                dump.destroyForcibly();
                 return false;
             }
-            return probe.exitValue() == 0;
+            return dump.exitValue() == 0;
         }
         catch (final IOException ex)
         {
@@ -184,15 +190,30 @@ public final class ClassDataArchive
             Thread.currentThread().interrupt();
             return false;
         }
-        finally
+    }
+
+    /**
+     * @return {@code jvmArgs} but those that, in the dump's JVM, would write files, run agents, wait for a debugger or
+     *         touch a whole heap: none of them changes which classes an archive can hold.
+     */
+    static List<String> dumpable(final List<String> jvmArgs)
+    {
+        final List<String> kept = new ArrayList<>();
+        for (final String arg : jvmArgs)
         {
-            ArchiveDirectory.deleteQuietly(partial);
+            if (!(arg.startsWith("-Xlog") || arg.startsWith("-agent") || arg.startsWith("-javaagent") ||
+                arg.startsWith("-Xrun") || arg.equals("-Xdebug") || arg.startsWith("-XX:StartFlightRecording") ||
+                arg.startsWith("-XX:+AlwaysPreTouch") || arg.startsWith("-XX:+HeapDumpOnOutOfMemoryError")))
+            {
+                kept.add(arg);
+            }
         }
+        return kept;
     }
 
     /**
      * @return true if the job's JVM options, or the options every JVM takes from the environment, choose how the
-     *         JVM shares classes: theirs is the choice.
+     *         JVM shares classes (or may, from a file of options): theirs is the choice.
      */
     static boolean choosesArchive(final List<String> jvmArgs, final Map<String, String> env)
     {
@@ -203,6 +224,8 @@ public final class ClassDataArchive
         }
         return all.stream().anyMatch(arg -> arg.startsWith("-Xshare") || arg.startsWith("-XX:SharedArchiveFile") ||
             arg.startsWith("-XX:ArchiveClassesAtExit") || arg.contains("AutoCreateSharedArchive") ||
-            arg.contains("UseSharedSpaces") || arg.startsWith("-XX:SharedClassListFile"));
+            arg.contains("UseSharedSpaces") || arg.startsWith("-XX:SharedClassListFile") ||
+            arg.startsWith("-XX:DumpLoadedClassList") || arg.startsWith("-XX:AOT") || arg.startsWith("-XX:VMOptionsFile") ||
+            arg.startsWith("@"));
     }
 }

@@ -301,7 +301,7 @@ public final class JobLauncher
     /**
      * @param classpath classpath (ignored when {@code command} starts with -jar).
      * @param jvmArgs   extra JVM options.
-     * @param command   main class and arguments, or "-jar", jar, arguments.
+     * @param command   main class and arguments, or "-jar", jar, arguments, or none (a JVM run for its options).
      * @return the command line of a JVM that can load Agrona: this JVM's java, {@link #JVM_FLAGS}, then the rest.
      */
     public static List<String> javaCommand(final String classpath, final List<String> jvmArgs, final List<String> command)
@@ -310,7 +310,7 @@ public final class JobLauncher
         line.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         line.addAll(JVM_FLAGS);
         line.addAll(jvmArgs);
-        if (!command.get(0).equals("-jar"))
+        if (command.isEmpty() || !command.get(0).equals("-jar"))
         {
             line.add("-cp");
             line.add(classpath);
