@@ -187,7 +187,7 @@ final class ArchiveDirectory
 
     /**
      * Keeps the {@link #KEPT} most recently used archives in {@code dir} (and as many refusal markers) and removes
-     * partial dumps of jobs long gone.
+     * partial files an hour old of launchers gone.
      */
     static void prune(final Path dir)
     {
@@ -207,7 +207,7 @@ final class ArchiveDirectory
                 {
                     refusals.add(file);
                 }
-                else if (name.endsWith(PARTIAL) && now - modified(file) > STALE_PARTIAL_MILLIS)
+                else if (name.endsWith(PARTIAL) && now - modified(file) > STALE_PARTIAL_MILLIS && !launcherAlive(name))
                 {
                     deleteQuietly(file);
                 }
@@ -219,6 +219,25 @@ final class ArchiveDirectory
         }
         keepNewest(archives);
         keepNewest(refusals);
+    }
+
+    /**
+     * @return true if the launcher that named a partial file ({@link #partialOf}) runs (or another process of its
+     *         pid, in another PID namespace: the file then waits longer): a job's rank 0 lists its classes for as
+     *         long as the job runs.
+     */
+    private static boolean launcherAlive(final String partial)
+    {
+        final int from = partial.indexOf(SUFFIX + ".") + SUFFIX.length() + 1;
+        final int to = partial.indexOf('-', from);
+        try
+        {
+            return ProcessHandle.of(Long.parseLong(partial.substring(from, to))).map(ProcessHandle::isAlive).orElse(false);
+        }
+        catch (final RuntimeException notOurs)
+        {
+            return false;
+        }
     }
 
     private static void keepNewest(final List<Path> files)

@@ -2,7 +2,6 @@ package io.sm4j.launch;
 
 import io.sm4j.segment.BadSettingException;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -23,8 +22,9 @@ import java.util.concurrent.TimeUnit;
  * the first job writes the classes it loads to a list ({@code -XX:DumpLoadedClassList}, which only writes names),
  * and once every rank has exited 0 on its own, the launcher starts the ranks' JVM with their options to dump the
  * listed classes ({@code -Xshare:dump}) into a file of its own, moved into place, atomically, only if the dump
- * exited 0 with its header written. A dump that fails is remembered for {@link #RETRY_MILLIS}
- * ({@link ArchiveDirectory#REFUSED}).
+ * exited 0 with its header written and the same JVM then maps it ({@code -Xshare:on}: a class path it sees
+ * otherwise at run time than the key says would leave every rank without class data sharing). A dump that fails
+ * is remembered for {@link #RETRY_MILLIS} ({@link ArchiveDirectory#REFUSED}).
  * <p>
  * The archive is a cache, never a condition: every rank that maps one says nothing of it on its output
  * ({@link #QUIET}), and a JVM that cannot map it (another heap mode than the dump's) runs without class data
@@ -42,30 +42,27 @@ public final class ClassDataArchive
     static final List<String> QUIET = List.of("-Xlog:cds=off", "-Xlog:cds+dynamic=off");
     /** How long a failed dump keeps a key from dumping again. */
     static final long RETRY_MILLIS = TimeUnit.DAYS.toMillis(1);
-    /** How long the dump may take (0.8 s for sm4j's own classes on 2 vCPUs). */
-    private static final long DUMP_SECONDS = 60;
+    /**
+     * Options under which the JVM archives no classes or archives jars the key does not follow (modules, the boot
+     * class path): the archive is then off.
+     */
+    private static final List<String> MODULE_OPTIONS = List.of("--module-path", "--upgrade-module-path",
+        "--patch-module", "--limit-modules", "-Xbootclasspath");
     /** No archive: every rank loads its classes. */
-    static final ClassDataArchive OFF = new ClassDataArchive(null, null, null, List.of(), Map.of());
+    static final ClassDataArchive OFF = new ClassDataArchive(null, null, null);
 
     /** The archive, or null: off. */
     private final Path archive;
     /** Where rank 0 lists its classes for the dump after the job, or null: the archive exists, every rank maps it. */
     private final Path classes;
-    /** The ranks' classpath as their JVMs take it (with -jar, the jar), for the dump. */
-    private final String classpath;
-    /** The ranks' JVM options but those that write files or wait for a debugger, for the dump. */
-    private final List<String> dumpArgs;
-    /** The ranks' environment, for the dump. */
-    private final Map<String, String> env;
+    /** The ranks' JVM, to dump and check the archive after the job; null if it exists. */
+    private final ArchiveJvm jvm;
 
-    private ClassDataArchive(
-        final Path archive, final Path classes, final String classpath, final List<String> dumpArgs, final Map<String, String> env)
+    private ClassDataArchive(final Path archive, final Path classes, final ArchiveJvm jvm)
     {
         this.archive = archive;
         this.classes = classes;
-        this.classpath = classpath;
-        this.dumpArgs = dumpArgs;
-        this.env = env;
+        this.jvm = jvm;
     }
 
     /**
@@ -94,14 +91,14 @@ public final class ClassDataArchive
         if (Files.isRegularFile(archive, LinkOption.NOFOLLOW_LINKS))
         {
             ArchiveDirectory.touch(archive);
-            return new ClassDataArchive(archive, null, ranksClasspath, List.of(), Map.of());
+            return new ClassDataArchive(archive, null, null);
         }
         if (ArchiveDirectory.refusedSince(archive, System.currentTimeMillis() - RETRY_MILLIS))
         {
             return OFF;
         }
         return new ClassDataArchive(archive, ArchiveDirectory.partialOf(archive, "classes", new SecureRandom().nextLong()),
-            ranksClasspath, dumpable(jvmArgs), Map.copyOf(env));
+            new ArchiveJvm(ranksClasspath, dumpable(jvmArgs), Map.copyOf(env)));
     }
 
     /**
@@ -119,8 +116,10 @@ public final class ClassDataArchive
     }
 
     /**
-     * After the job: if it listed its classes and every rank exited 0 on its own, dumps them (taking as long as the
-     * ranks' JVM needs: under a second for sm4j's classes); a dump that fails is remembered. Never fails the job.
+     * After the job: if it listed its classes and every rank exited 0 on its own, dumps them and checks that the
+     * ranks' JVM maps the dump (taking as long as that JVM needs: about a second for sm4j's classes); a dump that
+     * fails, or that the JVM would not map (a classpath it sees otherwise than its key), is remembered. Never fails
+     * the job.
      *
      * @param succeeded every rank exited 0 on its own (not a job that was stopped: rank 0's list may be cut).
      */
@@ -136,7 +135,10 @@ public final class ClassDataArchive
         {
             if (succeeded && Files.size(classes) > 0)
             {
-                if (dump(partial) && ArchiveDirectory.finished(partial))
+                if (jvm.run(List.of("-Xshare:dump", "-XX:SharedClassListFile=" + classes, "-XX:SharedArchiveFile=" + partial),
+                        List.of(), classes, partial) &&
+                    ArchiveDirectory.finished(partial) &&
+                    jvm.run(List.of("-Xshare:on", "-XX:SharedArchiveFile=" + partial), List.of("-version"), classes, partial))
                 {
                     // readers map either the whole old file or the whole new one
                     Files.move(partial, archive, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
@@ -153,43 +155,6 @@ public final class ClassDataArchive
         }
         ArchiveDirectory.deleteQuietly(partial);
         ArchiveDirectory.deleteQuietly(classes);
-    }
-
-    /**
-     * Starts the ranks' JVM, with their options and environment, to dump the classes rank 0 listed into
-     * {@code partial}; what it prints is discarded.
-     *
-     * @return true if it exited 0 in time.
-     */
-    private boolean dump(final Path partial)
-    {
-        final List<String> args = new ArrayList<>(dumpArgs);
-        args.addAll(List.of("-Xshare:dump", "-XX:SharedClassListFile=" + classes, "-XX:SharedArchiveFile=" + partial));
-        args.addAll(QUIET);
-        final ProcessBuilder builder = new ProcessBuilder(JobLauncher.javaCommand(classpath, args, List.of()))
-            .redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-            .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-        builder.environment().putAll(env);
-        try
-        {
-            final Process dump = builder.start();
-            if (!dump.waitFor(DUMP_SECONDS, TimeUnit.SECONDS))
-            {
-                dump.destroyForcibly();
-                return false;
-            }
-            return dump.exitValue() == 0;
-        }
-        catch (final IOException ex)
-        {
-            return false;
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-            return false;
-        }
     }
 
     /**
@@ -213,7 +178,8 @@ public final class ClassDataArchive
 
     /**
      * @return true if the job's JVM options, or the options every JVM takes from the environment, choose how the
-     *         JVM shares classes (or may, from a file of options): theirs is the choice.
+     *         JVM shares classes (or may, from a file of options), or keep it from archiving the ranks' jars (module
+     *         options), or if the environment's would run an agent or a debugger in the dump's JVM.
      */
     static boolean choosesArchive(final List<String> jvmArgs, final Map<String, String> env)
     {
@@ -222,10 +188,19 @@ public final class ClassDataArchive
         {
             all.addAll(List.of(env.getOrDefault(variable, "").trim().split("\\s+")));
         }
+        for (final String variable : ArchiveKey.OPTION_VARIABLES)
+        {
+            // the dump's JVM takes them too: an agent or a debugger there would run in it
+            final String options = env.getOrDefault(variable, "");
+            if (!dumpable(List.of(options.trim().split("\\s+"))).equals(List.of(options.trim().split("\\s+"))))
+            {
+                return true;
+            }
+        }
         return all.stream().anyMatch(arg -> arg.startsWith("-Xshare") || arg.startsWith("-XX:SharedArchiveFile") ||
             arg.startsWith("-XX:ArchiveClassesAtExit") || arg.contains("AutoCreateSharedArchive") ||
             arg.contains("UseSharedSpaces") || arg.startsWith("-XX:SharedClassListFile") ||
             arg.startsWith("-XX:DumpLoadedClassList") || arg.startsWith("-XX:AOT") || arg.startsWith("-XX:VMOptionsFile") ||
-            arg.startsWith("@"));
+            arg.startsWith("@") || arg.equals("-p") || MODULE_OPTIONS.stream().anyMatch(arg::startsWith));
     }
 }

@@ -184,7 +184,7 @@ public final class JobLauncher
         {
             ranks.forEach(Process::destroyForcibly);
             removeHook(cleanup);
-            archive.finish(succeeded);
+            finishArchive(archive, succeeded);
         }
     }
 
@@ -284,6 +284,22 @@ public final class JobLauncher
         err.println(killed.isEmpty() ? "sm4j run: every rank stopped" :
             "sm4j run: killed rank(s) " + killed + " after the " + grace.toMillis() + " ms grace period");
         err.flush();
+    }
+
+    /**
+     * Dumps or drops the job's class data archive ({@link ClassDataArchive#finish}): whatever happens there, the job's
+     * result stands.
+     */
+    private static void finishArchive(final ClassDataArchive archive, final boolean succeeded)
+    {
+        try
+        {
+            archive.finish(succeeded);
+        }
+        catch (final RuntimeException ignore)
+        {
+            // a cache: the next job tries again
+        }
     }
 
     private static void removeHook(final Thread hook)

@@ -177,16 +177,21 @@ class ClassDataArchiveTest
             Files.setLastModifiedTime(archive, FileTime.fromMillis(now - i * 60_000L));
             archives.add(archive);
         }
-        final Path oldPartial = Files.write(tmp.resolve("x.jsa.1.partial"), new byte[] { 1 });
-        Files.setLastModifiedTime(oldPartial, FileTime.fromMillis(now - Duration.ofHours(2).toMillis()));
-        final Path runningPartial = Files.write(tmp.resolve("y.jsa.2.partial"), new byte[] { 1 });
+        final long gone = ProcessHandle.current().pid() + 4_000_000; // above any pid_max
+        final long twoHoursAgo = now - Duration.ofHours(2).toMillis();
+        final Path oldPartial = Files.write(tmp.resolve("x.jsa." + gone + "-1a.classes.partial"), new byte[] { 1 });
+        Files.setLastModifiedTime(oldPartial, FileTime.fromMillis(twoHoursAgo));
+        final Path longJob = Files.write(tmp.resolve("x.jsa." + ProcessHandle.current().pid() + "-2b.classes.partial"), new byte[] { 1 });
+        Files.setLastModifiedTime(longJob, FileTime.fromMillis(twoHoursAgo));
+        final Path recent = Files.write(tmp.resolve("y.jsa." + gone + "-3c.dump.partial"), new byte[] { 1 });
         ArchiveDirectory.prune(tmp);
         for (int i = 0; i < archives.size(); i++)
         {
             assertEquals(i < ArchiveDirectory.KEPT, Files.exists(archives.get(i)), archives.get(i).toString());
         }
-        assertFalse(Files.exists(oldPartial));
-        assertTrue(Files.exists(runningPartial), "another job may be dumping into it");
+        assertFalse(Files.exists(oldPartial), "an hour old, its launcher gone");
+        assertTrue(Files.exists(longJob), "a job that runs for hours lists its classes into it");
+        assertTrue(Files.exists(recent), "another job may be dumping into it");
     }
 
     /**
