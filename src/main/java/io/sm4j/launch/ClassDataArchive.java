@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * The rank JVMs' class data sharing (AppCDS, JDK 10+): a job whose ranks load their classes from jars uses an
@@ -70,10 +71,12 @@ public final class ClassDataArchive
      * @param classpath the ranks' classpath (ignored with -jar).
      * @param jvmArgs   the ranks' JVM options, all of them (what the launcher adds included).
      * @param command   main class and arguments, or "-jar", jar, arguments.
+     * @param warn      told, in one line, why a directory that {@link #ENV} names cannot be used.
      * @throws BadSettingException if {@link #ENV} is neither auto, off nor an absolute path.
      */
     public static ClassDataArchive forJob(
-        final Map<String, String> env, final String classpath, final List<String> jvmArgs, final List<String> command)
+        final Map<String, String> env, final String classpath, final List<String> jvmArgs, final List<String> command,
+        final Consumer<String> warn)
     {
         final Path dir = ArchiveDirectory.of(env);
         if (dir == null || choosesArchive(jvmArgs, env))
@@ -82,8 +85,17 @@ public final class ClassDataArchive
         }
         final String ranksClasspath = command.get(0).equals("-jar") ? command.get(1) : classpath;
         final List<Path> jars = ArchiveKey.jars(ranksClasspath);
-        if (jars.isEmpty() || !ArchiveDirectory.own(dir))
+        if (jars.isEmpty())
         {
+            return OFF;
+        }
+        if (!ArchiveDirectory.own(dir))
+        {
+            if (env.containsKey(ENV))
+            {
+                warn.accept(ENV + "=" + dir + " is not used: the class data archives need a directory of this user's " +
+                    "alone (mode rwx------, not a link, in a parent others cannot write); the ranks load their classes");
+            }
             return OFF;
         }
         ArchiveDirectory.prune(dir);

@@ -144,7 +144,8 @@ public final class JobLauncher
             final Path path = SegmentFiles.path(job.dir(), jobId);
             final boolean incubator = IncubatorLinker.forJvm(job.jvmArgs());
             final List<String> jvmArgs = incubator ? withIncubator(job.jvmArgs()) : job.jvmArgs();
-            archive = ClassDataArchive.forJob(rankEnvironment(job), job.classpath(), jvmArgs, job.command());
+            archive = ClassDataArchive.forJob(rankEnvironment(job), job.classpath(), jvmArgs, job.command(),
+                line -> err.println("sm4j run: " + line));
             for (int rank = 0; rank < job.processes(); rank++)
             {
                 final Process process = start(job, withArchive(jvmArgs, archive.jvmArgs(rank)), path, jobId, rank, cpus);

@@ -41,6 +41,8 @@ class ClassDataArchiveTest
     @TempDir
     Path tmp;
 
+    private final List<String> warnings = new ArrayList<>();
+
     @Test
     void theSettingShouldBeAutoOffOrAnAbsoluteDirectory()
     {
@@ -64,7 +66,7 @@ class ClassDataArchiveTest
         assertEquals(List.of(), ArchiveKey.jars(jar + File.pathSeparator + tmp.resolve("gone.jar")));
         assertEquals(List.of(), ArchiveKey.jars(tmp + "/*"));
         final Map<String, String> env = Map.of(ClassDataArchive.ENV, tmp.resolve("cds").toString());
-        assertEquals(List.of(), ClassDataArchive.forJob(env, tmp.toString(), List.of(), List.of("Main")).jvmArgs(0));
+        assertEquals(List.of(), ClassDataArchive.forJob(env, tmp.toString(), List.of(), List.of("Main"), warnings::add).jvmArgs(0));
         assertFalse(Files.exists(tmp.resolve("cds")), "no directory made for a job that cannot use it");
     }
 
@@ -103,11 +105,11 @@ class ClassDataArchiveTest
         final Map<String, String> env = Map.of(ClassDataArchive.ENV, tmp.resolve("cds").toString());
         for (final String option : List.of("-Xshare:off", "-XX:SharedArchiveFile=/x.jsa", "-XX:ArchiveClassesAtExit=/x.jsa"))
         {
-            assertEquals(List.of(), ClassDataArchive.forJob(env, jar.toString(), List.of(option), List.of("Main")).jvmArgs(0), option);
+            assertEquals(List.of(), ClassDataArchive.forJob(env, jar.toString(), List.of(option), List.of("Main"), warnings::add).jvmArgs(0), option);
             final Map<String, String> tool = Map.of(ClassDataArchive.ENV, env.get(ClassDataArchive.ENV), "JAVA_TOOL_OPTIONS", "-Xmx1g " + option);
-            assertEquals(List.of(), ClassDataArchive.forJob(tool, jar.toString(), JVM_ARGS, List.of("Main")).jvmArgs(0), option);
+            assertEquals(List.of(), ClassDataArchive.forJob(tool, jar.toString(), JVM_ARGS, List.of("Main"), warnings::add).jvmArgs(0), option);
         }
-        final ClassDataArchive listing = ClassDataArchive.forJob(env, jar.toString(), JVM_ARGS, List.of("Main"));
+        final ClassDataArchive listing = ClassDataArchive.forJob(env, jar.toString(), JVM_ARGS, List.of("Main"), warnings::add);
         assertTrue(listing.jvmArgs(0).get(0).startsWith("-XX:DumpLoadedClassList=" + tmp.resolve("cds")), listing.jvmArgs(0).toString());
         assertTrue(listing.jvmArgs(0).containsAll(ClassDataArchive.QUIET), listing.jvmArgs(0).toString());
         assertEquals(List.of(), listing.jvmArgs(1), "only rank 0 lists its classes");
@@ -126,17 +128,17 @@ class ClassDataArchiveTest
         final Path jar = jar(tmp.resolve("a.jar"), null);
         final Path cds = tmp.resolve("cds");
         final Map<String, String> env = Map.of(ClassDataArchive.ENV, cds.toString());
-        final ClassDataArchive listing = ClassDataArchive.forJob(env, jar.toString(), JVM_ARGS, List.of("Main"));
+        final ClassDataArchive listing = ClassDataArchive.forJob(env, jar.toString(), JVM_ARGS, List.of("Main"), warnings::add);
         final String list = listing.jvmArgs(0).get(0).substring("-XX:DumpLoadedClassList=".length());
         Files.writeString(Path.of(list), "not a class list @@@\n");
         listing.finish(true);
         final List<String> marked = files(cds);
         assertEquals(1, marked.size(), marked.toString());
         assertTrue(marked.get(0).endsWith(".off"), marked.toString());
-        assertEquals(List.of(), ClassDataArchive.forJob(env, jar.toString(), JVM_ARGS, List.of("Main")).jvmArgs(0));
+        assertEquals(List.of(), ClassDataArchive.forJob(env, jar.toString(), JVM_ARGS, List.of("Main"), warnings::add).jvmArgs(0));
         final Path marker = cds.resolve(marked.get(0));
         Files.setLastModifiedTime(marker, FileTime.fromMillis(System.currentTimeMillis() - ClassDataArchive.RETRY_MILLIS - 1_000));
-        assertFalse(ClassDataArchive.forJob(env, jar.toString(), JVM_ARGS, List.of("Main")).jvmArgs(0).isEmpty(), "tried again a day later");
+        assertFalse(ClassDataArchive.forJob(env, jar.toString(), JVM_ARGS, List.of("Main"), warnings::add).jvmArgs(0).isEmpty(), "tried again a day later");
     }
 
     @Test
@@ -156,6 +158,11 @@ class ClassDataArchiveTest
         final Path made = tmp.resolve("a").resolve("cds");
         assertTrue(ArchiveDirectory.own(made));
         assertEquals(PosixFilePermissions.fromString("rwx------"), Files.getPosixFilePermissions(made));
+        final Path jar = jar(tmp.resolve("a.jar"), null);
+        assertEquals(List.of(), ClassDataArchive.forJob(Map.of(ClassDataArchive.ENV, shared.toString()), jar.toString(), JVM_ARGS,
+            List.of("Main"), warnings::add).jvmArgs(0));
+        assertEquals(List.of("SM4J_CDS=" + shared + " is not used: the class data archives need a directory of this user's " +
+            "alone (mode rwx------, not a link, in a parent others cannot write); the ranks load their classes"), warnings);
         final Path link = Files.createSymbolicLink(tmp.resolve("link"), made);
         assertFalse(ArchiveDirectory.own(link), "a link may point anywhere later");
         final Path open = Files.createDirectory(tmp.resolve("open"));
