@@ -91,8 +91,6 @@ public final class CpuContention
     static final int FAILURES = 3;
     /** How long sampling pauses after {@link #FAILURES}: an exhausted file table passes, a missing procfs stays. */
     static final long RETRY_NANOS = TimeUnit.SECONDS.toNanos(10);
-    /** The supplier of compiling time, resolved once per JVM (when the first sampler is made). */
-    private static final LongSupplier JIT_COMPILING = jitCompiling();
 
     private final File schedstat;
     private final File uptime;
@@ -133,13 +131,23 @@ public final class CpuContention
      */
     public static CpuContention ofNode()
     {
-        return new CpuContention(SCHEDSTAT, UPTIME, LOADAVG, PROCESSORS, JIT_COMPILING, System::nanoTime, CpuContention::osThread);
+        return new CpuContention(SCHEDSTAT, UPTIME, LOADAVG, PROCESSORS, () -> Jit.COMPILING.getAsLong(), System::nanoTime,
+            CpuContention::osThread);
     }
 
-    private static LongSupplier jitCompiling()
+    /**
+     * This JVM's JIT's compiling time, resolved at the first sample that reads it: the management classes take
+     * 15-19 ms to load, which a rank's start should not pay for a sampler that may never sample.
+     */
+    private static final class Jit
     {
-        final CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
-        return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit::getTotalCompilationTime : () -> 0;
+        static final LongSupplier COMPILING = compiling();
+
+        private static LongSupplier compiling()
+        {
+            final CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+            return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit::getTotalCompilationTime : () -> 0;
+        }
     }
 
     /**
