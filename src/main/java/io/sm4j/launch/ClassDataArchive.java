@@ -50,19 +50,22 @@ public final class ClassDataArchive
     private static final List<String> MODULE_OPTIONS = List.of("--module-path", "--upgrade-module-path",
         "--patch-module", "--limit-modules", "-Xbootclasspath");
     /** No archive: every rank loads its classes. */
-    static final ClassDataArchive OFF = new ClassDataArchive(null, null, null);
+    static final ClassDataArchive OFF = new ClassDataArchive(null, null, null, null);
 
     /** The archive, or null: off. */
     private final Path archive;
     /** Where rank 0 lists its classes for the dump after the job, or null: the archive exists, every rank maps it. */
     private final Path classes;
-    /** The ranks' JVM, to dump and check the archive after the job; null if it exists. */
+    /** Where the dump goes before it is moved into place; null with {@link #classes}. */
+    private final Path dump;
+    /** The ranks' JVM, to dump and check the archive after the job; null with {@link #classes}. */
     private final ArchiveJvm jvm;
 
-    private ClassDataArchive(final Path archive, final Path classes, final ArchiveJvm jvm)
+    private ClassDataArchive(final Path archive, final Path classes, final Path dump, final ArchiveJvm jvm)
     {
         this.archive = archive;
         this.classes = classes;
+        this.dump = dump;
         this.jvm = jvm;
     }
 
@@ -103,14 +106,15 @@ public final class ClassDataArchive
         if (Files.isRegularFile(archive, LinkOption.NOFOLLOW_LINKS))
         {
             ArchiveDirectory.touch(archive);
-            return new ClassDataArchive(archive, null, null);
+            return new ClassDataArchive(archive, null, null, null);
         }
         if (ArchiveDirectory.refusedSince(archive, System.currentTimeMillis() - RETRY_MILLIS))
         {
             return OFF;
         }
-        return new ClassDataArchive(archive, ArchiveDirectory.partialOf(archive, "classes", new SecureRandom().nextLong()),
-            new ArchiveJvm(ranksClasspath, dumpable(jvmArgs), Map.copyOf(env)));
+        final long token = new SecureRandom().nextLong();
+        return new ClassDataArchive(archive, ArchiveDirectory.partialOf(archive, "classes", token),
+            ArchiveDirectory.partialOf(archive, "dump", token), new ArchiveJvm(ranksClasspath, dumpable(jvmArgs), Map.copyOf(env)));
     }
 
     /**
@@ -141,19 +145,17 @@ public final class ClassDataArchive
         {
             return;
         }
-        final Path partial = classes.resolveSibling(classes.getFileName().toString()
-            .replace(".classes" + ArchiveDirectory.PARTIAL, ".dump" + ArchiveDirectory.PARTIAL));
         try
         {
             if (succeeded && Files.size(classes) > 0)
             {
-                if (jvm.run(List.of("-Xshare:dump", "-XX:SharedClassListFile=" + classes, "-XX:SharedArchiveFile=" + partial),
-                        List.of(), classes, partial) &&
-                    ArchiveDirectory.finished(partial) &&
-                    jvm.run(List.of("-Xshare:on", "-XX:SharedArchiveFile=" + partial), List.of("-version"), classes, partial))
+                if (jvm.run(List.of("-Xshare:dump", "-XX:SharedClassListFile=" + classes, "-XX:SharedArchiveFile=" + dump),
+                        List.of(), classes, dump) &&
+                    ArchiveDirectory.finished(dump) &&
+                    jvm.run(List.of("-Xshare:on", "-XX:SharedArchiveFile=" + dump), List.of("-version"), classes, dump))
                 {
                     // readers map either the whole old file or the whole new one
-                    Files.move(partial, archive, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                    Files.move(dump, archive, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
                 }
                 else
                 {
@@ -165,7 +167,7 @@ public final class ClassDataArchive
         {
             // no list (rank 0 could not write it), the directory gone, or another launcher's move first: tried again
         }
-        ArchiveDirectory.deleteQuietly(partial);
+        ArchiveDirectory.deleteQuietly(dump);
         ArchiveDirectory.deleteQuietly(classes);
     }
 
@@ -195,20 +197,17 @@ public final class ClassDataArchive
      */
     static boolean choosesArchive(final List<String> jvmArgs, final Map<String, String> env)
     {
+        final List<String> environment = new ArrayList<>();
+        for (final String variable : ArchiveKey.OPTION_VARIABLES)
+        {
+            environment.addAll(List.of(env.getOrDefault(variable, "").trim().split("\\s+")));
+        }
+        if (dumpable(environment).size() != environment.size())
+        {
+            return true; // the dump's JVM takes the environment's options too: an agent or a debugger there would run in it
+        }
         final List<String> all = new ArrayList<>(jvmArgs);
-        for (final String variable : ArchiveKey.OPTION_VARIABLES)
-        {
-            all.addAll(List.of(env.getOrDefault(variable, "").trim().split("\\s+")));
-        }
-        for (final String variable : ArchiveKey.OPTION_VARIABLES)
-        {
-            // the dump's JVM takes them too: an agent or a debugger there would run in it
-            final String options = env.getOrDefault(variable, "");
-            if (!dumpable(List.of(options.trim().split("\\s+"))).equals(List.of(options.trim().split("\\s+"))))
-            {
-                return true;
-            }
-        }
+        all.addAll(environment);
         return all.stream().anyMatch(arg -> arg.startsWith("-Xshare") || arg.startsWith("-XX:SharedArchiveFile") ||
             arg.startsWith("-XX:ArchiveClassesAtExit") || arg.contains("AutoCreateSharedArchive") ||
             arg.contains("UseSharedSpaces") || arg.startsWith("-XX:SharedClassListFile") ||

@@ -116,7 +116,8 @@ public final class JobLauncher
         final int n = job.params().peers();
         reclaimStale(job.dir(), err);
         // before any rank starts: a bad setting is said once, here, not by every rank
-        checkSettings(job);
+        final Map<String, String> rankEnv = rankEnvironment(job);
+        checkSettings(job, rankEnv);
         Segment.checkCreatable(job.params(), job.dir());
         // the shutdown hook reads this list from another thread while ranks are being started
         final List<Process> ranks = new CopyOnWriteArrayList<>();
@@ -144,7 +145,7 @@ public final class JobLauncher
             final Path path = SegmentFiles.path(job.dir(), jobId);
             final boolean incubator = IncubatorLinker.forJvm(job.jvmArgs());
             final List<String> jvmArgs = incubator ? withIncubator(job.jvmArgs()) : job.jvmArgs();
-            archive = ClassDataArchive.forJob(rankEnvironment(job), job.classpath(), jvmArgs, job.command(),
+            archive = ClassDataArchive.forJob(rankEnv, job.classpath(), jvmArgs, job.command(),
                 line -> err.println("sm4j run: " + line));
             for (int rank = 0; rank < job.processes(); rank++)
             {
@@ -194,9 +195,8 @@ public final class JobLauncher
      *
      * @throws io.sm4j.segment.BadSettingException naming the first bad one.
      */
-    private static void checkSettings(final Job job)
+    private static void checkSettings(final Job job, final Map<String, String> env)
     {
-        final Map<String, String> env = rankEnvironment(job);
         final TransportOptions options = TransportOptions.fromEnvironment(env);
         options.lazyFreeBatch(job.params().queueEntries());
         options.checkBell();
