@@ -80,10 +80,7 @@ class CpuContentionTest
     @Test
     void anIntervalThatDisagreesShouldStartTheCountAgain() throws IOException
     {
-        final CpuContention contention = files(2);
-        runnable = 3;
-        judge(contention, 1, 0, 0);
-        assertFalse(judge(contention, CpuContention.SUSTAINED - 1, 0, 0));
+        final CpuContention contention = oneIntervalShort();
         assertFalse(judge(contention, 1, 0, 2 * IDLE_HALF), "a whole processor idled");
         assertFalse(judge(contention, CpuContention.SUSTAINED - 1, 0, 0), "counted from before the idle interval");
         assertTrue(judge(contention, 1, 0, 0));
@@ -96,10 +93,7 @@ class CpuContentionTest
     @Test
     void anIntervalInWhichThisJvmCompiledATwentiethOfItShouldNotBeJudged() throws IOException
     {
-        final CpuContention contention = files(2);
-        runnable = 3;
-        judge(contention, 1, 0, 0);
-        assertFalse(judge(contention, CpuContention.SUSTAINED - 1, 0, 0));
+        final CpuContention contention = oneIntervalShort();
         compiling += 5; // 5 ms in an interval of 100: the JIT's threads are some of the runnable ones
         runnable = 1;
         assertFalse(judge(contention, 1, 0, 2 * IDLE_HALF), "an interval not judged");
@@ -194,10 +188,7 @@ class CpuContentionTest
     @Test
     void aSampleByAnotherThreadShouldStartANewIntervalAndLeaveTheCount() throws Exception
     {
-        final CpuContention contention = files(2);
-        runnable = 3;
-        judge(contention, 1, 0, 0);
-        assertFalse(judge(contention, CpuContention.SUSTAINED - 1, 0, 0));
+        final CpuContention contention = oneIntervalShort();
         final Thread other = new Thread(() -> contention.oversubscribed(at + SAMPLE));
         other.start();
         other.join();
@@ -282,10 +273,21 @@ class CpuContentionTest
      */
     private CpuContention oversubscribed() throws IOException
     {
+        final CpuContention contention = oneIntervalShort();
+        assertTrue(judge(contention, 1, 0, 0));
+        return contention;
+    }
+
+    /**
+     * @return a contention of 2 processors one busy interval short of judging the node oversubscribed (3 runnable
+     *         threads, no idle time).
+     */
+    private CpuContention oneIntervalShort() throws IOException
+    {
         final CpuContention contention = files(2);
         runnable = 3;
         judge(contention, 1, 0, 0);
-        assertTrue(judge(contention, CpuContention.SUSTAINED, 0, 0));
+        assertFalse(judge(contention, CpuContention.SUSTAINED - 1, 0, 0));
         return contention;
     }
 
