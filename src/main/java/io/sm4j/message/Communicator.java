@@ -755,7 +755,18 @@ public final class Communicator implements AutoCloseable
         }
         final RecvRequest request = named(new RecvRequest(engine, false)).set(toWorld(source), wire(tag), null, 0, 0, handler);
         matcher.post(request);
-        return request.await();
+        try
+        {
+            return request.await();
+        }
+        catch (final RuntimeException ex)
+        {
+            if (!request.isDone())
+            {
+                matcher.queues().withdraw(request); // else its handler would run inside a later call
+            }
+            throw ex;
+        }
     }
 
     /**
@@ -1704,6 +1715,15 @@ public final class Communicator implements AutoCloseable
     void abortFor(final Throwable failure)
     {
         engine.abortJob(io.sm4j.segment.JobAbortedException.ownFailure(rank, failure));
+    }
+
+    /**
+     * Aborts the job for a reason outside its ranks (for {@link ThreadJob}: its caller was interrupted). Safe from
+     * a thread other than the rank's: the job's state is a CAS, the rings are locked.
+     */
+    void abortJob(final String reason)
+    {
+        engine.abortJob(reason);
     }
 
     /**

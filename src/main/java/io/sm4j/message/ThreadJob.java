@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * A job of N ranks as threads of this JVM, in one call: for tests, and for using the API inside one
@@ -52,8 +53,9 @@ public final class ThreadJob
      *
      * @throws Sm4jException            "rank R of N failed: ..." with the first rank's failure as its cause,
      *                                  the others' (the job's abort, as they saw it) suppressed.
-     * @throws InterruptedException     if this thread is interrupted while it waits (the ranks are
-     *                                  interrupted too, and the files removed once they have stopped).
+     * @throws InterruptedException     if this thread is interrupted while it waits: the job is aborted (every
+     *                                  rank's sm4j call then throws), the rank threads are interrupted, and
+     *                                  the files are removed once they have stopped.
      * @throws IllegalArgumentException for a bad size or directory, before any thread starts.
      */
     public static void run(final Path dir, final int size, final RankBody body) throws InterruptedException
@@ -73,6 +75,7 @@ public final class ThreadJob
             throw new NullPointerException(body == null ? "body is null" : "options is null");
         }
         final Path segment = Communicator.createSegment(dir, size);
+        final Ranks ranks = new Ranks(size);
         final AtomicReference<Failure> first = new AtomicReference<>();
         final List<Throwable> others = new ArrayList<>();
         final List<Thread> threads = new ArrayList<>();
@@ -81,11 +84,11 @@ public final class ThreadJob
             for (int rank = 0; rank < size; rank++)
             {
                 final int r = rank;
-                final Thread thread = new Thread(() -> runRank(segment, r, size, options, body, first, others), "sm4j-rank-" + r);
+                final Thread thread = new Thread(() -> runRank(segment, r, options, body, ranks, first, others), "sm4j-rank-" + r);
                 threads.add(thread);
                 thread.start();
             }
-            join(threads);
+            join(threads, ranks);
         }
         finally
         {
@@ -105,13 +108,14 @@ public final class ThreadJob
     }
 
     private static void runRank(
-        final Path segment, final int rank, final int size, final TransportOptions options, final RankBody body,
+        final Path segment, final int rank, final TransportOptions options, final RankBody body, final Ranks ranks,
         final AtomicReference<Failure> first, final List<Throwable> others)
     {
-        try (Communicator comm = Communicator.attach(segment, rank, size, options))
+        try (Communicator comm = Communicator.attach(segment, rank, ranks.comms.length(), options))
         {
             try
             {
+                ranks.attached(rank, comm);
                 body.run(comm);
             }
             catch (final Throwable failure)
@@ -136,7 +140,7 @@ public final class ThreadJob
         }
     }
 
-    private static void join(final List<Thread> threads) throws InterruptedException
+    private static void join(final List<Thread> threads, final Ranks ranks) throws InterruptedException
     {
         try
         {
@@ -147,12 +151,62 @@ public final class ThreadJob
         }
         catch (final InterruptedException ex)
         {
-            threads.forEach(Thread::interrupt);
+            ranks.stop(); // sm4j's waits do not end by an interrupt: the abort ends them, at once
+            threads.forEach(Thread::interrupt); // for the bodies' own waits
             for (final Thread thread : threads)
             {
-                thread.join(); // a rank's waits end within the health check's interval once interrupted or aborted
+                thread.join();
             }
             throw ex;
+        }
+    }
+
+    /**
+     * The ranks' communicators once attached, and whether the job was stopped: a rank that attaches after
+     * {@link #stop} aborts the job itself.
+     */
+    private static final class Ranks
+    {
+        /** The abort's reason. */
+        static final String INTERRUPTED = "ThreadJob.run was interrupted";
+        final AtomicReferenceArray<Communicator> comms;
+        private volatile boolean stopped;
+
+        Ranks(final int size)
+        {
+            comms = new AtomicReferenceArray<>(size);
+        }
+
+        void attached(final int rank, final Communicator comm)
+        {
+            // NOTE: volatile stores and loads on both sides (Dekker): stop() sees this rank's communicator, or this
+            // rank sees stopped, or both
+            comms.set(rank, comm);
+            if (stopped)
+            {
+                comm.abortJob(INTERRUPTED);
+            }
+        }
+
+        void stop()
+        {
+            stopped = true;
+            for (int rank = 0; rank < comms.length(); rank++)
+            {
+                final Communicator comm = comms.get(rank);
+                try
+                {
+                    if (comm != null)
+                    {
+                        comm.abortJob(INTERRUPTED);
+                        return; // the job's abort reaches every rank
+                    }
+                }
+                catch (final RuntimeException closed)
+                {
+                    // this rank has finished and closed its communicator: another one aborts
+                }
+            }
         }
     }
 

@@ -253,6 +253,11 @@ final class Doorbell implements AutoCloseable
                 selecting = false;
             }
         }
+        // NOTE: sm4j's waits end by a message, a ring, the job's abort or a dead peer, not by an interrupt (nor do
+        // MPI's). With the thread's interrupt status set, a select returns at once and a channel's accept or read
+        // closes the channel (ClosedByInterruptException): the doorbell's server socket too, and no peer could
+        // ring this rank again. The status is put aside for the block and set again after it.
+        final boolean interrupted = Thread.interrupted();
         try
         {
             selecting = true;
@@ -275,6 +280,10 @@ final class Doorbell implements AutoCloseable
         finally
         {
             selecting = false;
+            if (interrupted)
+            {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -345,6 +354,7 @@ final class Doorbell implements AutoCloseable
             final long wait = Math.min(timeoutNanos, FOLLOW_NANOS);
             final long deadline = System.nanoTime() + wait;
             long left = wait;
+            boolean interrupted = false;
             while (sleeper.get() != null && generation == seen && left > 0)
             {
                 try
@@ -353,10 +363,13 @@ final class Doorbell implements AutoCloseable
                 }
                 catch (final InterruptedException ex)
                 {
-                    Thread.currentThread().interrupt();
-                    return;
+                    interrupted = true; // not a reason to stop waiting (see select), nor to spin: set again below
                 }
                 left = deadline - System.nanoTime();
+            }
+            if (interrupted)
+            {
+                Thread.currentThread().interrupt();
             }
         }
     }

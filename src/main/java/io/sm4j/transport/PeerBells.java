@@ -182,6 +182,9 @@ final class PeerBells implements AutoCloseable
      */
     private boolean writeRing(final int peer)
     {
+        // NOTE: an interrupted publisher rings all the same: with its interrupt status set, the write would close
+        // the channel (ClosedByInterruptException) and the ring would be lost (Doorbell#select)
+        final boolean interrupted = Thread.interrupted();
         synchronized (channels)
         {
             try
@@ -201,6 +204,13 @@ final class PeerBells implements AutoCloseable
             {
                 drop(peer);
                 return false;
+            }
+            finally
+            {
+                if (interrupted)
+                {
+                    Thread.currentThread().interrupt();
+                }
             }
         }
     }

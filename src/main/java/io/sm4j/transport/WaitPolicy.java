@@ -409,7 +409,12 @@ final class WaitPolicy
         }
         else
         {
+            final boolean interrupted = Thread.interrupted(); // a park returns at once while it is set (Doorbell#select)
             LockSupport.parkNanos(Math.min(PARK_NANOS, timeoutNanos));
+            if (interrupted)
+            {
+                Thread.currentThread().interrupt();
+            }
         }
         slept = true; // a wait this long: the next spins briefly too, as after a sleep
         return true;

@@ -6,6 +6,7 @@ import io.sm4j.layout.SegmentLayout;
 import io.sm4j.collective.ByteOperator;
 import io.sm4j.collective.Op;
 import io.sm4j.message.Communicator;
+import io.sm4j.message.Request;
 import io.sm4j.message.ThreadJob;
 import io.sm4j.segment.Sm4jException;
 import io.sm4j.transport.TransportOptions;
@@ -16,6 +17,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.ByteBuffer;
@@ -25,9 +27,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Collections;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -401,6 +407,149 @@ class ThreadRanksTest
                 assertEquals("recv is read-only: a receive writes into it", assertThrows(IllegalArgumentException.class,
                     () -> comm.allGather(mine, ByteBuffer.allocate(12).asReadOnlyBuffer())).getMessage());
             });
+            assertTrue(dir.isEmpty(), "files left behind");
+        }
+    }
+
+    /**
+     * Ranks that wait for each other for good (the application's own deadlock): interrupting the thread in
+     * {@code ThreadJob.run} aborts the job, so every rank's wait ends (sm4j's waits are not ended by an interrupt,
+     * and before the abort an interrupted wait span at 100 % of a core), and the call throws InterruptedException.
+     */
+    @Test
+    void interruptingTheCallShouldAbortTheJobAndLeaveNoFile() throws Exception
+    {
+        try (ScratchDir dir = ScratchDir.create("sm4j-thread-job-"))
+        {
+            final CountDownLatch waiting = new CountDownLatch(2);
+            final List<String> ended = Collections.synchronizedList(new ArrayList<>());
+            final AtomicReference<Throwable> outcome = new AtomicReference<>();
+            final Thread caller = new Thread(() ->
+            {
+                try
+                {
+                    ThreadJob.run(dir.path, 2, comm ->
+                    {
+                        waiting.countDown();
+                        try
+                        {
+                            comm.recv(1 - comm.rank(), 0, new byte[1]); // never sent
+                        }
+                        catch (final RuntimeException ex)
+                        {
+                            ended.add(ex.getMessage());
+                            throw ex;
+                        }
+                    });
+                    outcome.set(new AssertionError("ThreadJob.run returned"));
+                }
+                catch (final Throwable thrown)
+                {
+                    outcome.set(thrown);
+                }
+            });
+            caller.start();
+            waiting.await();
+            caller.interrupt();
+            caller.join();
+            assertTrue(outcome.get() instanceof InterruptedException, String.valueOf(outcome.get()));
+            assertEquals(2, ended.size(), ended.toString());
+            for (final String message : ended)
+            {
+                assertTrue(message.endsWith("ThreadJob.run was interrupted"), message);
+            }
+            assertTrue(dir.isEmpty(), "files left behind");
+        }
+    }
+
+    /**
+     * A thread whose interrupt status is set waits as any other: it sleeps instead of spinning, and a peer that
+     * sends to it rings it (before, its socket's accept and read closed the doorbell, and every select returned
+     * at once); the status is still set afterwards.
+     */
+    @Test
+    void aRankWhoseInterruptStatusIsSetShouldSleepAndBeWoken() throws Exception
+    {
+        try (ScratchDir dir = ScratchDir.create("sm4j-thread-job-"))
+        {
+            final long[] cpuAndWall = new long[2];
+            final boolean[] stillInterrupted = new boolean[1];
+            ThreadJob.run(dir.path, 2, TransportOptions.defaults().withIdle(TransportOptions.Idle.BLOCK), comm ->
+            {
+                final byte[] message = new byte[1];
+                if (comm.rank() == 0)
+                {
+                    Thread.currentThread().interrupt();
+                    final long cpu = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
+                    final long start = System.nanoTime();
+                    for (int round = 0; round < 5; round++)
+                    {
+                        comm.recv(1, 0, message); // rank 1 waits 200 ms before each send: this rank sleeps
+                        comm.send(1, 0, message);
+                    }
+                    cpuAndWall[0] = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - cpu;
+                    cpuAndWall[1] = System.nanoTime() - start;
+                    stillInterrupted[0] = Thread.interrupted();
+                }
+                else
+                {
+                    for (int round = 0; round < 5; round++)
+                    {
+                        TimeUnit.MILLISECONDS.sleep(200); // the pause under test, not a synchronisation
+                        comm.send(0, 0, message);
+                        comm.recv(0, 0, message);
+                    }
+                }
+            });
+            assertTrue(stillInterrupted[0], "the interrupt status was lost");
+            assertTrue(cpuAndWall[0] < cpuAndWall[1] / 4, "rank 0 used " + cpuAndWall[0] / 1_000_000 + " ms of CPU in "
+                + cpuAndWall[1] / 1_000_000 + " ms of waiting: it span instead of sleeping");
+            assertTrue(dir.isEmpty(), "files left behind");
+        }
+    }
+
+    /**
+     * A receive into a handler that fails (here: the budget holds its message back for good) is withdrawn: its
+     * handler does not run later, inside another call, on the message a later receive waits for.
+     */
+    @Test
+    void aFailedReceiveIntoAHandlerShouldBeWithdrawn() throws Exception
+    {
+        final TransportOptions defaults = TransportOptions.defaults();
+        final TransportOptions smallBudget = new TransportOptions(defaults.attachTimeout(), defaults.lazyFreeBatch(),
+            defaults.idle(), defaults.launcherPid(), 65_536, defaults.bell(), defaults.peerReads());
+        try (ScratchDir dir = ScratchDir.create("sm4j-thread-job-"))
+        {
+            final int count = 200;
+            final boolean[] handled = new boolean[1];
+            final byte[] last = new byte[1];
+            final String[] failure = new String[1];
+            ThreadJob.run(dir.path, 2, smallBudget, comm ->
+            {
+                final byte[] data = new byte[1000];
+                if (comm.rank() == 1)
+                {
+                    final Request[] sends = new Request[count];
+                    for (int i = 0; i < count; i++)
+                    {
+                        sends[i] = comm.isend(0, 1, data);
+                    }
+                    comm.send(0, 2, new byte[]{ 42 }); // behind 200,000 B that the 64 KiB budget holds back
+                    Request.waitAll(sends);
+                    return;
+                }
+                final Sm4jException starved = assertThrows(Sm4jException.class,
+                    () -> comm.recv(1, 2, (status, buffer, offset) -> handled[0] = true));
+                failure[0] = starved.getMessage();
+                for (int i = 0; i < count; i++)
+                {
+                    comm.recv(1, 1, data);
+                }
+                comm.recv(1, 2, last);
+            });
+            assertTrue(failure[0].contains("cannot arrive"), failure[0]);
+            assertFalse(handled[0], "the failed receive's handler took the message");
+            assertEquals(42, last[0]);
             assertTrue(dir.isEmpty(), "files left behind");
         }
     }

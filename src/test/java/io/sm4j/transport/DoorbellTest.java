@@ -77,6 +77,31 @@ class DoorbellTest
     }
 
     /**
+     * A thread whose interrupt status is set rings and sleeps as any other (a socket's accept, read or write
+     * would close it, and a select would return at once), and keeps the status.
+     */
+    @Test
+    void anInterruptedThreadShouldRingAndSleepAsAnyOther()
+    {
+        Thread.currentThread().interrupt();
+        try
+        {
+            for (int round = 1; round <= 2; round++)
+            {
+                armAndRing();
+                rig.bell.sleep(LONG_NANOS);
+                assertEquals(round - 1, rig.bell.timedOut(), "a rung sleep ran to its timeout in round " + round);
+                sleepUnrung(round);
+                assertTrue(Thread.currentThread().isInterrupted(), "the interrupt status was lost");
+            }
+        }
+        finally
+        {
+            Thread.interrupted();
+        }
+    }
+
+    /**
      * Sleeps with nobody ringing: rings an earlier sleep took must not end this one, which lasts its timeout.
      */
     private void sleepUnrung(final long timedOutBefore)
