@@ -1,6 +1,7 @@
 package io.sm4j.launch;
 
 import io.sm4j.segment.BadSettingException;
+import io.sm4j.segment.ProcessIdentity;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -232,7 +233,7 @@ final class ArchiveDirectory
         final int to = partial.indexOf('-', from);
         try
         {
-            return ProcessHandle.of(Long.parseLong(partial.substring(from, to))).map(ProcessHandle::isAlive).orElse(false);
+            return new ProcessIdentity(Long.parseLong(partial.substring(from, to)), 0).isAlive(); // a zombie is dead
         }
         catch (final RuntimeException notOurs)
         {

@@ -30,9 +30,9 @@ import java.util.concurrent.TimeUnit;
  *       100 ms or more after rank 1's answer (this rank descheduled) excuses one per 100 ms.</li>
  *   <li>{@code quiet MILLIS}: rank 1 waits in recv while rank 0 sends nothing for MILLIS ms, then one
  *       message; rank 1 prints the CPU its process used meanwhile and how soon it woke.</li>
- *   <li>{@code allpairs ROUNDS FLOOD}: every rank sends to every other (8 B to 32 KiB, isend/irecv), a
- *       barrier per round, then every rank floods rank 0 with FLOOD messages of 1 KiB while rank 0 sleeps 1 s
- *       before it receives; every byte is checked.</li>
+ *   <li>{@code allpairs ROUNDS FLOOD}: on cores 0 and 1 only, every rank sends to every other (8 B to 32 KiB,
+ *       isend/irecv), a barrier per round, then every rank floods rank 0 with FLOOD messages of 1 KiB while rank
+ *       0 sleeps 1 s before it receives; every byte is checked.</li>
  *   <li>{@code killpeer}: rank 1 waits in recv from rank 2, which kills itself with SIGKILL once it sees rank
  *       1's doorbell armed (rank 1 is falling asleep); rank 1 prints the error it got and how long after it
  *       began to wait.</li>
@@ -171,8 +171,29 @@ public final class WaitApp
         }
     }
 
-    private static void allPairs(final int rounds, final int flood) throws InterruptedException
+    /**
+     * Confines every thread of this JVM to cores 0 and 1 before it attaches (through {@code taskset}, where the
+     * machine has more): the job then has more ranks than cores on any machine, as on the 2-core one it was
+     * written on, and its ranks start yielding. Says how many processors it may use.
+     */
+    private static void onTwoCores() throws Exception
     {
+        if (Runtime.getRuntime().availableProcessors() > 2)
+        {
+            final Process taskset = new ProcessBuilder("taskset", "-a", "-p", "-c", "0,1",
+                Long.toString(ProcessHandle.current().pid())).redirectErrorStream(true).start();
+            final String said = new String(taskset.getInputStream().readAllBytes());
+            if (taskset.waitFor() != 0)
+            {
+                throw new IllegalStateException("taskset failed: " + said);
+            }
+        }
+        System.out.println("processors: " + Runtime.getRuntime().availableProcessors());
+    }
+
+    private static void allPairs(final int rounds, final int flood) throws Exception
+    {
+        onTwoCores();
         try (Communicator comm = Communicator.attachFromEnvironment())
         {
             final int rank = comm.rank();

@@ -12,9 +12,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
+import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -167,6 +170,43 @@ class StaleSegmentsTest
             assertEquals(1, segment.ranks().findDeadPeer(0), "pid claimed, ATTACHED never published");
             assertEquals(List.of(1, 2), segment.ranks().missing());
         }
+    }
+
+    /**
+     * A doorbell socket outlives its rank when the rank dies after its job's segment was removed: it goes, and one
+     * whose segment is there stays with it.
+     */
+    @Test
+    void aDoorbellSocketWhoseSegmentIsGoneShouldBeRemoved() throws IOException
+    {
+        final Segment live = Segment.create(LayoutParams.defaults(2), dir, 3);
+        try
+        {
+            final Path orphan = socketFile(SegmentFiles.bellPath(SegmentFiles.path(dir, 4), 1));
+            final Path kept = socketFile(SegmentFiles.bellPath(live.path(), 0));
+            assertEquals(List.of("0000000000000003: its launcher (pid " + ProcessHandle.current().pid() + ") is alive",
+                "0000000000000004: a rank's doorbell socket; its segment is gone"), verdicts());
+            StaleSegments.reclaim(dir, false);
+            assertFalse(Files.exists(orphan, java.nio.file.LinkOption.NOFOLLOW_LINKS), "the orphan socket stayed");
+            assertTrue(Files.exists(kept, java.nio.file.LinkOption.NOFOLLOW_LINKS), "a live segment's socket went");
+            Files.delete(kept);
+        }
+        finally
+        {
+            live.close();
+        }
+    }
+
+    /**
+     * @return {@code path}, a Unix socket's file as a rank's doorbell leaves it (bound, then its channel closed).
+     */
+    private static Path socketFile(final Path path) throws IOException
+    {
+        try (ServerSocketChannel socket = ServerSocketChannel.open(StandardProtocolFamily.UNIX))
+        {
+            socket.bind(UnixDomainSocketAddress.of(path));
+        }
+        return path;
     }
 
     private List<String> verdicts() throws IOException
