@@ -939,6 +939,20 @@ public final class CollectiveApp
             expect(root[0] == 42, "bcast in a split", 0);
             half.barrier();
             expect(half.iprobe(Communicator.ANY_SOURCE, Communicator.ANY_TAG) == null, "nothing left in the split", 0);
+            // the world's collectives and the split's, interleaved: each context has its own region and steps
+            for (int round = 1; round <= 4; round++)
+            {
+                final long[] world = new long[1];
+                final long[] mine = new long[1];
+                comm.allReduce(new long[]{ rank + round }, world, Op.SUM);
+                half.allReduce(new long[]{ (long)rank * round }, mine, Op.SUM);
+                expect(world[0] == (long)size * (size - 1) / 2 + (long)size * round, "world allReduce, round " + round, 0);
+                expect(mine[0] == expected * round, "split allReduce, round " + round, 0);
+                final byte[] fromRoot = { (byte)(rank == round % size ? round : 0) };
+                comm.bcast(fromRoot, 0, 1, round % size);
+                half.barrier();
+                expect(fromRoot[0] == round, "world bcast between the split's collectives, round " + round, 0);
+            }
         }
         try (Communicator copy = comm.dup())
         {
@@ -951,6 +965,15 @@ public final class CollectiveApp
             comm.send((rank + 1) % size, 7, new byte[]{ 4 });
             Request.waitAll(worldReceive, copyReceive);
             expect(inWorld[0] == 4 && inCopy[0] == 3, "dup traffic on the world's tag", 0);
+            for (int round = 1; round <= 4; round++)
+            {
+                final long[] inCopySum = new long[1];
+                final long[] inWorldMax = new long[1];
+                copy.allReduce(new long[]{ (long)rank * round }, inCopySum, Op.SUM);
+                comm.allReduce(new long[]{ rank + round }, inWorldMax, Op.MAX);
+                expect(inCopySum[0] == (long)size * (size - 1) / 2 * round && inWorldMax[0] == size - 1 + round,
+                    "dup and world allReduces interleaved, round " + round, 0);
+            }
             final Communicator none = copy.split(rank == 0 ? Communicator.UNDEFINED : 1, 0);
             expect(rank == 0 ? none == null : none != null && none.size() == size - 1 && none.rank() == rank - 1, "UNDEFINED", 0);
             if (none != null)

@@ -204,7 +204,7 @@ class CollectiveTest
     }
 
     @ParameterizedTest
-    @ValueSource(ints = { 1, 2, 5 })
+    @ValueSource(ints = { 1, 2, 5, 8 })
     void splitAndDupShouldMakeCommunicatorsWhoseMessagesNeverMeetTheWorlds(final int ranks) throws IOException
     {
         final JobRunner job = JobRunner.run(LayoutParams.defaults(ranks), Map.of(), CollectiveApp.class.getName(), "split");

@@ -230,6 +230,16 @@ class WaitTest
                     awaitZombie(Long.parseLong(pid));
                 }
                 assertFalse(dir.isEmpty(), "the scenario: nobody was left to remove the files");
+                // a dead job's file as sm4j stat shows it: the ranks it recorded, with their pids, dead
+                final StringWriter stat = new StringWriter();
+                assertEquals(0, Sm4jCli.execute(new String[]{ "stat", segment.toString() }, new PrintWriter(stat, true),
+                    new PrintWriter(new StringWriter(), true)));
+                assertTrue(stat.toString().startsWith(segment + ": READY, 2 ranks\n"), stat.toString());
+                for (int rank = 0; rank < 2; rank++)
+                {
+                    assertTrue(stat.toString().matches("(?s).*\n +" + rank + " +" + pids.get(rank) + " +attached +no +.*"),
+                        stat.toString());
+                }
                 final StringWriter cleaned = new StringWriter();
                 assertEquals(0, Sm4jCli.execute(new String[]{ "clean", "--dir", dir.path.toString() },
                     new PrintWriter(cleaned, true), new PrintWriter(new StringWriter(), true)));
