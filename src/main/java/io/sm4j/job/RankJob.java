@@ -95,9 +95,17 @@ public final class RankJob
      */
     public void abort(final String reason)
     {
+        abort(reason, 0);
+    }
+
+    /**
+     * As {@link #abort(String)}, with the exit code the job's launcher exits with (0 for none).
+     */
+    public void abort(final String reason, final int exitCode)
+    {
         guarded(() ->
         {
-            segment.abort(rank, reason);
+            segment.abort(rank, reason, exitCode);
             // NOTE: rung after the abort's store: a woken rank's next health check reads the job's state (acquire)
             ringAll.run();
         });

@@ -437,6 +437,10 @@ public final class JobLauncher
                             // a rank that threw is the cause: its exit, if later and non-zero, replaces this code (a rank
                             // that found a peer dead is not: the dead one's code, usually this one, stays)
                             rootRank = recorded.isOwnFailure() ? recorded.abortingRank() : -1;
+                            if (recorded.exitCode() > 0 && recorded.exitCode() < 256)
+                            {
+                                firstFailure = recorded.exitCode(); // a rank's abort(code, reason), as mpirun after MPI_Abort
+                            }
                             killAt = System.nanoTime() + job.grace().toNanos();
                         }
                         else

@@ -37,7 +37,11 @@ package io.sm4j.layout;
  *  +---------------------------------------------------------------+ 124
  *  |     Owner: CREATOR (stays for the job) or RANKS (handed over)  |
  *  +---------------------------------------------------------------+ 128
- *  |              Abort reason, UTF-8 (up to 1,920 bytes)         ...
+ *  |       Abort exit code (abort(code, reason); 0: none given)     |
+ *  +---------------------------------------------------------------+ 132
+ *  |                           (unused)                            |
+ *  +---------------------------------------------------------------+ 136
+ *  |              Abort reason, UTF-8 (up to 1,912 bytes)         ...
  *  +---------------------------------------------------------------+ 2048
  * </pre>
  */
@@ -46,6 +50,7 @@ public final class SegmentHeaderDescriptor
     /** "SM4JSEG1" read as a little-endian long. */
     public static final long MAGIC = 0x3147455334534D53L;
     /**
+     * 13: the exit code a rank's {@code abort(code, reason)} gives the job, before a 1,912-byte abort reason;
      * 12: the doorbell line's abilities word (futex and peer-reads bits, the reads check) and address word, where
      * format 11 had a futex flag; 11: the source record of an allGather's or allToAll's step in the collective
      * slot's line (a rank's data read in place from its shared buffer), where a rank of format 10 would read the
@@ -55,7 +60,7 @@ public final class SegmentHeaderDescriptor
      * rank's counters (with its waiting mark) after the doorbells (6: a 1,928-byte abort reason; 5: a doorbell
      * line per rank after the control blocks; 4: the creator's and each rank's start time, the owner).
      */
-    public static final int VERSION = 12;
+    public static final int VERSION = 13;
 
     public static final int STATE_CREATING = 0;
     public static final int STATE_READY = 1;
@@ -80,9 +85,10 @@ public final class SegmentHeaderDescriptor
     public static final int ABORT_REASON_LENGTH_OFFSET = ABORT_RANK_OFFSET + Integer.BYTES;
     public static final int DETACHED_COUNT_OFFSET = ABORT_REASON_LENGTH_OFFSET + Integer.BYTES;
     public static final int OWNER_OFFSET = DETACHED_COUNT_OFFSET + Integer.BYTES;
-    public static final int ABORT_REASON_OFFSET = OWNER_OFFSET + Integer.BYTES;
+    public static final int ABORT_CODE_OFFSET = OWNER_OFFSET + Integer.BYTES;
+    public static final int ABORT_REASON_OFFSET = ABORT_CODE_OFFSET + Long.BYTES;
     /** An exception's message whole, as a rank's abort carries it: a cut cause misleads. */
-    public static final int ABORT_REASON_MAX_LENGTH = 1920;
+    public static final int ABORT_REASON_MAX_LENGTH = 1912;
     public static final int LENGTH = ABORT_REASON_OFFSET + ABORT_REASON_MAX_LENGTH;
 
     private SegmentHeaderDescriptor()

@@ -1696,14 +1696,15 @@ public final class Communicator implements AutoCloseable
      * Aborts the job (MPI_Abort): records "rank R called abort(CODE): REASON" as its cause and wakes every
      * rank, whose current or next wait ends with a {@link io.sm4j.segment.JobAbortedException} naming it.
      * Never returns: the calling thread gets that exception too. Under {@code sm4j run}, a rank that lets it
-     * escape exits with code 1 and the launcher prints the cause; {@code code} is part of the message.
+     * escape exits with code 1, the launcher prints the cause and exits with {@code code} (as mpirun does after
+     * MPI_Abort) if it is 1..255, else with the ranks' code.
      *
      * @throws io.sm4j.segment.JobAbortedException always.
      */
     public void abort(final int code, final String reason)
     {
         checkUsable();
-        engine.abortJob("rank " + rank + " called abort(" + code + "): " + reason);
+        engine.abortJob("rank " + rank + " called abort(" + code + "): " + reason, code);
         engine.checkNotAborted();
         throw new IllegalStateException("the job's abort was not recorded"); // checkNotAborted threw
     }

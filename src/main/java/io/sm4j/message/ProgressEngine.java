@@ -350,7 +350,15 @@ final class ProgressEngine implements Progress
      */
     void abortJob(final String reason)
     {
-        endpoint.job().abort(reason);
+        abortJob(reason, 0);
+    }
+
+    /**
+     * @param exitCode what the job's launcher exits with ({@link Communicator#abort}), 0 for none.
+     */
+    void abortJob(final String reason, final int exitCode)
+    {
+        endpoint.job().abort(reason, exitCode);
     }
 
     /**

@@ -10,12 +10,31 @@ public final class JobAbortedException extends Sm4jException
 
     private final int abortingRank;
     private final String reason;
+    private final int exitCode;
 
     public JobAbortedException(final int abortingRank, final String reason)
+    {
+        this(abortingRank, reason, 0);
+    }
+
+    /**
+     * @param exitCode the code a rank's {@code abort(code, reason)} gave the job, 0 for none.
+     */
+    public JobAbortedException(final int abortingRank, final String reason, final int exitCode)
     {
         super("job aborted by " + (abortingRank < 0 ? "the launcher" : "rank " + abortingRank) + ": " + reason);
         this.abortingRank = abortingRank;
         this.reason = reason;
+        this.exitCode = exitCode;
+    }
+
+    /**
+     * @return the code a rank's {@code abort(code, reason)} gave the job (what {@code sm4j run} exits with, as
+     *         mpirun does after MPI_Abort), or 0 if the abort gave none.
+     */
+    public int exitCode()
+    {
+        return exitCode;
     }
 
     /**

@@ -470,8 +470,17 @@ public final class Segment implements AutoCloseable
      */
     public void abort(final int rank, final String reason)
     {
+        abort(rank, reason, 0);
+    }
+
+    /**
+     * Marks the job ABORTED; the first reason wins, with its exit code (a rank's {@code abort(code, reason)}: what
+     * the job's launcher exits with; 0 for none).
+     */
+    public void abort(final int rank, final String reason, final int exitCode)
+    {
         checkIntact();
-        header.abort(rank, reason);
+        header.abort(rank, reason, exitCode);
     }
 
     /**

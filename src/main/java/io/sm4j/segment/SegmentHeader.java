@@ -150,12 +150,21 @@ final class SegmentHeader
     }
 
     /**
-     * Marks the job ABORTED unless it already is; the first aborter's reason wins.
-     *
-     * @param rank   the failing rank, -1 for the launcher.
-     * @param reason why; truncated to the header's room.
+     * As {@link #abort(int, String, int)} with no exit code.
      */
     void abort(final int rank, final String reason)
+    {
+        abort(rank, reason, 0);
+    }
+
+    /**
+     * Marks the job ABORTED unless it already is; the first aborter's reason wins.
+     *
+     * @param rank     the failing rank, -1 for the launcher.
+     * @param reason   why; truncated to the header's room.
+     * @param exitCode what the job's launcher exits with ({@code abort(code, reason)}), 0 if none was given.
+     */
+    void abort(final int rank, final String reason, final int exitCode)
     {
         int state;
         do
@@ -172,7 +181,8 @@ final class SegmentHeader
         buffer.putBytes(ABORT_REASON_OFFSET, bytes, 0, length);
         buffer.putInt(ABORT_REASON_LENGTH_OFFSET, length);
         buffer.putInt(ABORT_RANK_OFFSET, rank);
-        // NOTE: release: the reason and rank above are visible to whoever acquires ABORTED.
+        buffer.putInt(ABORT_CODE_OFFSET, exitCode);
+        // NOTE: release: the reason, rank and code above are visible to whoever acquires ABORTED.
         buffer.putIntRelease(STATE_OFFSET, STATE_ABORTED);
     }
 
@@ -230,7 +240,7 @@ final class SegmentHeader
         final int rank = buffer.getInt(ABORT_RANK_OFFSET);
         final String reason = printable(new String(bytes, StandardCharsets.UTF_8));
         return new JobAbortedException(rank >= -1 && rank < LayoutParams.MAX_PEERS ? rank : -1,
-            reason.isEmpty() ? "(no readable reason)" : reason);
+            reason.isEmpty() ? "(no readable reason)" : reason, buffer.getInt(ABORT_CODE_OFFSET));
     }
 
     /**

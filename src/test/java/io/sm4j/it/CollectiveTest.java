@@ -178,7 +178,8 @@ class CollectiveTest
 
     /**
      * MPI_Abort across processes: every other rank's wait in a barrier (point to point without regions, through
-     * the region with them) ends with the caller's reason, and the launcher reports it and exits with 1.
+     * the region with them) ends with the caller's reason, and the launcher reports it and exits with the
+     * caller's code (3), as mpirun does.
      */
     @ParameterizedTest
     @ValueSource(ints = { 0, LayoutParams.DEFAULT_COLLECTIVE_CONTEXTS })
@@ -186,7 +187,7 @@ class CollectiveTest
     {
         final JobRunner job = JobRunner.run(LayoutParams.builder(3).collectiveContexts(contexts).build(), Map.of(),
             CollectiveApp.class.getName(), "abort");
-        assertEquals(1, job.exitCode(), job.out() + job.err());
+        assertEquals(3, job.exitCode(), job.out() + job.err());
         assertFalse(job.out().contains("barrier passed"), job.out());
         for (final int rank : new int[] { 0, 2 })
         {
