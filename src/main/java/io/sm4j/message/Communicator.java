@@ -101,7 +101,7 @@ public final class Communicator implements AutoCloseable
         this.size = endpoint.size();
         final MessageSender sender = new MessageSender(endpoint);
         this.eagerPayload = sender.eagerPayload();
-        final Rendezvous rendezvous = new Rendezvous(sender, size);
+        final Rendezvous rendezvous = new Rendezvous(sender, endpoint.counters(), size);
         ownWindows = new LocalWindows(endpoint.segmentPath(), rank);
         sends = new PendingSends(endpoint, sender, rendezvous, ownWindows);
         final Barrier messages = new Barrier(sender, rank, size);

@@ -189,7 +189,9 @@ final class PendingSends
             // sends to a rank that has detached stay until failOrphans fails them
             while (queue != null && !queue.isEmpty() && endpoint.job().isAttached(dest) && tryStart(queue.peek()))
             {
-                endpoint.counters().roomWait(System.nanoTime() - queue.poll().queuedAt);
+                final SendRequest started = queue.poll();
+                endpoint.counters().roomWait(System.nanoTime() - started.queuedAt);
+                started.queuedAt = 0; // a large send's fragments may wait for room again (Rendezvous)
                 waitingCount--;
                 sent++;
             }

@@ -1,5 +1,6 @@
 package io.sm4j.message;
 
+import io.sm4j.job.RankCounters;
 import io.sm4j.segment.JobAbortedException;
 import io.sm4j.segment.Sm4jException;
 import org.agrona.collections.Long2ObjectHashMap;
@@ -21,6 +22,7 @@ import static io.sm4j.message.MessageType.PUSHED;
 final class Rendezvous
 {
     private final MessageSender sender;
+    private final RankCounters counters;
     private final int size;
     private final int chunk;
     private final Long2ObjectHashMap<SendRequest> awaitingAck = new Long2ObjectHashMap<>();
@@ -32,9 +34,10 @@ final class Rendezvous
     /** Ranks that answered a RGET of process memory by asking for it streamed: they do not read this one. */
     private final boolean[] noReads;
 
-    Rendezvous(final MessageSender sender, final int size)
+    Rendezvous(final MessageSender sender, final RankCounters counters, final int size)
     {
         this.sender = sender;
+        this.counters = counters;
         this.size = size;
         this.chunk = sender.fragPayload();
         this.noReads = new boolean[size];
@@ -241,7 +244,16 @@ final class Rendezvous
             if (!sender.trySendFrag(request.dest, request.sent, request.remoteId, request.buffer,
                 request.offset + request.sent, length))
             {
+                if (request.queuedAt == 0)
+                {
+                    request.queuedAt = System.nanoTime(); // a slow path: waits for room from here
+                }
                 break;
+            }
+            if (request.queuedAt != 0)
+            {
+                counters.roomWait(System.nanoTime() - request.queuedAt); // as a send queued for room (PendingSends)
+                request.queuedAt = 0;
             }
             request.sent += length;
             sent++;

@@ -26,7 +26,10 @@ final class SendRequest extends Request
      * or, if it cannot, has it streamed as a RNDV's whole message.
      */
     boolean fromProcess;
-    /** System.nanoTime() when it was queued for room (counted as a wait when it starts). */
+    /**
+     * System.nanoTime() since which it waits for room (queued, or a large message's fragments refused), 0 when it
+     * does not: counted as a wait once it goes on.
+     */
     long queuedAt;
 
     SendRequest(final Progress progress, final boolean persistent)

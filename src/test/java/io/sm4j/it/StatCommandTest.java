@@ -2,6 +2,9 @@ package io.sm4j.it;
 
 import io.sm4j.cli.Sm4jCli;
 import io.sm4j.launch.JobLauncher;
+import io.sm4j.layout.CountersDescriptor;
+import io.sm4j.message.ThreadJob;
+import io.sm4j.segment.JobStats;
 import io.sm4j.segment.Segment;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -135,6 +138,48 @@ class StatCommandTest
                 launcher.destroyForcibly();
                 Files.deleteIfExists(log);
             }
+        }
+    }
+
+    /**
+     * A large message's fragments that wait for the max-size pool (1 MiB in 32 KiB fragments through a pipeline
+     * of 8) count as the rank's room wait, as sends queued for an eager credit do.
+     */
+    @Test
+    void largeMessagesWaitingForPoolRoomShouldCountAsRoomWait() throws Exception
+    {
+        try (ScratchDir dir = ScratchDir.create("sm4j-stat-"))
+        {
+            final long[] roomWait = new long[1];
+            ThreadJob.run(dir.path, 2, comm ->
+            {
+                final byte[] message = new byte[1 << 20];
+                for (int i = 0; i < 4; i++)
+                {
+                    if (comm.rank() == 0)
+                    {
+                        comm.send(1, 0, message); // a heap array: through the fragment pipeline
+                    }
+                    else
+                    {
+                        comm.recv(0, 0, message);
+                    }
+                }
+                if (comm.rank() == 0)
+                {
+                    final Path segment = JobStats.segments(dir.path).get(0);
+                    final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                    // the counter is published at the rank's health checks (every 100 ms): progress until one has
+                    while ((roomWait[0] = JobStats.read(segment).ranks().get(0).counters()[CountersDescriptor.ROOM_WAIT_NANOS]) == 0 &&
+                        System.nanoTime() < deadline)
+                    {
+                        comm.iprobe(1, 0);
+                        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+                    }
+                }
+                comm.barrier();
+            });
+            assertTrue(roomWait[0] > 0, "no room wait counted for fragments the max-size pool refused");
         }
     }
 
