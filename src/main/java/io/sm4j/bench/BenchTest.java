@@ -112,6 +112,15 @@ public enum BenchTest
     }
 
     /**
+     * @return true for the tests that send windows of two-sided requests (bw, bibw, mbw_mr): {@code -W} and
+     *         {@code --requests} apply.
+     */
+    public boolean windowed()
+    {
+        return this == BW || this == BIBW || this == MBW_MR;
+    }
+
+    /**
      * @return true for the one-sided tests (put_latency, get_latency, put_bw): rank 0 against rank 1's part
      *         of a window.
      */

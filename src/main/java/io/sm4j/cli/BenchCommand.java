@@ -23,6 +23,7 @@ import io.sm4j.segment.NativeCopy;
 import io.sm4j.segment.SegmentFiles;
 import io.sm4j.transport.PeerMemory;
 import io.sm4j.transport.TransportOptions;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -181,16 +182,23 @@ final class BenchCommand implements Callable<Integer>
     public Integer call() throws IOException, InterruptedException
     {
         final BenchTest benchTest = BenchTest.of(test.toLowerCase(Locale.ROOT));
+        // what the user typed, not what equals a default: an explicit -m 0:4194304 is one
+        final CommandLine.ParseResult given = spec.commandLine().getParseResult();
         if (benchTest == BenchTest.WAKE)
         {
-            checkWake();
+            checkWake(given.hasMatchedOption("-m"));
         }
-        if (benchTest == BenchTest.BARRIER && !sizes.equals(DEFAULT_SIZES))
+        if (benchTest == BenchTest.BARRIER && given.hasMatchedOption("-m"))
         {
             throw new IllegalArgumentException("-m " + sizes + ": barrier sends no data, it has no sizes");
         }
         final int[] range = benchTest == BenchTest.BARRIER ? new int[]{ 0, 0 } : parseSizes();
         OptionChecks.requireRange("-W", window, 1, io.sm4j.bench.BenchRank.MAX_WINDOW, "");
+        // options of other tests: a run that ignored them would measure something else than asked
+        OptionChecks.requireWith(given.hasMatchedOption("-W"), "-W", benchTest.windowed() || benchTest == BenchTest.PUT_BW,
+            "bw, bibw, mbw_mr and put_bw");
+        OptionChecks.requireWith(given.hasMatchedOption("--requests"), "--requests", benchTest.windowed(), "bw, bibw and mbw_mr");
+        OptionChecks.requireWith(given.hasMatchedOption("--pause-us"), "--pause-us", benchTest == BenchTest.WAKE, "wake");
         OptionChecks.requireRange("-i", iterations, 0, 100_000_000, " (0: OSU's default)");
         OptionChecks.requireRange("-x", skip, -1, 100_000_000, " (-1: OSU's default)");
         OptionChecks.requireRange("--jit-warmup", jitWarmup, 0, 100_000_000, "");
@@ -295,9 +303,9 @@ final class BenchCommand implements Callable<Integer>
      * wake carries a clock reading in every message, measures sm4j alone (the baselines do not sleep: a
      * waiting Open MPI rank spins), and needs a pause in which the receiver falls asleep.
      */
-    private void checkWake()
+    private void checkWake(final boolean sizesGiven)
     {
-        if (sizes.equals(DEFAULT_SIZES))
+        if (!sizesGiven)
         {
             sizes = "8:8";
         }
@@ -315,14 +323,14 @@ final class BenchCommand implements Callable<Integer>
     /**
      * Fails before a long run, not after it, if the chart could not be written.
      */
-    private static void checkWritable(final Path chart) throws IOException
+    private static void checkWritable(final Path chart)
     {
         if (!chart.toString().endsWith(".png"))
         {
             throw new IllegalArgumentException("--chart " + chart + ": expected a .png file name");
         }
         final Path parent = chart.toAbsolutePath().getParent();
-        Files.createDirectories(parent);
+        OptionChecks.createDirectoryOf("--chart", chart);
         if (!Files.isWritable(parent))
         {
             throw new IllegalArgumentException("--chart " + chart + ": " + parent + " is not writable");

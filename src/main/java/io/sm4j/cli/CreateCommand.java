@@ -1,6 +1,8 @@
 package io.sm4j.cli;
 
-import io.sm4j.message.Communicator;
+import io.sm4j.layout.LayoutParams;
+import io.sm4j.segment.Segment;
+import io.sm4j.segment.SegmentFiles;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -40,7 +42,26 @@ final class CreateCommand implements Callable<Integer>
     @Override
     public Integer call()
     {
-        spec.commandLine().getOut().println(Communicator.createSegment(dir, layout.toParams(ranks)));
+        final LayoutParams params = layout.toParams(ranks);
+        final Path directory = SegmentFiles.directory(dir, spec.commandLine().getErr()::println);
+        // a SIGTERM or Ctrl-C while the file is being allocated (hundreds of MB take seconds) leaves no partial file
+        final Thread partials = new Thread(() -> SegmentFiles.deletePartials(directory), "sm4j-create-cleanup");
+        Runtime.getRuntime().addShutdownHook(partials);
+        try
+        {
+            spec.commandLine().getOut().println(Segment.createForRanks(params, directory, SegmentFiles.newJobId()));
+        }
+        finally
+        {
+            try
+            {
+                Runtime.getRuntime().removeShutdownHook(partials);
+            }
+            catch (final IllegalStateException shuttingDown)
+            {
+                // the hook runs
+            }
+        }
         return 0;
     }
 }

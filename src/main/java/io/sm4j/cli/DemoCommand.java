@@ -1,5 +1,6 @@
 package io.sm4j.cli;
 
+import io.sm4j.bench.BenchSpec;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -36,6 +37,8 @@ final class DemoCommand implements Callable<Integer>
     @Override
     public Integer call()
     {
+        // checked before the report prints: an error then names what the user typed, not the bench's -m
+        OptionChecks.requireRange("--max", maxSize, 0, BenchSpec.MAX_SIZE, " bytes");
         final int reported = spec.root().commandLine().execute("report", "-n", Integer.toString(peers));
         if (reported != 0)
         {

@@ -63,7 +63,7 @@ final class ErrorText
                 return flag + " " + invalid.value() + ": expected " + flagsIn(commandLine, invalid.expected());
             }
         }
-        return firstLine(ex.getMessage());
+        return flagsIn(commandLine, firstLine(ex.getMessage())); // a layout's "eagerLimit=..." as the flag that sets it
     }
 
     /**
@@ -86,7 +86,8 @@ final class ErrorText
         {
             for (final String name : option.names())
             {
-                if (arg.equals(name) || arg.startsWith(name + "="))
+                // --flag, --flag=V, and a short one with its value attached (-n5000)
+                if (arg.equals(name) || arg.startsWith(name + "=") || name.length() == 2 && arg.startsWith(name))
                 {
                     return name;
                 }
@@ -121,7 +122,7 @@ final class ErrorText
         return text;
     }
 
-    private static String firstLine(final String message)
+    static String firstLine(final String message)
     {
         final String text = message == null ? "failed" : message.strip();
         final int newline = text.indexOf('\n');

@@ -1,5 +1,9 @@
 package io.sm4j.cli;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
 /**
  * Checks of option values that picocli's types do not express, with the flag in the message.
  */
@@ -28,6 +32,26 @@ final class OptionChecks
         if (given && !needed)
         {
             throw new IllegalArgumentException(flag + " applies only with " + neededFlag + "; it would be ignored");
+        }
+    }
+
+    /**
+     * Creates the directory {@code file} is to be written in, if it is missing.
+     *
+     * @throws IllegalArgumentException {@code "--chart a/b.png: cannot create its directory /x/a
+     *                                  (FileAlreadyExistsException: /x/a)"}.
+     */
+    static void createDirectoryOf(final String flag, final Path file)
+    {
+        final Path parent = file.toAbsolutePath().getParent();
+        try
+        {
+            Files.createDirectories(parent);
+        }
+        catch (final IOException ex)
+        {
+            throw new IllegalArgumentException(flag + " " + file + ": cannot create its directory " + parent + " (" +
+                ex.getClass().getSimpleName() + ": " + ex.getMessage() + ")", ex);
         }
     }
 }

@@ -135,10 +135,7 @@ final class ReportCommand implements Callable<Integer>
             model, from, to);
         final Path data = Path.of(out + "." + format.name());
         final Path png = Path.of(out + ".png");
-        if (out.toAbsolutePath().getParent() != null)
-        {
-            Files.createDirectories(out.toAbsolutePath().getParent());
-        }
+        OptionChecks.createDirectoryOf("--out", out);
         try (PrintWriter writer = new PrintWriter(Files.newBufferedWriter(data)))
         {
             if (format == Format.csv)

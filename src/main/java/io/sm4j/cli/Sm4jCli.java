@@ -4,7 +4,9 @@ import io.sm4j.segment.Sm4jException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
 import java.util.List;
 
 /**
@@ -31,8 +33,8 @@ public final class Sm4jCli
 
     /**
      * Runs the tool without exiting the JVM. Every rejected input and every set-up failure is one line on
-     * {@code err} naming the flag the user typed, with exit code {@link #EXIT_USAGE}; an unexpected
-     * exception (a bug) keeps its stack trace.
+     * {@code err} naming the flag the user typed, and a failed file access one line naming the file, with exit
+     * code {@link #EXIT_USAGE}; an unexpected exception (a bug) keeps its stack trace.
      *
      * @return the exit code.
      */
@@ -53,6 +55,14 @@ public final class Sm4jCli
             if (ex instanceof IllegalArgumentException || ex instanceof Sm4jException)
             {
                 err.println(commandLine.getCommandSpec().qualifiedName() + ": " + ErrorText.of(ex, commandLine));
+                return EXIT_USAGE;
+            }
+            final Throwable io = ex instanceof UncheckedIOException unchecked ? unchecked.getCause() : ex;
+            if (io instanceof IOException)
+            {
+                // a file the command writes or reads (a --chart or --out path under a regular file, a full disk)
+                err.println(commandLine.getCommandSpec().qualifiedName() + ": " + io.getClass().getSimpleName() + ": " +
+                    ErrorText.firstLine(io.getMessage()));
                 return EXIT_USAGE;
             }
             throw ex;

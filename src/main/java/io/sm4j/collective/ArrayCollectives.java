@@ -54,7 +54,7 @@ public final class ArrayCollectives
         {
             checkBlocks(recv, type, count);
         }
-        pack(send, type, count);
+        pack(send, type, count, 1);
         in = grown(in, rank == root ? bytes(count, type) * size : 0);
         collectives.gather(out, 0, count * type.bytes, rank == root ? in : null, 0, root);
         if (rank == root)
@@ -73,7 +73,7 @@ public final class ArrayCollectives
         if (rank == root)
         {
             checkBlocks(send, type, count);
-            pack(send, type, count * size);
+            pack(send, type, count, size); // n blocks of what every rank checks: the same limit on every rank
         }
         in = grown(in, bytes(count, type));
         collectives.scatter(rank == root ? out : null, 0, in, 0, count * type.bytes, root);
@@ -87,7 +87,7 @@ public final class ArrayCollectives
     {
         final int count = type.length(send, "send");
         checkBlocks(recv, type, count);
-        pack(send, type, count);
+        pack(send, type, count, 1);
         in = grown(in, bytes(count, type) * size);
         collectives.allGather(out, 0, count * type.bytes, in, 0);
         type.unpack(in, recv, count * size);
@@ -106,16 +106,19 @@ public final class ArrayCollectives
         }
         final int block = total / size;
         checkBlocks(recv, type, block);
-        pack(send, type, total);
-        in = grown(in, bytes(total, type));
+        pack(send, type, block, size);
+        in = grown(in, bytes(block, type) * size);
         collectives.allToAll(out, 0, in, 0, block * type.bytes);
         type.unpack(in, recv, total);
     }
 
-    private void pack(final Object values, final ElementType type, final int count)
+    /**
+     * Packs {@code blocks} blocks of {@code count} elements (the checks of {@link #bytes} are on one block).
+     */
+    private void pack(final Object values, final ElementType type, final int count, final int blocks)
     {
-        out = grown(out, bytes(count, type));
-        type.pack(values, count, out);
+        out = grown(out, bytes(count, type) * blocks);
+        type.pack(values, count * blocks, out);
     }
 
     /**

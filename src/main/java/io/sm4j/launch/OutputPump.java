@@ -130,11 +130,10 @@ final class OutputPump implements Runnable
             line.setLength(0);
             return;
         }
-        synchronized (sink)
-        {
-            sink.append('[').append(Integer.toString(rank)).append("] ").append(line).append(System.lineSeparator());
-            sink.flush();
-        }
+        // NOTE: one write, atomic under the writer's lock: the launcher's own lines (println, the same lock) never land
+        // inside a rank's line, as they could between separate appends (a lock on the PrintWriter object is not that lock)
+        sink.write("[" + rank + "] " + line + System.lineSeparator());
+        sink.flush();
         line.setLength(0);
     }
 

@@ -169,7 +169,8 @@ public final class SegmentLayout
         }
         catch (final ArithmeticException ex)
         {
-            throw new IllegalArgumentException("segment size overflows a long: peers=" + params.peers() +
+            throw new IllegalArgumentException("segment too large to lay out (a size past a long, or a fragment count " +
+                "past an int): peers=" + params.peers() +
                 ", queueEntries=" + params.queueEntries() + ", eagerLimit=" + params.eagerLimit() +
                 ", eagerFragsPerPeer=" + params.eagerFragsPerPeer() + ", maxFragSize=" + params.maxFragSize() +
                 ", maxFragsPerRank=" + params.maxFragsPerRank(), ex);

@@ -55,9 +55,13 @@ final class CallChecks
         return new UnsafeBuffer(buffer);
     }
 
+    /**
+     * @return {@code buffer} up to its limit: the ByteBuffer forms move the bytes between position and limit, and a
+     *         collective's n-block side, which starts at the position, must not run past the limit either.
+     */
     static UnsafeBuffer wrap(final ByteBuffer buffer)
     {
-        return new UnsafeBuffer(notNull(buffer));
+        return new UnsafeBuffer(notNull(buffer), 0, buffer.limit());
     }
 
     /**
@@ -68,7 +72,7 @@ final class CallChecks
     static UnsafeBuffer wrapWritable(final ByteBuffer buffer, final String name)
     {
         checkWritable(buffer, name);
-        return new UnsafeBuffer(buffer);
+        return new UnsafeBuffer(buffer, 0, buffer.limit());
     }
 
     /**

@@ -53,6 +53,8 @@ public final class Communicator implements AutoCloseable
     private static final java.util.function.Consumer<String> FALLBACK_WARNING =
         text -> System.getLogger("io.sm4j").log(System.Logger.Level.WARNING, text);
     private static final byte[] NO_BYTES = new byte[0];
+    /** The handler of a receive that failed after it matched (its caller was told): the rest is dropped. */
+    private static final MessageHandler IGNORED = (status, buffer, offset) -> { };
 
     private final int rank;
     private final int size;
@@ -490,6 +492,15 @@ public final class Communicator implements AutoCloseable
     }
 
     /**
+     * @return a view of what the eager scratch wraps now (the caller's array), for a request that outlives the call
+     *         that lent it the scratch.
+     */
+    private UnsafeBuffer scratchView()
+    {
+        return new UnsafeBuffer(eagerScratch, 0, eagerScratch.capacity());
+    }
+
+    /**
      * @return true if a message of {@code length} bytes to {@code dest} goes eager: to a peer, in one fragment.
      */
     private boolean goesEager(final int dest, final int length)
@@ -531,6 +542,10 @@ public final class Communicator implements AutoCloseable
             if (!request.isDone())
             {
                 blockingSend = named(new SendRequest(engine, false)); // the protocol may still hold the old one
+                if (request.buffer == eagerScratch)
+                {
+                    request.buffer = scratchView(); // and send from it later: the caller's array, not the scratch's next use
+                }
             }
             throw ex;
         }
@@ -725,8 +740,7 @@ public final class Communicator implements AutoCloseable
                 blockingRecv = named(new RecvRequest(engine, false)); // the protocol may still hold the old one
                 if (request.buffer == eagerScratch)
                 {
-                    // and write into it: into the caller's memory then, not into the scratch's next use
-                    request.buffer = new UnsafeBuffer(eagerScratch, 0, eagerScratch.capacity());
+                    request.buffer = scratchView(); // and write into it: the caller's memory, not the scratch's next use
                 }
             }
             throw ex;
@@ -761,9 +775,11 @@ public final class Communicator implements AutoCloseable
         }
         catch (final RuntimeException ex)
         {
-            if (!request.isDone())
+            // else its handler would run inside a later call: withdrawn if still posted; matched to a large message
+            // whose rest is still to come, it completes with a handler that does nothing
+            if (!request.isDone() && !matcher.queues().withdraw(request))
             {
-                matcher.queues().withdraw(request); // else its handler would run inside a later call
+                request.handler = IGNORED;
             }
             throw ex;
         }

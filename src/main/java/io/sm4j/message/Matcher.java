@@ -323,8 +323,14 @@ final class Matcher implements FragmentHandler
         final SendRequest local = message.localSend();
         if (local != null)
         {
-            deliver(request, rank, local.tag, 0, local.length, local.buffer, local.offset, local.length, EAGER);
-            local.complete();
+            try
+            {
+                deliver(request, rank, local.tag, 0, local.length, local.buffer, local.offset, local.length, EAGER);
+            }
+            finally
+            {
+                local.complete(); // taken from the queue: whatever the receive's handler did, the send is done
+            }
             return;
         }
         firstChunk.wrap(message.firstChunk());

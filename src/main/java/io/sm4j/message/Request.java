@@ -60,7 +60,18 @@ public abstract class Request implements Awaitable
         }
         reset();
         active = true;
-        startIn(progress);
+        try
+        {
+            startIn(progress);
+        }
+        catch (final RuntimeException ex)
+        {
+            // not started (a closed communicator, a peer gone, a call from a handler): in no queue, nothing would
+            // ever complete it; it stays inactive and may be started again
+            active = false;
+            complete = true;
+            throw ex;
+        }
         return this;
     }
 

@@ -3,6 +3,7 @@ package io.sm4j.segment;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -172,6 +173,24 @@ public final class SegmentFiles
     {
         final ProcessIdentity self = ProcessIdentity.current();
         return fileName(jobId) + CREATING + self.pid() + "-" + self.startMillis();
+    }
+
+    /**
+     * Removes the files this process left half allocated in {@code dir} ({@link #creatingName}): for a creator
+     * stopped by a signal while it allocates (from a shutdown hook; never throws).
+     */
+    public static void deletePartials(final Path dir)
+    {
+        final ProcessIdentity self = ProcessIdentity.current();
+        final String own = CREATING + self.pid() + "-" + self.startMillis();
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, file -> file.getFileName().toString().endsWith(own)))
+        {
+            files.forEach(SegmentFiles::deleteQuietly);
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            // nothing to remove, or nothing this process may remove: sm4j clean finds what is left
+        }
     }
 
     /**

@@ -4,6 +4,7 @@ import io.sm4j.layout.SegmentHeaderDescriptor;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -102,6 +103,11 @@ public final class StaleSegments
                 catch (final NoSuchFileException ex)
                 {
                     // removed while we looked: its job ended
+                }
+                catch (final AccessDeniedException ex)
+                {
+                    // another user's job in a shared directory (/dev/shm): a segment is its owner's alone (0600)
+                    entries.add(entry(path, name, "unreadable", 0, 0, false, "not readable by this user; left alone"));
                 }
             }
         }

@@ -276,6 +276,11 @@ class BenchCommandTest
     @CsvSource(delimiter = '|', value = {
         "bench foo                       | sm4j bench: unknown test 'foo' (expected: latency, bw, bibw, mbw_mr, multi_lat, wake, allreduce, reduce, reduce_scatter, bcast, gather, allgather, alltoall, barrier, put_latency, get_latency or put_bw)",
         "bench barrier -m 8:8            | sm4j bench: -m 8:8: barrier sends no data, it has no sizes",
+        "bench barrier -m 0:4194304      | sm4j bench: -m 0:4194304: barrier sends no data, it has no sizes",
+        "bench wake -m 0:4194304         | sm4j bench: -m 0:4194304: wake sends a clock reading, expected sizes from 8 bytes",
+        "bench latency --pause-us 10     | sm4j bench: --pause-us applies only with wake; it would be ignored",
+        "bench latency --requests isend  | sm4j bench: --requests applies only with bw, bibw and mbw_mr; it would be ignored",
+        "bench multi_lat -W 8            | sm4j bench: -W applies only with bw, bibw, mbw_mr and put_bw; it would be ignored",
         "bench wake -m 4:8               | sm4j bench: -m 4:8: wake sends a clock reading, expected sizes from 8 bytes",
         "bench wake --compare            | sm4j bench: --compare: wake measures sm4j alone (a waiting Open MPI rank never sleeps)",
         "bench wake --pause-us -1        | sm4j bench: --pause-us -1: expected 0..60000000 microseconds",
@@ -296,6 +301,24 @@ class BenchCommandTest
     void badInputShouldBeOneLineWithExitCodeTwo(final String args, final String expected)
     {
         CliRun.assertRejected(args, expected);
+    }
+
+    /**
+     * A chart under a regular file: one line naming the option and the directory, before any rank starts (was a
+     * FileAlreadyExistsException's stack trace).
+     */
+    @Test
+    void aChartThatCannotBeWrittenShouldBeOneLine(@TempDir final Path dir) throws IOException
+    {
+        final Path file = Files.writeString(dir.resolve("afile"), "x");
+        CliRun.assertRejected("bench latency --chart " + file.resolve("x.png"), "sm4j bench: --chart " + file.resolve("x.png") +
+            ": cannot create its directory " + file + " (FileAlreadyExistsException: " + file + ")");
+    }
+
+    @Test
+    void aDemoWithABadMaxShouldSaySoBeforeItsReport()
+    {
+        CliRun.assertRejected("demo --max -1", "sm4j demo: --max -1: expected 0..4194304 bytes");
     }
 
     private static String[] args(final String... args)

@@ -59,6 +59,7 @@ class ReportCommandTest
     @CsvSource(delimiter = '|', value = {
         "--peers 0                 | sm4j report: --peers 0: expected 1..4096",
         "-n 5000                   | sm4j report: -n 5000: expected 1..4096",
+        "-n5000                    | sm4j report: -n 5000: expected 1..4096",
         "--ranks 4 --queue-entries 100 | sm4j report: --queue-entries 100: expected a power of two",
         "-n 4 --eager-limit 65536  | sm4j report: --eager-limit 65536: expected <= --max-frag 32768",
         "-n 4 --cacheline 96       | sm4j report: --cacheline 96: expected a power of two",
@@ -89,6 +90,14 @@ class ReportCommandTest
         assertEquals(SegmentLayout.compute(LayoutParams.defaults(64)).totalBytes(), Long.parseLong(last[4]));
         final byte[] png = Files.readAllBytes(dir.resolve("sweep.png"));
         assertArrayEquals(new byte[]{ (byte)0x89, 'P', 'N', 'G' }, java.util.Arrays.copyOf(png, 4));
+    }
+
+    @Test
+    void aSweepWhoseOutputCannotBeWrittenShouldBeOneLine(@TempDir final Path dir) throws IOException
+    {
+        final Path file = Files.writeString(dir.resolve("afile"), "x");
+        CliRun.assertRejected("report --sweep 2..3 --out " + file.resolve("x"), "sm4j report: --out " + file.resolve("x") +
+            ": cannot create its directory " + file + " (FileAlreadyExistsException: " + file + ")");
     }
 
     @Test

@@ -406,6 +406,12 @@ class ThreadRanksTest
                 }
                 assertEquals("recv is read-only: a receive writes into it", assertThrows(IllegalArgumentException.class,
                     () -> comm.allGather(mine, ByteBuffer.allocate(12).asReadOnlyBuffer())).getMessage());
+                // the n-block side ends at its limit too: 3 x 4 bytes do not fit between 1 and a limit of 12, whatever
+                // the capacity beyond it (before, they were written past the limit)
+                final ByteBuffer short12 = ByteBuffer.allocateDirect(64).position(1).limit(12);
+                assertEquals("recv: offset=1 length=12 capacity=12", assertThrows(IndexOutOfBoundsException.class,
+                    () -> comm.allGather(mine, short12)).getMessage());
+                assertEquals(0, short12.duplicate().clear().get(12), "written past the limit");
             });
             assertTrue(dir.isEmpty(), "files left behind");
         }
@@ -505,6 +511,67 @@ class ThreadRanksTest
             assertTrue(cpuAndWall[0] < cpuAndWall[1] / 4, "rank 0 used " + cpuAndWall[0] / 1_000_000 + " ms of CPU in "
                 + cpuAndWall[1] / 1_000_000 + " ms of waiting: it span instead of sleeping");
             assertTrue(dir.isEmpty(), "files left behind");
+        }
+    }
+
+    /**
+     * A persistent send whose start fails (its peer has left) did not start: it is not left active with nothing to
+     * complete it (before, its await spun for ever and the next start said "still active").
+     */
+    @Test
+    void aPersistentRequestWhoseStartFailsShouldStayStartable() throws Exception
+    {
+        try (ScratchDir dir = ScratchDir.create("sm4j-thread-job-"))
+        {
+            final String[] failures = new String[2];
+            ThreadJob.run(dir.path, 2, comm ->
+            {
+                if (comm.rank() == 1)
+                {
+                    comm.recv(0, 0, new byte[1]);
+                    return; // and close: rank 0's next sends have nobody to go to
+                }
+                final Request send = comm.sendInit(1, 1, new byte[1]);
+                comm.send(1, 0, new byte[1]);
+                final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (failures[0] == null && System.nanoTime() < deadline)
+                {
+                    try
+                    {
+                        send.start().await(); // a poll until rank 1 has left
+                    }
+                    catch (final Sm4jException gone)
+                    {
+                        failures[0] = gone.getMessage();
+                    }
+                }
+                failures[1] = assertThrows(Sm4jException.class, send::start).getMessage();
+            });
+            assertTrue(failures[0] != null && failures[0].contains("detached"), failures[0]);
+            assertTrue(failures[1].contains("rank 1 has detached"), "the second start: " + failures[1]);
+        }
+    }
+
+    /**
+     * A large isend to this rank itself, taken by a receive whose handler throws: the receive fails with the handler's
+     * exception and the send completes (before, it was left incomplete for good).
+     */
+    @Test
+    void aSendToItselfTakenByAFailingHandlerShouldComplete() throws Exception
+    {
+        try (ScratchDir dir = ScratchDir.create("sm4j-thread-job-"))
+        {
+            final Object[] outcome = new Object[2];
+            ThreadJob.run(dir.path, 1, comm ->
+            {
+                final Request send = comm.isend(0, 7, new byte[1 << 20]); // above the eager limit: queued by reference
+                outcome[0] = assertThrows(IllegalStateException.class,
+                    () -> comm.recv(0, 7, (status, buffer, offset) -> { throw new IllegalStateException("handler failed"); }))
+                    .getMessage();
+                outcome[1] = send.await(Duration.ofSeconds(30)); // a watchdog: null if it never completes
+            });
+            assertEquals("handler failed", outcome[0]);
+            assertTrue(outcome[1] != null, "the send never completed");
         }
     }
 

@@ -139,7 +139,7 @@ class SegmentLayoutTest
             .eagerFragsPerPeer(Integer.MAX_VALUE).build();
         final IllegalArgumentException ex =
             assertThrows(IllegalArgumentException.class, () -> SegmentLayout.compute(params));
-        assertTrue(ex.getMessage().startsWith("segment size overflows a long: peers=4096"), ex.getMessage());
+        assertTrue(ex.getMessage().startsWith("segment too large to lay out (a size past a long, or a fragment count past an int): peers=4096"), ex.getMessage());
     }
 
     @Test
