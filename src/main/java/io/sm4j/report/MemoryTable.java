@@ -15,14 +15,26 @@ public final class MemoryTable
     private static final double UNIT = 1e6;
     private static final int LABEL_WIDTH = 20;
     private static final int COLUMN_WIDTH = 12;
+    private static final String NOT_LAID_OUT = String.format("%" + COLUMN_WIDTH + "s", "n/a");
 
     private final EnumMap<Column, Map<Category, Long>> bytes = new EnumMap<>(Column.class);
+    /** Why a column's layout could not be computed (a fixed policy of it past a section's or a long's size). */
+    private final EnumMap<Column, String> notLaidOut = new EnumMap<>(Column.class);
 
     private MemoryTable(final LayoutParams params, final MemoryModel model)
     {
         for (final Column column : Column.values())
         {
-            bytes.put(column, model.bytes(column.apply(params)));
+            try
+            {
+                bytes.put(column, model.bytes(column.apply(params)));
+            }
+            catch (final IllegalArgumentException tooLarge)
+            {
+                // the user's parameters hold for their own policy (checked before) but not for every column's: PAGE 8K
+                // can pass a section's limit where AGGREGATED does not; the others are still worth a table
+                notLaidOut.put(column, tooLarge.getMessage());
+            }
         }
     }
 
@@ -36,14 +48,30 @@ public final class MemoryTable
         return new MemoryTable(params, model);
     }
 
+    /**
+     * @throws IllegalArgumentException why, if the column's layout cannot be computed.
+     */
     public long bytes(final Column column, final Category category)
     {
-        return bytes.get(column).getOrDefault(category, 0L);
+        return laidOut(column).getOrDefault(category, 0L);
     }
 
+    /**
+     * @throws IllegalArgumentException why, if the column's layout cannot be computed.
+     */
     public long total(final Column column)
     {
-        return bytes.get(column).values().stream().mapToLong(Long::longValue).sum();
+        return laidOut(column).values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    private Map<Category, Long> laidOut(final Column column)
+    {
+        final String why = notLaidOut.get(column);
+        if (why != null)
+        {
+            throw new IllegalArgumentException(column.title().strip() + ": " + why);
+        }
+        return bytes.get(column);
     }
 
     /**
@@ -51,7 +79,7 @@ public final class MemoryTable
      */
     public String render()
     {
-        final boolean small = total(Column.PAGE_8K) < 1000 * UNIT;
+        final boolean small = !notLaidOut.containsKey(Column.PAGE_8K) && total(Column.PAGE_8K) < 1000 * UNIT;
         final StringBuilder out = new StringBuilder();
         out.append(String.format("%-" + LABEL_WIDTH + "s", "description"));
         for (final Column column : Column.values())
@@ -64,7 +92,7 @@ public final class MemoryTable
             out.append(String.format("%-" + LABEL_WIDTH + "s", category.label()));
             for (final Column column : Column.values())
             {
-                out.append(format(bytes(column, category), small));
+                out.append(notLaidOut.containsKey(column) ? NOT_LAID_OUT : format(bytes(column, category), small));
             }
             out.append('\n');
         }
@@ -72,9 +100,11 @@ public final class MemoryTable
         out.append(String.format("%-" + LABEL_WIDTH + "s", "total"));
         for (final Column column : Column.values())
         {
-            out.append(format(total(column), small));
+            out.append(notLaidOut.containsKey(column) ? NOT_LAID_OUT : format(total(column), small));
         }
-        return out.append('\n').toString();
+        out.append('\n');
+        notLaidOut.forEach((column, why) -> out.append("n/a: ").append(column.title().strip()).append(": ").append(why).append('\n'));
+        return out.toString();
     }
 
     static String megabytes(final long bytes, final boolean small)
