@@ -38,8 +38,8 @@ package io.sm4j.layout;
  * commit word where the next record will start whenever that spot has been consumed (it may lie inside an
  * old record's payload, which must never be read as a commit word). When it has not been consumed, it is
  * where the receiver stood, a record's start, whose old commit word carries an older sequence. A ring holds
- * at most {@code MAX_FAST_BOX_SIZE / REFERENCE_LENGTH} = 2^15 records, so an old sequence never equals the
- * expected one mod 2^16.
+ * at most {@code MAX_FAST_BOX_SIZE} / 8 = 2^15 records (8 bytes: the smallest record, an empty inline message
+ * or a padding record), so an old sequence never equals the expected one mod 2^16.
  */
 public final class FastBoxDescriptor
 {

@@ -597,6 +597,24 @@ public final class Segment implements AutoCloseable
         }
     }
 
+    /**
+     * As {@link #close}, but leaves the file mapped: a thread of the closing rank is still inside a call that writes
+     * into it (a close from another thread gave up waiting). The mapping goes with its buffers, once unreachable.
+     */
+    public void closeLeavingMapped()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        closeQuietly(channel);
+        if (creator)
+        {
+            SegmentFiles.deleteSegment(path);
+        }
+    }
+
     private static void closeQuietly(final FileChannel channel)
     {
         if (channel != null)

@@ -112,6 +112,15 @@ final class CallGate
      * @param wake    run once the gate is closed, to end a wait of a thread inside (its doorbell's sleep).
      * @return false if it was already closed.
      */
+    /**
+     * After {@link #close}: whether a call is still inside (its wait was bounded): the mapping must then stay, as that
+     * call may still write into it (a handler that ran for longer than the bound, a claim not yet committed).
+     */
+    boolean callInside()
+    {
+        return inside.get() != 0;
+    }
+
     synchronized boolean close(final boolean faulted, final Runnable wake)
     {
         if (closed)

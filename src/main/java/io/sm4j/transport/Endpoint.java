@@ -803,19 +803,23 @@ public final class Endpoint implements AutoCloseable, MappingGuard
         {
             return;
         }
+        // a call still inside after the gate's bounded wait (SINGLE mode from another thread, or a fault) may still
+        // write into the mapping: no drain beside it, no unmap under it (its collector unmaps it once unreachable)
+        final boolean callInside = gate.callInside();
         try
         {
-            // a truncated file leaves nothing to deliver or to mark detached, only the mapping to release
-            if (!faulted)
+            // every call that entered has left; a claim still held keeps its destination's lock until committed, also
+            // after a fault (MULTIPLE mode: the claim left the gate, and its thread may still write its payload)
+            for (final Publication publication : publications)
             {
-                // every call that entered has left; a claim still held keeps its destination's lock until committed
-                for (final Publication publication : publications)
+                if (publication != null)
                 {
-                    if (publication != null)
-                    {
-                        publication.lockForClose();
-                    }
+                    publication.lockForClose();
                 }
+            }
+            // a truncated file leaves nothing to deliver or to mark detached, only the mapping to release
+            if (!faulted && !callInside)
+            {
                 deliverPendingAndDetach();
             }
         }
@@ -828,7 +832,14 @@ public final class Endpoint implements AutoCloseable, MappingGuard
             closeResources();
             if (ownsSegment)
             {
-                segment.close();
+                if (callInside)
+                {
+                    segment.closeLeavingMapped();
+                }
+                else
+                {
+                    segment.close();
+                }
             }
         }
     }

@@ -2,6 +2,7 @@ package io.sm4j.fifo;
 
 import io.sm4j.layout.FastBoxDescriptor;
 import io.sm4j.layout.FragmentDescriptor;
+import io.sm4j.layout.LayoutParams;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
@@ -75,6 +76,40 @@ class FastBoxTest
         assertEquals(written * (long)record, consumed.getLong(FastBoxDescriptor.CONSUMED_OFFSET),
             "an empty box publishes what was consumed");
         assertTrue(producer.claim(record) >= 0, "room again");
+    }
+
+    /**
+     * The largest ring full of the smallest records (empty messages, 8 bytes each), twice: the second lap's reader
+     * stops where the writer stopped, and no commit word of the lap before reads as a record. At 512 KiB a ring held
+     * 2^16 such records, a record's 16-bit sequence came round in one lap, and the reader replayed the old lap.
+     */
+    @Test
+    void aFullLapOfTheSmallestRecordsInTheLargestRingShouldNotBeReadTwice()
+    {
+        final UnsafeBuffer large = new UnsafeBuffer(BufferUtil.allocateDirectAligned(LayoutParams.MAX_FAST_BOX_SIZE, 64));
+        final UnsafeBuffer position = new UnsafeBuffer(BufferUtil.allocateDirectAligned(64, 64));
+        final FastBoxProducer writer = new FastBoxProducer(large, position);
+        final FastBoxConsumer reader = new FastBoxConsumer(large, position);
+        final int record = FastBoxDescriptor.inlineRecordLength(0);
+        for (int lap = 1; lap <= 2; lap++)
+        {
+            int written = 0;
+            int index;
+            while ((index = writer.claim(record)) >= 0)
+            {
+                writer.commitInline(index, 0);
+                written++;
+            }
+            assertEquals(LayoutParams.MAX_FAST_BOX_SIZE / record, written, "records in lap " + lap);
+            int read = 0;
+            while (reader.peek() != 0)
+            {
+                assertEquals(0, FastBoxDescriptor.inlinePayload(reader.peek()));
+                reader.consume(record);
+                assertTrue(++read <= written, "lap " + lap + ": read more records than were written");
+            }
+            assertEquals(written, read, "lap " + lap);
+        }
     }
 
     /**

@@ -5,6 +5,7 @@ import io.sm4j.layout.CountersDescriptor;
 import io.sm4j.layout.FastBoxDescriptor;
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.layout.ThreadMode;
+import io.sm4j.it.ScratchDir;
 import io.sm4j.segment.Segment;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
@@ -17,7 +18,10 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -463,6 +467,55 @@ class EndpointTest
             error[0] = "rank 0 got echo " + f.buffer().getLong(f.offset()) + ", expected " + next[0];
         }
         next[0]++;
+    }
+
+    /**
+     * A close from another thread (a shutdown hook) while the rank's thread is inside a poll whose handler runs for
+     * longer than the close waits (1 s): the close returns, and leaves the mapping to the call still inside, which
+     * then finishes its poll in it (before: the close unmapped the file under the handler, and the poll's next
+     * access crashed the JVM).
+     */
+    @Test
+    void aCloseThatGivesUpWaitingShouldNotUnmapUnderTheCallInside() throws Exception
+    {
+        try (ScratchDir dir = ScratchDir.create("sm4j-endpoint-"))
+        {
+            final Segment created = Segment.create(LayoutParams.defaults(2), dir.path, 12);
+            final CompletableFuture<Endpoint> owner = CompletableFuture.supplyAsync(() ->
+                Endpoint.open(Segment.attach(created.path(), Duration.ofSeconds(10)), 1, TransportOptions.defaults(), true));
+            final Endpoint sender = Endpoint.open(created, 0, TransportOptions.defaults(), false);
+            final Endpoint receiver = owner.join(); // owns its own mapping of the file: its close unmaps it
+            try
+            {
+                CopyingSends.send(sender, 1, new byte[]{ 42 });
+                final CountDownLatch inside = new CountDownLatch(1);
+                final CountDownLatch release = new CountDownLatch(1);
+                final byte[] seen = new byte[1];
+                final CompletableFuture<Integer> poll = CompletableFuture.supplyAsync(() -> receiver.poll(fragment ->
+                {
+                    inside.countDown();
+                    try
+                    {
+                        release.await(); // the handler outlasts the close's wait
+                    }
+                    catch (final InterruptedException ex)
+                    {
+                        Thread.currentThread().interrupt();
+                    }
+                    seen[0] = fragment.buffer().getByte(fragment.offset()); // read after the close returned
+                }, 1));
+                inside.await();
+                receiver.close();
+                release.countDown();
+                assertEquals(1, poll.get(30, TimeUnit.SECONDS));
+                assertEquals(42, seen[0], "the payload, read in the mapping after the close");
+            }
+            finally
+            {
+                sender.close();
+                created.close();
+            }
+        }
     }
 
     @Test
