@@ -44,6 +44,15 @@ public final class RankRegistry
      */
     public void register(final int rank)
     {
+        register(rank, () -> { });
+    }
+
+    /**
+     * As {@link #register(int)}, running {@code claimed} once the rank is this process's and before it is marked
+     * ATTACHED (whose release publishes what it stores): a process refused the rank stores nothing.
+     */
+    public void register(final int rank, final Runnable claimed)
+    {
         final UnsafeBuffer control = control(rank);
         final ProcessIdentity self = ProcessIdentity.current();
         if (!control.compareAndSetLong(PID_OFFSET, 0, self.pid()))
@@ -53,7 +62,8 @@ public final class RankRegistry
         }
         control.putLong(START_OFFSET, self.startMillis());
         heartbeat(rank);
-        // NOTE: release: pid and start time are visible to whoever acquires ATTACHED
+        claimed.run();
+        // NOTE: release: pid and start time (and what claimed stored) are visible to whoever acquires ATTACHED
         control.putIntRelease(STATE_OFFSET, STATE_ATTACHED);
     }
 

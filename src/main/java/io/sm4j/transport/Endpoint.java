@@ -111,7 +111,7 @@ public final class Endpoint implements AutoCloseable, MappingGuard
             }
         }
         peerBells = new PeerBells(segment, rank, futex, !multiple);
-        final FragmentAccess fragments = new FragmentAccess(segment, rank, multiple);
+        final FragmentAccess fragments = new FragmentAccess(segment, rank, multiple, peerBells::ringAll);
         gate = new CallGate(multiple);
         unexpectedBytes = options.unexpectedBytes();
         counters = new RankCounters(segment.views().counters(rank), unexpectedBytes);
@@ -166,8 +166,9 @@ public final class Endpoint implements AutoCloseable, MappingGuard
         NativeCopy.check(System.getenv(NativeCopy.ENV));
         final Futex futex = Futex.forSetting(options.bell());
         final boolean reads = PeerMemory.whyNot(options.peerReads()) == null;
-        BellWord.declareAbilities(segment.views().bell(rank), futex != null, reads); // before registering: released by it
-        segment.ranks().register(rank);
+        // once the rank is ours (a stray process refused it must not overwrite a live rank's abilities), before the
+        // ATTACHED that releases them
+        segment.ranks().register(rank, () -> BellWord.declareAbilities(segment.views().bell(rank), futex != null, reads));
         Endpoint endpoint = null;
         try
         {

@@ -23,6 +23,7 @@ import java.util.concurrent.locks.ReentrantLock;
 final class FragmentAccess
 {
     private final Segment segment;
+    private final Runnable ringAll;
     private final SegmentLayout layout;
     private final int rank;
     private final int perPeer;
@@ -43,9 +44,13 @@ final class FragmentAccess
     private final long[] published;
     private final long publishEvery;
 
-    FragmentAccess(final Segment segment, final int rank, final boolean multiple)
+    /**
+     * @param ringAll wakes every sleeping rank (after a corrupt fragment's abort, which they must see at once).
+     */
+    FragmentAccess(final Segment segment, final int rank, final boolean multiple, final Runnable ringAll)
     {
         this.segment = segment;
+        this.ringAll = ringAll;
         this.layout = segment.layout();
         this.rank = rank;
         this.perPeer = layout.params().eagerFragsPerPeer();
@@ -246,6 +251,7 @@ final class FragmentAccess
     {
         final String reason = "corrupt data from rank " + source + " at rank " + rank + ": " + what;
         segment.abort(rank, reason);
+        ringAll.run(); // after the abort's store: a woken rank's health check reads it (acquire)
         return new Sm4jException(reason);
     }
 }

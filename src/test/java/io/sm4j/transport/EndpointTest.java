@@ -1,12 +1,14 @@
 package io.sm4j.transport;
 
+import io.sm4j.it.ScratchDir;
 import io.sm4j.job.RankJob;
 import io.sm4j.layout.CountersDescriptor;
+import io.sm4j.layout.DoorbellDescriptor;
 import io.sm4j.layout.FastBoxDescriptor;
 import io.sm4j.layout.LayoutParams;
 import io.sm4j.layout.ThreadMode;
-import io.sm4j.it.ScratchDir;
 import io.sm4j.segment.Segment;
+import io.sm4j.segment.Sm4jException;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -516,6 +518,25 @@ class EndpointTest
                 created.close();
             }
         }
+    }
+
+    /**
+     * A process that asks for a rank already attached is refused before it writes anything of that rank's: the live
+     * rank's doorbell abilities (its futex and peer-reads bits, and what its reads check found) stay as they were.
+     */
+    @Test
+    void aRankRefusedAsAlreadyAttachedShouldLeaveTheLiveRanksDoorbellAlone()
+    {
+        final UnsafeBuffer bell = segment.views().bell(1);
+        final long abilities = bell.getLongVolatile(DoorbellDescriptor.ABILITIES_OFFSET);
+        final long address = bell.getLongVolatile(DoorbellDescriptor.ADDRESS_OFFSET);
+        bell.putLongVolatile(DoorbellDescriptor.ADDRESS_OFFSET, address ^ 1); // what a stray would reset
+        final Sm4jException refused = assertThrows(Sm4jException.class,
+            () -> Endpoint.open(segment, 1, TransportOptions.defaults(), false));
+        assertTrue(refused.getMessage().startsWith("rank 1 is already attached"), refused.getMessage());
+        assertEquals(abilities, bell.getLongVolatile(DoorbellDescriptor.ABILITIES_OFFSET));
+        assertEquals(address ^ 1, bell.getLongVolatile(DoorbellDescriptor.ADDRESS_OFFSET), "overwritten");
+        bell.putLongVolatile(DoorbellDescriptor.ADDRESS_OFFSET, address);
     }
 
     @Test
