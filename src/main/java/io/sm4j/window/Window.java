@@ -85,29 +85,37 @@ public final class Window implements AutoCloseable
             failure = ex;
         }
         final int size = channel.size();
-        final long[] all = new long[3 * size];
-        channel.allGather(new long[]{ channel.worldRank(), own != null ? own.chunkId() : failure == null ? 0 : -1, bytes }, all);
-        failure = failure != null ? failure : failed(all, "allocate its part of the window");
         final UnsafeBuffer[] headers = new UnsafeBuffer[size];
         final UnsafeBuffer[] parts = new UnsafeBuffer[size];
         final ChunkFile[] mapped = new ChunkFile[size];
-        for (int r = 0; r < size && failure == null; r++)
+        try
         {
-            try
+            final long[] all = new long[3 * size];
+            channel.allGather(new long[]{ channel.worldRank(), own != null ? own.chunkId() : failure == null ? 0 : -1, bytes }, all);
+            failure = failure != null ? failure : failed(all, "allocate its part of the window");
+            for (int r = 0; r < size && failure == null; r++)
             {
-                mapPart(r, all, own, channel.rank(), segment, headers, parts, mapped);
+                try
+                {
+                    mapPart(r, all, own, channel.rank(), segment, headers, parts, mapped);
+                }
+                catch (final RuntimeException ex)
+                {
+                    failure = ex;
+                }
             }
-            catch (final RuntimeException ex)
-            {
-                failure = ex;
-            }
+            // every rank has mapped every part, or knows who could not, before any part is used
+            final long[] mappedAll = new long[3 * size];
+            channel.allGather(new long[]{ 0, failure == null ? 0 : -1, bytes }, mappedAll);
+            failure = failure != null ? failure : failed(mappedAll, "map every part of the window");
         }
-        // every rank has mapped every part, or knows who could not, before any part is used
-        final long[] mappedAll = new long[3 * size];
-        channel.allGather(new long[]{ 0, failure == null ? 0 : -1, bytes }, mappedAll);
-        failure = failure != null ? failure : failed(mappedAll, "map every part of the window");
+        catch (final RuntimeException collectiveFailed)
+        {
+            failure = collectiveFailed; // a peer died, the job was aborted, a rank called another collective
+        }
         if (failure != null)
         {
+            // this rank's part and its mappings go with the failure: the caller has no window to free them through
             for (final ChunkFile chunk : mapped)
             {
                 if (chunk != null)

@@ -576,6 +576,51 @@ class ThreadRanksTest
     }
 
     /**
+     * A send from a shared buffer that waits for room (behind sends the receiver has not taken) when its buffer is
+     * freed: it fails with one line and leaves the queue, and later sends to that rank go (before, its start threw
+     * at every progress pass, and every later call of the rank threw with it).
+     */
+    @Test
+    void aQueuedSendWhoseSharedBufferIsFreedShouldFailAloneAndLetLaterSendsGo() throws Exception
+    {
+        try (ScratchDir dir = ScratchDir.create("sm4j-thread-job-"))
+        {
+            final String[] failure = new String[1];
+            final int[] received = new int[1]; // by rank 1
+            final int[] sent = new int[1]; // by rank 0
+            ThreadJob.run(dir.path, 2, comm ->
+            {
+                if (comm.rank() == 1)
+                {
+                    final byte[] any = new byte[1 << 20];
+                    while (comm.recv(0, Communicator.ANY_TAG, any).tag() != 0) // every small send, then "go"
+                    {
+                        received[0]++;
+                    }
+                    return;
+                }
+                final List<Request> small = new ArrayList<>();
+                Request last;
+                do
+                {
+                    small.add(last = comm.isend(1, 1, new byte[1])); // until one waits for room: rank 1 takes nothing yet
+                }
+                while (last.isDone());
+                final io.sm4j.window.SharedBuffer shared = comm.allocate(1 << 20);
+                final Request fromShared = comm.isend(1, 2, shared, 0, 1 << 20);
+                shared.free();
+                comm.send(1, 0, new byte[1]); // "go": behind the others, so their queue must move
+                failure[0] = assertThrows(Sm4jException.class, fromShared::await).getMessage();
+                Request.waitAll(small.toArray(new Request[0]));
+                sent[0] = small.size();
+            });
+            assertTrue(failure[0].contains("cannot start: its shared buffer") && failure[0].endsWith("was freed while the send waited"),
+                failure[0]);
+            assertEquals(sent[0], received[0], "rank 1 received other than every small send (the freed one must not arrive)");
+        }
+    }
+
+    /**
      * A receive into a handler that fails (here: the budget holds its message back for good) is withdrawn: its
      * handler does not run later, inside another call, on the message a later receive waits for.
      */
