@@ -220,6 +220,10 @@ final class BenchCommand implements Callable<Integer>
                 throw new IllegalArgumentException("--peers " + peers + " applies to latency, bw and bibw only");
             }
         }
+        if (benchTest.collective())
+        {
+            checkCollectiveRoom(benchTest, range[1]);
+        }
         final int segmentRanks = peers == null ? processes : peers;
         OptionChecks.requireRange("--peers", segmentRanks, processes, LayoutParams.MAX_PEERS, "");
         if (chart != null)
@@ -337,6 +341,26 @@ final class BenchCommand implements Callable<Integer>
         }
     }
 
+    /**
+     * A collective's rank keeps n blocks of the largest size (gather, allGather, allToAll), and rank 0 gathers every
+     * rank's call times: both in one Java array, at most 2 GiB.
+     */
+    private void checkCollectiveRoom(final BenchTest benchTest, final int maxSize)
+    {
+        final long limit = Integer.MAX_VALUE - 8;
+        final boolean blocks = benchTest == BenchTest.GATHER || benchTest == BenchTest.ALLGATHER || benchTest == BenchTest.ALLTOALL;
+        if (blocks && (long)maxSize * ranks > limit)
+        {
+            throw new IllegalArgumentException("-m " + sizes + " with -n " + ranks + ": " + benchTest.id() + " keeps " + ranks +
+                " blocks of " + maxSize + " bytes in one buffer, expected at most 2 GiB");
+        }
+        if ((long)Math.max(iterations, benchTest.defaultIterations(0)) * Long.BYTES * ranks > limit)
+        {
+            throw new IllegalArgumentException("-i " + iterations + " with -n " + ranks + ": rank 0 gathers every rank's call " +
+                "times, expected at most 2 GiB of them");
+        }
+    }
+
     private int[] parseSizes()
     {
         final String[] parts = sizes.split(":", -1);
@@ -347,6 +371,12 @@ final class BenchCommand implements Callable<Integer>
             if (parts.length > 2 || min < 0 || max < min || max > BenchSpec.MAX_SIZE)
             {
                 throw new NumberFormatException();
+            }
+            if (min > 0 && Long.highestOneBit(max) < min)
+            {
+                // a run of no size at all, and a table without rows
+                throw new IllegalArgumentException("-m " + sizes + ": no size to measure (the sizes are 0, if MIN is 0, " +
+                    "and the powers of two from MIN to MAX)");
             }
             return new int[]{ (int)min, (int)max };
         }

@@ -1,5 +1,6 @@
 package io.sm4j.message;
 
+import io.sm4j.segment.JobAbortedException;
 import io.sm4j.segment.Sm4jException;
 import io.sm4j.transport.Endpoint;
 import io.sm4j.transport.PeerMemory;
@@ -196,7 +197,7 @@ final class PendingSends
         {
             final ArrayDeque<SendRequest> queue = waiting[dest];
             // sends to a rank that has detached stay until failOrphans fails them
-            while (queue != null && !queue.isEmpty() && endpoint.job().isAttached(dest) && tryStart(queue.peek()))
+            while (queue != null && !queue.isEmpty() && endpoint.job().isAttached(dest) && startedOrGone(queue.peek()))
             {
                 final SendRequest started = queue.poll();
                 endpoint.counters().roomWait(System.nanoTime() - started.queuedAt);
@@ -206,6 +207,27 @@ final class PendingSends
             }
         }
         return sent;
+    }
+
+    /**
+     * @return true if the queued send started; false if it still waits for room, or its rank detached between the
+     *         caller's look and its claim (it stays for failOrphans to fail it by name: the claim's "rank 1 has
+     *         detached" thrown from here would fail whatever call this pass runs in, and leave the send queued).
+     */
+    private boolean startedOrGone(final SendRequest request)
+    {
+        try
+        {
+            return tryStart(request);
+        }
+        catch (final Sm4jException ex)
+        {
+            if (!(ex instanceof JobAbortedException) && !endpoint.job().isAttached(request.dest))
+            {
+                return false;
+            }
+            throw ex;
+        }
     }
 
     private static boolean isEmpty(final ArrayDeque<SendRequest> queue)

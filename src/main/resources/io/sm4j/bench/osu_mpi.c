@@ -28,7 +28,9 @@ static int cmp(const void *a, const void *b)
 
 static double pct(const double *sorted, int n, double p)
 {
-    long k = (long)(p / 100.0 * n + 0.5);       /* the k-th value, k = p% of n rounded, as HdrHistogram's */
+    double at = p / 100.0 * n;                  /* the k-th value, k = p% of n rounded up, as HdrHistogram's */
+    long k = (long)at;
+    if ((double)k < at - 1e-9) k++;
     return sorted[k < 1 ? 0 : k > n ? n - 1 : k - 1];
 }
 
@@ -52,7 +54,8 @@ int main(int argc, char **argv)
     int coll = allreduce || reduce || reduce_scatter || bcast || gather || allgather || alltoall || barrier;   /* every rank times each call (not halved), as OSU; rank 0 reports all ranks' calls */
     int put_lat = strcmp(test, "put_latency") == 0, get_lat = strcmp(test, "get_latency") == 0, put_bw = strcmp(test, "put_bw") == 0;
     int rma = put_lat || get_lat || put_bw;
-    int latency = strcmp(test, "latency") == 0 || strcmp(test, "multi_lat") == 0 || coll || put_lat || get_lat, bibw = strcmp(test, "bibw") == 0;
+    int multi_lat = strcmp(test, "multi_lat") == 0;
+    int latency = strcmp(test, "latency") == 0 || multi_lat || coll || put_lat || get_lat, bibw = strcmp(test, "bibw") == 0;
     if (window < 1 || window > MAX_WINDOW) window = 64;
     long room = (max > 0 ? max : 1) * ((gather || allgather || alltoall) ? n : 1);   /* n blocks for gather, allgather, alltoall */
     char *out = malloc(room), *in = malloc(room), ack[4];
@@ -66,7 +69,8 @@ int main(int argc, char **argv)
     while (first != 0 && first < min) first *= 2;            /* 0, then powers of two >= MIN, as BenchSpec */
     for (long size = first; size <= max; size = size == 0 ? 1 : size * 2) {
         int n = iters > 0 ? iters : latency ? (size > LARGE ? 1000 : 10000) : (size > LARGE ? 20 : 100);
-        int sk = skip >= 0 ? skip : latency ? (size > LARGE ? 100 : 1000) : (size > LARGE ? 2 : 10);
+        int sk = skip >= 0 ? skip : multi_lat ? (size > LARGE ? 1000 : 10000)   /* as many as measured, as BenchTest */
+            : latency ? (size > LARGE ? 100 : 1000) : (size > LARGE ? 2 : 10);
         if (rma && !put_bw) n = (n + RMA_BATCH - 1) / RMA_BATCH * RMA_BATCH;   /* whole batches */
         double *rt = !rma || latency ? malloc(sizeof(double) * n) : NULL, t0 = 0;   /* each round trip, call or window */
         MPI_Barrier(MPI_COMM_WORLD);
