@@ -44,6 +44,41 @@ public final class CpuBudget
     }
 
     /**
+     * @return the online CPUs this process may run on (its affinity: {@code taskset}, a container's cpuset), ascending:
+     *         where ranks can be bound. The online CPUs if the allowed list cannot be read.
+     */
+    public static List<Integer> allowedCpus()
+    {
+        final List<Integer> online = onlineCpus();
+        try
+        {
+            final List<Integer> allowed = new ArrayList<>(online);
+            allowed.retainAll(parseCpuList(allowedList(Files.readString(Path.of("/proc/self/status")))));
+            return allowed.isEmpty() ? online : allowed;
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            return online;
+        }
+    }
+
+    /**
+     * @return the value of the {@code Cpus_allowed_list} line of a /proc/PID/status text.
+     * @throws IllegalArgumentException if there is none.
+     */
+    static String allowedList(final String status)
+    {
+        for (final String line : status.split("\n"))
+        {
+            if (line.startsWith("Cpus_allowed_list:"))
+            {
+                return line.substring("Cpus_allowed_list:".length()).trim();
+            }
+        }
+        throw new IllegalArgumentException("no Cpus_allowed_list");
+    }
+
+    /**
      * @return online cores, capped by the cgroup's CPU quota rounded down (at least 1); read once per JVM
      * (every endpoint, and in MULTIPLE mode every thread, asks when it makes its idle strategy).
      */

@@ -15,6 +15,16 @@ public final class Environment
     {
     }
 
+    /**
+     * @return true if {@code name} has a value: an optional setting left empty ({@code SM4J_IDLE= cmd}) is unset, as
+     *         a shell's {@code ${VAR:-default}} takes it.
+     */
+    private static boolean isSet(final Map<String, String> env, final String name)
+    {
+        final String value = env.get(name);
+        return value != null && !value.isBlank();
+    }
+
     public static String require(final Map<String, String> env, final String name)
     {
         final String value = env.get(name);
@@ -48,14 +58,19 @@ public final class Environment
         return (int)value;
     }
 
+    public static int intValue(final Map<String, String> env, final String name, final int otherwise)
+    {
+        return isSet(env, name) ? intValue(env, name) : otherwise;
+    }
+
     public static long longValue(final Map<String, String> env, final String name, final long otherwise)
     {
-        return env.containsKey(name) ? longValue(env, name) : otherwise;
+        return isSet(env, name) ? longValue(env, name) : otherwise;
     }
 
     public static <E extends Enum<E>> E enumValue(final Map<String, String> env, final String name, final E otherwise)
     {
-        if (!env.containsKey(name))
+        if (!isSet(env, name))
         {
             return otherwise;
         }

@@ -88,7 +88,9 @@ final class ArchiveDirectory
             final Object me = Files.getAttribute(Path.of("/proc/self"), "unix:uid");
             if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS))
             {
-                Files.createDirectories(dir.getParent());
+                // made for this user alone, whatever the umask (002, many distributions' default, left ~/.cache/sm4j
+                // group-writable: refused as a parent below, and the archive silently never used)
+                Files.createDirectories(dir.getParent(), PosixFilePermissions.asFileAttribute(OWNER_ONLY));
                 Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
             }
             return Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS) &&

@@ -10,8 +10,9 @@ public enum Binding
     /** The scheduler places and moves ranks freely. */
     NONE,
     /**
-     * Rank r runs on the r-th online core (modulo their count), through {@code taskset -c}: a rank is never
-     * migrated, so two spinning ranks never share a core for a scheduler tick while another is idle.
+     * Rank r runs on the r-th core this process may use (modulo their count: the online cores within its affinity,
+     * a container's cpuset or a {@code taskset}), through {@code taskset -c}: a rank is never migrated, so two
+     * spinning ranks never share a core for a scheduler tick while another is idle.
      */
     CORE;
 
@@ -20,6 +21,6 @@ public enum Binding
      */
     public boolean ownCores(final int processes)
     {
-        return this == CORE && processes <= CpuBudget.onlineCpus().size();
+        return this == CORE && processes <= CpuBudget.allowedCpus().size();
     }
 }

@@ -141,7 +141,7 @@ public final class JobLauncher
             // the ranks start first and wait for the file: a launcher killed at any point after this leaves
             // processes that remove what it made (a rank that finds the launcher dead reclaims the job's files),
             // and the JVMs start up while the segment is allocated
-            final List<Integer> cpus = job.binding() == Binding.CORE ? CpuBudget.onlineCpus() : List.of();
+            final List<Integer> cpus = job.binding() == Binding.CORE ? CpuBudget.allowedCpus() : List.of();
             final Path path = SegmentFiles.path(job.dir(), jobId);
             final boolean incubator = IncubatorLinker.forJvm(job.jvmArgs());
             final List<String> jvmArgs = incubator ? withIncubator(job.jvmArgs()) : job.jvmArgs();
@@ -374,6 +374,7 @@ public final class JobLauncher
         line.addAll(javaCommand(job.classpath(), jvmArgs, job.command()));
         final ProcessBuilder builder = new ProcessBuilder(line);
         builder.environment().putAll(job.env());
+        builder.environment().remove(Endpoints.OWN_CORE_ENV); // inherited (a launcher started from a bound rank): not this job's binding
         if (!cpus.isEmpty() && job.processes() <= cpus.size())
         {
             // every rank has a core of its own: AUTO need not judge contention from its waits (a bound rank is

@@ -45,6 +45,8 @@ final class StoppedRanks implements AutoCloseable
     private final long[] beatSeen;
     private final boolean[] told;
     private long nextCheck;
+    /** System.nanoTime() of the last check, 0 before the first. */
+    private long lastCheck;
 
     /**
      * @param limit how long a rank may be stopped before the job is aborted, {@link Duration#ZERO}: no limit.
@@ -80,6 +82,14 @@ final class StoppedRanks implements AutoCloseable
             return null;
         }
         nextCheck = now + CHECK_NANOS;
+        if (lastCheck != 0 && now - lastCheck > 2 * CHECK_NANOS)
+        {
+            // this launcher did not run meanwhile (Ctrl-Z stops the whole process group, ranks and launcher alike, or
+            // the machine was suspended): a heartbeat it last read before that is no evidence of a frozen rank, whose
+            // next beat may not have come yet; the frozen clocks start again from now
+            java.util.Arrays.fill(beatSeen, now);
+        }
+        lastCheck = now;
         final boolean intact = intact();
         for (int rank = 0; rank < watched.length; rank++)
         {

@@ -229,7 +229,7 @@ public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle i
         final TransportOptions defaults = defaults();
         return new TransportOptions(
             Duration.ofMillis(Environment.longValue(env, ATTACH_TIMEOUT_ENV, defaults.attachTimeout().toMillis())),
-            env.containsKey(LAZY_FREE_ENV) ? Environment.intValue(env, LAZY_FREE_ENV) : defaults.lazyFreeBatch(),
+            Environment.intValue(env, LAZY_FREE_ENV, defaults.lazyFreeBatch()),
             Environment.enumValue(env, IDLE_ENV, defaults.idle()),
             Environment.longValue(env, LAUNCHER_PID_ENV, defaults.launcherPid()),
             Environment.longValue(env, UNEXPECTED_BYTES_ENV, defaults.unexpectedBytes()),

@@ -29,6 +29,19 @@ class CpuBudgetTest
         assertThrows(IllegalArgumentException.class, () -> CpuBudget.parseCpuList("3-1"));
     }
 
+    /**
+     * Where ranks are bound: the online CPUs within this process's affinity (a container's cpuset, a taskset), as
+     * /proc/self/status lists them; the whole node's online CPUs named CPUs a confined process may not use.
+     */
+    @Test
+    void shouldBindWithinThisProcesssAffinity()
+    {
+        assertEquals("2-3", CpuBudget.allowedList("Name:\tjava\nCpus_allowed:\tc\nCpus_allowed_list:\t2-3\nMems_allowed:\t1\n"));
+        assertThrows(IllegalArgumentException.class, () -> CpuBudget.allowedList("Name:\tjava\n"));
+        assertTrue(CpuBudget.onlineCpus().containsAll(CpuBudget.allowedCpus()));
+        assertTrue(!CpuBudget.allowedCpus().isEmpty(), "a process runs somewhere"); // availableProcessors also counts a quota
+    }
+
     @Test
     void shouldReadACgroupQuotaAsCores()
     {

@@ -158,6 +158,8 @@ class ClassDataArchiveTest
         final Path made = tmp.resolve("a").resolve("cds");
         assertTrue(ArchiveDirectory.own(made));
         assertEquals(PosixFilePermissions.fromString("rwx------"), Files.getPosixFilePermissions(made));
+        // its parent too, whatever the umask: under umask 002 a parent made rwxrwxr-x was refused, and the archive never used
+        assertEquals(PosixFilePermissions.fromString("rwx------"), Files.getPosixFilePermissions(made.getParent()));
         final Path jar = jar(tmp.resolve("a.jar"), null);
         assertEquals(List.of(), ClassDataArchive.forJob(Map.of(ClassDataArchive.ENV, shared.toString()), jar.toString(), JVM_ARGS,
             List.of("Main"), warnings::add).jvmArgs(0));
