@@ -27,7 +27,7 @@ package io.sm4j.layout;
  *  +---------------------------------------------------------------+  96
  *  |                       Job id (64 bits)                       ...
  *  +---------------------------------------------------------------+ 104
- *  |          Creator start time, ms since the epoch (64 bits)    ...
+ *  |          Creator start time, ticks after boot (64 bits)      ...
  *  +---------------------------------------------------------------+ 112
  *  |                   Aborting rank (-1 = launcher)               |
  *  +---------------------------------------------------------------+ 116
@@ -50,7 +50,8 @@ public final class SegmentHeaderDescriptor
     /** "SM4JSEG1" read as a little-endian long. */
     public static final long MAGIC = 0x3147455334534D53L;
     /**
-     * 13: the exit code a rank's {@code abort(code, reason)} gives the job, before a 1,912-byte abort reason;
+     * 14: start times in clock ticks after boot (/proc/PID/stat's field 22), where 13 and before had milliseconds
+     * since the epoch; 13: the exit code a rank's {@code abort(code, reason)} gives the job, before a 1,912-byte abort reason;
      * 12: the doorbell line's abilities word (futex and peer-reads bits, the reads check) and address word, where
      * format 11 had a futex flag; 11: the source record of an allGather's or allToAll's step in the collective
      * slot's line (a rank's data read in place from its shared buffer), where a rank of format 10 would read the
@@ -60,7 +61,7 @@ public final class SegmentHeaderDescriptor
      * rank's counters (with its waiting mark) after the doorbells (6: a 1,928-byte abort reason; 5: a doorbell
      * line per rank after the control blocks; 4: the creator's and each rank's start time, the owner).
      */
-    public static final int VERSION = 13;
+    public static final int VERSION = 14;
 
     public static final int STATE_CREATING = 0;
     public static final int STATE_READY = 1;

@@ -1,22 +1,27 @@
 package io.sm4j.segment;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Optional;
 
 /**
  * A process as the segment records it: pid and start time. A pid alone is not an identity: Linux reuses
  * pids, so a rank that died and whose pid now belongs to another process would read as alive. The start
- * time (milliseconds since the epoch, as {@link ProcessHandle.Info#startInstant} reports it from
- * /proc/PID/stat) tells them apart.
+ * time tells them apart: field 22 of /proc/PID/stat, in clock ticks after the machine booted. Not
+ * {@link ProcessHandle.Info#startInstant}: the JDK adds those ticks to a boot time each JVM derives from the
+ * wall clock when it first asks, so after the clock was stepped (NTP after a VM's pause, {@code date -s}) two JVMs
+ * disagree on a live process's start, and one of them read it as dead (and removed its job's files).
  * <p>
  * Nor is a pid that exists alive: a process that died and that no parent has reaped (a container whose
  * PID 1 is not an init, a process manager that forgets {@code waitpid}) is a zombie, and
  * {@link ProcessHandle#isAlive()} is true for it. {@link #isRunning} reads the state in /proc/PID/stat:
  * Z (zombie) and X (dead) are dead.
  *
- * @param pid         process id, 0 for none.
- * @param startMillis start time, 0 if unknown (then the pid alone decides).
+ * @param pid        process id, 0 for none.
+ * @param startTicks start time in clock ticks after boot, 0 if unknown (then the pid alone decides).
  */
-public record ProcessIdentity(long pid, long startMillis)
+public record ProcessIdentity(long pid, long startTicks)
 {
     private static final ProcessIdentity CURRENT = of(ProcessHandle.current());
 
@@ -33,7 +38,7 @@ public record ProcessIdentity(long pid, long startMillis)
      */
     public static ProcessIdentity of(final ProcessHandle process)
     {
-        return new ProcessIdentity(process.pid(), startMillis(process));
+        return new ProcessIdentity(process.pid(), startTicks(process.pid()));
     }
 
     /**
@@ -57,8 +62,8 @@ public record ProcessIdentity(long pid, long startMillis)
         }
         return ProcessHandle.of(pid).filter(process ->
         {
-            final long start = startMillis(process);
-            return startMillis == 0 || start == 0 || start == startMillis;
+            final long start = startTicks(process.pid());
+            return startTicks == 0 || start == 0 || start == startTicks;
         });
     }
 
@@ -73,9 +78,23 @@ public record ProcessIdentity(long pid, long startMillis)
         }
     }
 
-    private static long startMillis(final ProcessHandle process)
+    /**
+     * @return field 22 of {@code /proc/PID/stat} (starttime, clock ticks after boot), or 0 if it cannot be read (no
+     *         such process, or no /proc).
+     */
+    static long startTicks(final long pid)
     {
-        return process.info().startInstant().map(java.time.Instant::toEpochMilli).orElse(0L);
+        try
+        {
+            final String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            // the command name in parentheses may hold spaces and parentheses: the fields after it start at the state
+            final String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return Long.parseLong(fields[19]); // field 22, counted from the state (field 3)
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            return 0;
+        }
     }
 
     @Override

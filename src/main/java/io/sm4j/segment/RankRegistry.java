@@ -60,7 +60,7 @@ public final class RankRegistry
             throw new Sm4jException("rank " + rank + " is already attached (pid " + control.getLongVolatile(PID_OFFSET) +
                 ", state " + control.getIntVolatile(STATE_OFFSET) + ") in " + path);
         }
-        control.putLong(START_OFFSET, self.startMillis());
+        control.putLong(START_OFFSET, self.startTicks());
         heartbeat(rank);
         claimed.run();
         // NOTE: release: pid and start time (and what claimed stored) are visible to whoever acquires ATTACHED

@@ -172,7 +172,7 @@ public final class SegmentFiles
     public static String creatingName(final long jobId)
     {
         final ProcessIdentity self = ProcessIdentity.current();
-        return fileName(jobId) + CREATING + self.pid() + "-" + self.startMillis();
+        return fileName(jobId) + CREATING + self.pid() + "-" + self.startTicks();
     }
 
     /**
@@ -182,7 +182,7 @@ public final class SegmentFiles
     public static void deletePartials(final Path dir)
     {
         final ProcessIdentity self = ProcessIdentity.current();
-        final String own = CREATING + self.pid() + "-" + self.startMillis();
+        final String own = CREATING + self.pid() + "-" + self.startTicks();
         try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, file -> file.getFileName().toString().endsWith(own)))
         {
             files.forEach(SegmentFiles::deleteQuietly);

@@ -44,7 +44,7 @@ final class SegmentHeader
         buffer.putLong(CHECKSUM_OFFSET, layout.checksum());
         final ProcessIdentity creator = ProcessIdentity.current();
         buffer.putLong(CREATOR_PID_OFFSET, creator.pid());
-        buffer.putLong(CREATOR_START_OFFSET, creator.startMillis());
+        buffer.putLong(CREATOR_START_OFFSET, creator.startTicks());
         buffer.putLong(JOB_ID_OFFSET, jobId);
         buffer.putInt(OWNER_OFFSET, owner);
         buffer.putInt(ABORT_RANK_OFFSET, 0);

@@ -80,9 +80,21 @@ class StaleSegmentsTest
     {
         final ProcessIdentity self = ProcessIdentity.current();
         assertTrue(self.isAlive());
-        assertFalse(new ProcessIdentity(self.pid(), self.startMillis() - 10_000).isAlive(), "same pid, another start");
+        assertFalse(new ProcessIdentity(self.pid(), self.startTicks() - 10_000).isAlive(), "same pid, another start");
         assertFalse(dead.isAlive());
         assertFalse(new ProcessIdentity(0, 0).isAlive());
+    }
+
+    /**
+     * The start time is the kernel's, in ticks after boot (field 22 of /proc/PID/stat), not a wall-clock instant: a
+     * step of the clock (NTP after a VM's pause) leaves every JVM's reading of a live process the same.
+     */
+    @Test
+    void aStartTimeShouldBeTheKernelsTicksAfterBoot() throws IOException
+    {
+        final String[] fields = Files.readString(Path.of("/proc/self/stat")).replaceFirst("(?s)^.*\\) ", "").split(" ");
+        assertEquals(Long.parseLong(fields[19]), ProcessIdentity.current().startTicks());
+        assertEquals(ProcessIdentity.current(), ProcessIdentity.of(ProcessHandle.current()));
     }
 
     @Test
@@ -129,7 +141,7 @@ class StaleSegmentsTest
     void aFileLeftWhileAllocatingShouldBeRemovedOnlyOnceItsCreatorIsDead() throws IOException
     {
         final Path mine = dir.resolve(SegmentFiles.creatingName(4));
-        final Path orphan = dir.resolve(SegmentFiles.fileName(5) + SegmentFiles.CREATING + dead.pid() + "-" + dead.startMillis());
+        final Path orphan = dir.resolve(SegmentFiles.fileName(5) + SegmentFiles.CREATING + dead.pid() + "-" + dead.startTicks());
         Files.write(mine, new byte[100]);
         Files.write(orphan, new byte[100]);
         assertEquals(List.of("0000000000000004: being created by pid " + ProcessHandle.current().pid(),
@@ -217,14 +229,14 @@ class StaleSegmentsTest
     private static void forgeCreator(final Path path, final ProcessIdentity process) throws IOException
     {
         writeLong(path, SegmentHeaderDescriptor.CREATOR_PID_OFFSET, process.pid());
-        writeLong(path, SegmentHeaderDescriptor.CREATOR_START_OFFSET, process.startMillis());
+        writeLong(path, SegmentHeaderDescriptor.CREATOR_START_OFFSET, process.startTicks());
     }
 
     private static void forgeRank(final Segment segment, final int rank, final ProcessIdentity process) throws IOException
     {
         final long control = segment.layout().controlBlockOffset(rank);
         writeLong(segment.path(), control + ControlBlockDescriptor.PID_OFFSET, process.pid());
-        writeLong(segment.path(), control + ControlBlockDescriptor.START_OFFSET, process.startMillis());
+        writeLong(segment.path(), control + ControlBlockDescriptor.START_OFFSET, process.startTicks());
     }
 
     private static void writeLong(final Path path, final long offset, final long value) throws IOException

@@ -66,7 +66,7 @@ public final class RankRegistryStress
             r.r1 = registry.isAttached(0) ? 1 : 0;
             final long pid = registry.pidOf(0);
             final long start = controls[0].getLongVolatile(ControlBlockDescriptor.START_OFFSET);
-            r.r2 = pid == SELF.pid() && start == SELF.startMillis() ? 1 : 0;
+            r.r2 = pid == SELF.pid() && start == SELF.startTicks() ? 1 : 0;
         }
     }
 
