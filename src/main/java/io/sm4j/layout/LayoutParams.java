@@ -70,7 +70,7 @@ public record LayoutParams(
     public static final int MIN_FAST_BOX_SIZE = 1024;
     /**
      * Keeps a ring's records at most 2^15, which its 16-bit record sequence needs (FastBoxDescriptor): the smallest
-     * record is 8 bytes (an empty inline message, a padding record). At 1 << 19 (before the twenty-fourth session) a
+     * record is 8 bytes (an empty inline message, a padding record). At {@code 1 << 19} (before the twenty-fourth session) a
      * ring of 8-byte records held 2^16, and an old lap's commit word read as the next record.
      */
     public static final int MAX_FAST_BOX_SIZE = 1 << 18;
