@@ -1,7 +1,10 @@
 package io.sm4j.cli;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -26,6 +29,21 @@ record CliRun(int exitCode, String out, String err)
      *
      * @param commandLine the arguments, separated by white space.
      */
+    /**
+     * Asserts the rejection of a {@code flag} naming a file under a regular file (its directory cannot be made): one
+     * line naming the flag and the directory, before the command does anything.
+     *
+     * @param command the command and its other arguments, e.g. {@code report --sweep 2..3}.
+     */
+    static void assertRejectedUnderAFile(final Path dir, final String command, final String flag, final String name)
+        throws IOException
+    {
+        final Path file = Files.writeString(dir.resolve("afile"), "x");
+        final Path out = file.resolve(name);
+        assertRejected(command + " " + flag + " " + out, "sm4j " + command.split(" ")[0] + ": " + flag + " " + out +
+            ": cannot create its directory " + file + " (FileAlreadyExistsException: " + file + ")");
+    }
+
     static void assertRejected(final String commandLine, final String expected)
     {
         final CliRun run = of(commandLine.trim().split("\\s+"));

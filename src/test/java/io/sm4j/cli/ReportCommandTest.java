@@ -109,9 +109,7 @@ class ReportCommandTest
     @Test
     void aSweepWhoseOutputCannotBeWrittenShouldBeOneLine(@TempDir final Path dir) throws IOException
     {
-        final Path file = Files.writeString(dir.resolve("afile"), "x");
-        CliRun.assertRejected("report --sweep 2..3 --out " + file.resolve("x"), "sm4j report: --out " + file.resolve("x") +
-            ": cannot create its directory " + file + " (FileAlreadyExistsException: " + file + ")");
+        CliRun.assertRejectedUnderAFile(dir, "report --sweep 2..3", "--out", "x");
     }
 
     @Test
