@@ -59,6 +59,8 @@ final class Publication
     /** The largest payload that travels inside a record; larger ones travel as references. */
     private final int inlinePayload;
     private boolean announced;
+    /** A claim of this thread's (the only one: the lock, or SINGLE mode's one thread) is open until its commit or abort. */
+    private boolean open;
     /** Null while this pair sends through the FIFO. */
     private FastBoxProducer box;
     private int sends;
@@ -104,7 +106,14 @@ final class Publication
         int result = Endpoint.BOX_FULL;
         try
         {
+            if (open)
+            {
+                // this thread's own claim to the same rank, not committed (a lock is reentrant, SINGLE mode has none):
+                // a second would get the same room, and the two commits would publish one slot twice
+                throw new IllegalStateException("a claim to rank " + dest + " is still open: commit or abort it first");
+            }
             result = claim(length, max, claim);
+            open = result == Endpoint.CLAIMED;
             return result;
         }
         finally
@@ -171,6 +180,7 @@ final class Publication
         }
         finally
         {
+            open = false;
             unlock();
             gate.exitClaim();
         }
@@ -191,6 +201,7 @@ final class Publication
         }
         finally
         {
+            open = false;
             unlock();
             gate.exitClaim();
         }

@@ -539,6 +539,39 @@ class EndpointTest
         bell.putLongVolatile(DoorbellDescriptor.ADDRESS_OFFSET, address);
     }
 
+    /**
+     * A second claim to a rank while this thread's first is still open is refused: it would get the same room (the
+     * same eager slot or fast box index), and the two commits would publish one slot twice; the first claim stays
+     * good.
+     */
+    @Test
+    void aSecondOpenClaimToTheSameRankShouldBeRefused()
+    {
+        final SendClaim first = new SendClaim();
+        final SendClaim second = new SendClaim();
+        assertEquals(Endpoint.CLAIMED, rank0.tryClaim(1, 8, first));
+        assertEquals("a claim to rank 1 is still open: commit or abort it first",
+            assertThrows(IllegalStateException.class, () -> rank0.tryClaim(1, 8, second)).getMessage());
+        first.commit();
+        assertEquals(Endpoint.CLAIMED, rank0.tryClaim(1, 8, second));
+        second.abort();
+        final Counting counting = new Counting();
+        rank1.poll(counting, 10);
+        assertEquals(1, counting.count, "the first claim's message, once");
+    }
+
+    /** A handler that counts what a poll delivers. */
+    private static final class Counting implements FragmentHandler
+    {
+        int count;
+
+        @Override
+        public void onFragment(final FragmentView fragment)
+        {
+            count++;
+        }
+    }
+
     @Test
     void shouldRejectSendingAfterClose()
     {
