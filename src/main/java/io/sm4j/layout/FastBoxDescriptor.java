@@ -104,10 +104,12 @@ public final class FastBoxDescriptor
     }
 
     /**
-     * @return the bytes of one box: its consumed-position line, then its ring.
+     * @return the bytes of one box: its consumed-position line, then its ring, padded to whole cachelines (a ring
+     *         smaller than a line, 1 KiB under a 2 KiB line, would leave the next box's consumed word, which its
+     *         receiver writes, in a line its sender writes).
      */
     public static long stride(final int cacheline, final int fastBoxSize)
     {
-        return (long)cacheline + fastBoxSize;
+        return (long)cacheline + Align.up(fastBoxSize, cacheline);
     }
 }

@@ -63,6 +63,36 @@ class SegmentLayoutTest
             layout.totalBytes());
     }
 
+    /**
+     * Every fast box starts on a line of its own, and its ring too, also where the ring is smaller than a line
+     * (1 KiB rings under 2 KiB lines: the next box's consumed word, which its receiver writes, fell into a line of
+     * the ring its sender writes).
+     */
+    @Test
+    void everyFastBoxShouldStartOnACachelineOfItsOwnWhateverItsSize()
+    {
+        for (final int[] lineAndRing : new int[][]{ { 64, 1024 }, { 128, 8192 }, { 2048, 1024 }, { 4096, 1024 } })
+        {
+            final LayoutParams params = LayoutParams.builder(4).cacheline(lineAndRing[0]).fastBoxSize(lineAndRing[1]).build();
+            final SegmentLayout layout = SegmentLayout.compute(params);
+            for (int receiver = 0; receiver < 4; receiver++)
+            {
+                for (int box = 0; box < 3; box++)
+                {
+                    assertEquals(0, layout.fastBoxOffset(receiver, box) % params.cacheline(), "box " + box + " of " + receiver);
+                    assertEquals(0, layout.fastBoxRingOffset(receiver, box) % params.cacheline(), "ring " + box + " of " + receiver);
+                    if (box > 0)
+                    {
+                        assertTrue(layout.fastBoxOffset(receiver, box) >= layout.fastBoxRingOffset(receiver, box - 1) +
+                            Math.max(params.fastBoxSize(), params.cacheline()), "a ring's lines are its own");
+                    }
+                }
+            }
+            assertEquals(layout.totalBytes(), layout.bytesByCategory().values().stream().mapToLong(Long::longValue).sum(),
+                "file == report");
+        }
+    }
+
     @Test
     void shouldGiveEachRankASlotPerCollectiveContextInItsPoolRegionAndChargeThemExactly()
     {
