@@ -47,6 +47,11 @@ final class BudgetStalls
         java.util.Arrays.fill(heldSince, -1);
     }
 
+    boolean heldBack(final int source)
+    {
+        return heldBack[source];
+    }
+
     void declined(final int source)
     {
         if (!heldBack[source])

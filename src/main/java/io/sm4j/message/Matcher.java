@@ -134,6 +134,15 @@ final class Matcher implements FragmentHandler
     }
 
     /**
+     * @return true if a message from {@code source} was declined for the budget since the last health tick: it, and
+     *         what {@code source} sent after it, wait in shared memory.
+     */
+    boolean holdsBack(final int source)
+    {
+        return stalls.heldBack(source);
+    }
+
+    /**
      * @return true while a {@link MessageHandler} runs (it must not call the communicator).
      */
     boolean inHandler()

@@ -47,6 +47,8 @@ final class ProgressEngine implements Progress
     private long orphanCheckTick;
     /** Peers found detached by the orphan check, reused. */
     private final boolean[] gone;
+    /** Per rank: gone, with nothing of its held back in shared memory (failOrphans). */
+    private final boolean[] silent;
     /** Volatile: a close from another thread ({@link CallingThread}) sets it. */
     private volatile boolean closed;
     /** The wait without a deadline in progress, or null (one at a time: the communicator is single-threaded). */
@@ -66,6 +68,7 @@ final class ProgressEngine implements Progress
         this.rank = endpoint.rank();
         this.size = endpoint.size();
         this.gone = new boolean[size];
+        this.silent = new boolean[size];
         this.thread = new CallingThread(rank);
         this.direct = endpoint.layout().params().threadMode() == ThreadMode.SINGLE ? new DirectReceive(endpoint.counters()) : null;
     }
@@ -563,9 +566,19 @@ final class ProgressEngine implements Progress
             return;
         }
         endpoint.job().checkNotAborted(); // they may have left because the job was aborted: that is the cause
-        drainAll(); // what the detached ranks sent before leaving
-        rendezvous.failOrphans(gone);
+        // the drain takes what the detached ranks sent before leaving: also what a poll left in shared memory after the
+        // blocking receive it waited for completed (awaiting's optimisation), else a receive posted for a message
+        // still there would be failed as "detached"
+        matcher.awaiting(null);
+        drainAll();
+        for (int peer = 0; peer < size; peer++)
+        {
+            // a rank whose messages the budget holds back in shared memory has not sent its last word: a receive may
+            // yet match what waits behind them (a wait that never can is the starvation check's); sends to it fail
+            silent[peer] = gone[peer] && !matcher.holdsBack(peer);
+        }
+        rendezvous.failOrphans(gone, silent);
         sends.failOrphans(gone);
-        matcher.queues().failOrphans(gone, rank);
+        matcher.queues().failOrphans(silent, rank);
     }
 }

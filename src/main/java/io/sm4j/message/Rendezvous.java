@@ -272,13 +272,14 @@ final class Rendezvous
     }
 
     /**
-     * Fails every send to, and every receive being filled by, a rank in {@code gone}.
+     * Fails every send to a rank in {@code gone}, and every receive being filled by a rank in {@code silent} (gone,
+     * with nothing of its left in shared memory).
      */
-    void failOrphans(final boolean[] gone)
+    void failOrphans(final boolean[] gone, final boolean[] silent)
     {
         awaitingAck.values().removeIf(send -> gone[send.dest] && Request.orphan(send, sendName(send)));
         streaming.removeIf(send -> gone[send.dest] && Request.orphan(send, sendName(send)));
-        activeReceives.values().removeIf(recv -> gone[recv.matchedSource] &&
+        activeReceives.values().removeIf(recv -> silent[recv.matchedSource] &&
             Request.orphan(recv, "receive of " + recv.total + " bytes from rank " + recv.localRank(recv.matchedSource)));
     }
 

@@ -885,6 +885,9 @@ public final class Endpoint implements AutoCloseable, MappingGuard
                 drain(ALL_SOURCES, DISCARD, Integer.MAX_VALUE);
                 waitOnce(HealthMonitor.INTERVAL_NANOS, false);
             }
+            // once more, just before detaching: a max-size fragment published to this rank since goes back to its
+            // owner, whose pool would otherwise lose it for good (one that comes after this drain still would)
+            drain(ALL_SOURCES, DISCARD, Integer.MAX_VALUE);
         }
         finally
         {

@@ -8,6 +8,7 @@ import io.sm4j.collective.Op;
 import io.sm4j.message.Communicator;
 import io.sm4j.message.Request;
 import io.sm4j.message.ThreadJob;
+import io.sm4j.segment.JobStats;
 import io.sm4j.segment.Sm4jException;
 import io.sm4j.transport.TransportOptions;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -617,6 +618,52 @@ class ThreadRanksTest
             assertTrue(failure[0].contains("cannot start: its shared buffer") && failure[0].endsWith("was freed while the send waited"),
                 failure[0]);
             assertEquals(sent[0], received[0], "rank 1 received other than every small send (the freed one must not arrive)");
+        }
+    }
+
+    /**
+     * A rank that sent its last messages and left, while the receiver's budget holds some of them back in shared
+     * memory: a receive posted for one behind them is not failed as "the peer has detached" (its message is there,
+     * and comes once the receiver takes the others).
+     */
+    @Test
+    void aReceiveForAMessageHeldBackFromARankThatLeftShouldNotFail() throws Exception
+    {
+        final TransportOptions defaults = TransportOptions.defaults();
+        final TransportOptions smallBudget = new TransportOptions(defaults.attachTimeout(), defaults.lazyFreeBatch(),
+            defaults.idle(), defaults.launcherPid(), 4096, defaults.bell(), defaults.peerReads());
+        try (ScratchDir dir = ScratchDir.create("sm4j-thread-job-"))
+        {
+            final byte[] last = new byte[1];
+            final Object[] early = new Object[1];
+            ThreadJob.run(dir.path, 2, smallBudget, comm ->
+            {
+                final byte[] data = new byte[1000];
+                if (comm.rank() == 0)
+                {
+                    for (int i = 0; i < 10; i++)
+                    {
+                        comm.send(1, 1, data); // 10,000 B: more than the receiver's 4 KiB budget keeps
+                    }
+                    comm.send(1, 3, new byte[]{ 42 });
+                    return; // and close: rank 0 has left
+                }
+                final Request behind = comm.irecv(0, 3, last);
+                final Path segment = JobStats.segments(dir.path).get(0);
+                final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (!JobStats.read(segment).ranks().get(0).state().equals("detached") && System.nanoTime() < deadline)
+                {
+                    comm.iprobe(0, 99); // progress while rank 0 finishes
+                }
+                early[0] = behind.await(Duration.ofMillis(500)); // five health ticks with rank 0 gone: must not fail it
+                for (int i = 0; i < 10; i++)
+                {
+                    comm.recv(0, 1, data);
+                }
+                behind.await();
+            });
+            assertEquals(null, early[0], "completed before the messages ahead of it were received");
+            assertEquals(42, last[0]);
         }
     }
 
