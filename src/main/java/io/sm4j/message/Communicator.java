@@ -159,6 +159,12 @@ public final class Communicator implements AutoCloseable
             {
                 return Contexts.fromWire(context, wireTag);
             }
+
+            @Override
+            public void checkOpen()
+            {
+                checkUsable();
+            }
         };
         this.contextIds = parent.contextIds;
         blockingRecv = named(new RecvRequest(engine, false));
@@ -1772,6 +1778,7 @@ public final class Communicator implements AutoCloseable
      */
     public int progress()
     {
+        checkUsable(); // a closed split or dup: its engine, the world's, is still open
         return engine.progress();
     }
 

@@ -58,6 +58,10 @@ public abstract class Request implements Awaitable
         {
             throw new IllegalStateException("the request is still active: await or test it to completion first");
         }
+        if (naming != null)
+        {
+            naming.checkOpen(); // made by a split or dup since closed
+        }
         reset();
         active = true;
         try
@@ -123,12 +127,33 @@ public abstract class Request implements Awaitable
      */
     public Status await(final Duration timeout)
     {
-        if (!complete && !progress.await(this, System.nanoTime() + timeout.toNanos()))
+        if (!complete && !progress.await(this, deadline(timeout)))
         {
             return null;
         }
         reported();
         return status;
+    }
+
+    /**
+     * @return System.nanoTime() when {@code timeout} from now has passed; {@link Long#MAX_VALUE} (no deadline) for a
+     *         timeout past what a long of nanoseconds holds (a plain sum wrapped round to the past: no wait at all).
+     */
+    private static long deadline(final Duration timeout)
+    {
+        final long now = System.nanoTime();
+        if (timeout.isNegative())
+        {
+            return now;
+        }
+        try
+        {
+            return Math.addExact(now, timeout.toNanos());
+        }
+        catch (final ArithmeticException beyond)
+        {
+            return Long.MAX_VALUE;
+        }
     }
 
     /**

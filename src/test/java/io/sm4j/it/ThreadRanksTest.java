@@ -668,6 +668,30 @@ class ThreadRanksTest
     }
 
     /**
+     * A closed dup refuses its progress and its persistent requests' starts, as every other call (before: both ran
+     * in the world's engine, which is open still, and the start posted a receive in the closed context).
+     */
+    @Test
+    void aClosedDupShouldRefuseProgressAndItsPersistentRequests() throws Exception
+    {
+        try (ScratchDir dir = ScratchDir.create("sm4j-thread-job-"))
+        {
+            final String[] refusals = new String[2];
+            ThreadJob.run(dir.path, 1, comm ->
+            {
+                final Communicator copy = comm.dup();
+                final Request receive = copy.recvInit(0, 1, new byte[1]);
+                copy.close();
+                refusals[0] = assertThrows(IllegalStateException.class, copy::progress).getMessage();
+                refusals[1] = assertThrows(IllegalStateException.class, receive::start).getMessage();
+                comm.progress(); // the world's communicator goes on
+            });
+            assertEquals("this communicator (made by split or dup) is closed", refusals[0]);
+            assertEquals("this communicator (made by split or dup) is closed", refusals[1]);
+        }
+    }
+
+    /**
      * A receive into a handler that fails (here: the budget holds its message back for good) is withdrawn: its
      * handler does not run later, inside another call, on the message a later receive waits for.
      */

@@ -293,9 +293,14 @@ class CommunicatorTest extends TwoCommunicators
         final Request pending = rank1.irecv(0, 4, in, 0, 8);
         assertNull(pending.await(Duration.ofMillis(50)));
         assertNull(pending.status());
+        assertNull(pending.await(Duration.ofMillis(-5)), "a negative timeout has passed");
         rank0.send(1, 4, new byte[]{ 7 });
-        assertEquals(new Status(0, 4, 1), pending.await(Duration.ofSeconds(30)));
+        // a timeout past a long of nanoseconds waits for the message (the sum wrapped round to the past: no wait)
+        assertEquals(new Status(0, 4, 1), pending.await(Duration.ofNanos(Long.MAX_VALUE)));
         assertEquals(7, in[0]);
+        final Request next = rank1.irecv(0, 5, in, 0, 8);
+        rank0.send(1, 5, new byte[]{ 8 });
+        assertEquals(new Status(0, 5, 1), next.await(Duration.ofMillis(Long.MAX_VALUE)), "more than toNanos holds");
     }
 
     @Test
