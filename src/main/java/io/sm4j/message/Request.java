@@ -180,7 +180,10 @@ public abstract class Request implements Awaitable
      * are skipped.
      *
      * @return each request's status, null for an entry that was null or inactive.
-     * @throws Sm4jException the first error among them, in array order, once all have completed.
+     * @throws Sm4jException the first error among them, in array order, once all have completed; then only the failed
+     *                       requests are released: those that completed without one stay active, and the next
+     *                       waitAll (or waitSome, testAll) returns them (MPI reports every status with
+     *                       MPI_ERR_IN_STATUS; a thrown error has room for one).
      * @throws IllegalArgumentException if the requests belong to more than one communicator.
      */
     public static Status[] waitAll(final Request... requests)
@@ -191,14 +194,13 @@ public abstract class Request implements Awaitable
             progress.await(() -> firstActive(requests, false) < 0);
         }
         final Status[] statuses = new Status[requests.length];
-        Sm4jException first = null;
+        final Sm4jException first = firstError(requests);
         for (int i = 0; i < requests.length; i++)
         {
             if (isActive(requests[i]))
             {
                 statuses[i] = requests[i].status;
-                first = first == null ? requests[i].error : first;
-                release(requests, i);
+                releaseUnlessKept(requests, i, first);
             }
         }
         if (first != null)
@@ -231,7 +233,8 @@ public abstract class Request implements Awaitable
      * {@link #waitAny} takes one.
      *
      * @return the indexes of every completed request, ascending; empty if no entry is active.
-     * @throws Sm4jException the first error among the completed ones.
+     * @throws Sm4jException the first error among the completed ones; then only the failed ones are released (as
+     *                       {@link #waitAll}).
      */
     public static int[] waitSome(final Request... requests)
     {
@@ -352,14 +355,13 @@ public abstract class Request implements Awaitable
         }
         final int[] indexes = new int[count];
         int n = 0;
-        Sm4jException first = null;
+        final Sm4jException first = firstError(requests);
         for (int i = 0; i < requests.length; i++)
         {
             if (isActive(requests[i]) && requests[i].complete)
             {
                 indexes[n++] = i;
-                first = first == null ? requests[i].error : first;
-                release(requests, i);
+                releaseUnlessKept(requests, i, first);
             }
         }
         if (first != null)
@@ -367,6 +369,33 @@ public abstract class Request implements Awaitable
             throw first;
         }
         return indexes;
+    }
+
+    /**
+     * @return the first error among the active requests that completed, in array order, or null.
+     */
+    private static Sm4jException firstError(final Request[] requests)
+    {
+        for (final Request request : requests)
+        {
+            if (isActive(request) && request.complete && request.error != null)
+            {
+                return request.error;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Releases the completed request at {@code index}, unless the call throws {@code error} and this request did not
+     * fail: it stays active, for the next call to report.
+     */
+    private static void releaseUnlessKept(final Request[] requests, final int index, final Sm4jException error)
+    {
+        if (error == null || requests[index].error != null)
+        {
+            release(requests, index);
+        }
     }
 
     /**

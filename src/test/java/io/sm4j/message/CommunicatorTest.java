@@ -170,6 +170,40 @@ class CommunicatorTest extends TwoCommunicators
     }
 
     /**
+     * A wait over several requests that throws one's error releases that one only: the others that completed stay
+     * active and the next call returns them (before, they were released with the throw, their statuses lost).
+     */
+    @Test
+    void aWaitOverSeveralRequestsThatThrowsShouldKeepTheOthersThatCompleted()
+    {
+        final byte[] fits = new byte[8];
+        final Request good = rank1.irecv(0, 1, fits, 0, 8);
+        final Request truncated = rank1.irecv(0, 2, new byte[1], 0, 1);
+        rank0.send(1, 1, new byte[]{ 5 });
+        rank0.send(1, 2, new byte[4]);
+        final Request[] both = { good, truncated };
+        assertThrows(TruncationException.class, () -> Request.waitAll(both));
+        assertNull(both[1], "the failed one is released");
+        assertEquals(good, both[0], "the one that completed is kept");
+        final Status[] statuses = Request.waitAll(both);
+        assertEquals(new Status(0, 1, 1), statuses[0]);
+        assertNull(both[0], "released once reported");
+        assertEquals(5, fits[0]);
+
+        final Request other = rank1.irecv(0, 3, fits, 0, 8);
+        final Request short2 = rank1.irecv(0, 4, new byte[1], 0, 1);
+        rank0.send(1, 3, new byte[]{ 6 });
+        rank0.send(1, 4, new byte[4]);
+        final Request[] some = { other, short2 };
+        while (!other.isDone() || !short2.isDone())
+        {
+            rank1.progress(); // both complete before the waitSome below takes them
+        }
+        assertThrows(TruncationException.class, () -> Request.waitSome(some));
+        assertEquals(1, Request.waitSome(some).length, "the one that completed, on the next call");
+    }
+
+    /**
      * A receiver that does not read peers' processes ({@link TransportOptions.PeerReads#OFF}) has a RGET of off-heap
      * memory streamed through the pipeline instead: every byte arrives, over several passes.
      */
