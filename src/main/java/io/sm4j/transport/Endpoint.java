@@ -887,7 +887,14 @@ public final class Endpoint implements AutoCloseable, MappingGuard
             }
             // once more, just before detaching: a max-size fragment published to this rank since goes back to its
             // owner, whose pool would otherwise lose it for good (one that comes after this drain still would)
-            drain(ALL_SOURCES, DISCARD, Integer.MAX_VALUE);
+            try
+            {
+                drain(ALL_SOURCES, DISCARD, Integer.MAX_VALUE);
+            }
+            catch (final Sm4jException corrupt)
+            {
+                // a forged or corrupt fragment: recorded as the job's abort already; this close goes on to detach
+            }
         }
         finally
         {
