@@ -112,8 +112,8 @@ public enum BenchTest
     }
 
     /**
-     * @return true for the tests that send windows of two-sided requests (bw, bibw, mbw_mr): {@code -W} and
-     *         {@code --requests} apply.
+     * @return true for the tests that send windows of two-sided requests (bw, bibw, mbw_mr): {@code --requests}
+     *         applies, and {@code -W} (which put_bw's windows of puts take too).
      */
     public boolean windowed()
     {

@@ -116,7 +116,7 @@ final class BenchCommand implements Callable<Integer>
     @Option(names = "-x", paramLabel = "WARMUP", description = "Warm-up iterations per size (default: OSU's, a tenth of the iterations; multi_lat: as many as the iterations, so that the scheduler has evened out ranks that waited unequally).")
     int skip = -1;
 
-    @Option(names = "-W", paramLabel = "WINDOW", description = "Sends per window for bw, bibw and mbw_mr (default: ${DEFAULT-VALUE}).")
+    @Option(names = "-W", paramLabel = "WINDOW", description = "Sends per window for bw, bibw, mbw_mr and put_bw (default: ${DEFAULT-VALUE}).")
     int window = 64;
 
     @Option(names = { "-n", "--ranks" }, paramLabel = "N", description = "Ranks for mbw_mr and multi_lat (even), and for the collectives (default: 2); latency, bw, bibw and the one-sided tests run on 2.")
@@ -302,7 +302,7 @@ final class BenchCommand implements Callable<Integer>
                     io.sm4j.job.CpuBudget.cores() + " cores", chart);
                 err.println("# chart: " + chart);
             }
-            catch (final IOException | RuntimeException | LinkageError | java.awt.AWTError | InternalError noChart)
+            catch (final RuntimeException | LinkageError | java.awt.AWTError | InternalError noChart)
             {
                 // a JDK without fonts (a slim image: "FontConfiguration.head is null") draws nothing: the table stands
                 err.println("# chart skipped: " + noChart);

@@ -44,6 +44,10 @@ final class OptionChecks
     static void createDirectoryOf(final String flag, final Path file)
     {
         final Path parent = file.toAbsolutePath().getParent();
+        if (parent == null)
+        {
+            return; // the root directory: there already
+        }
         try
         {
             Files.createDirectories(parent);

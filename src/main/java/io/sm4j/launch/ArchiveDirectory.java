@@ -51,7 +51,8 @@ final class ArchiveDirectory
      */
     static Path of(final Map<String, String> env)
     {
-        final String value = env.getOrDefault(ENV, "auto");
+        final String set = env.get(ENV);
+        final String value = set == null || set.isBlank() ? "auto" : set; // empty is unset, as every SM4J_ setting
         if (value.equals("off"))
         {
             return null;

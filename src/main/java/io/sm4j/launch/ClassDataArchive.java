@@ -94,7 +94,7 @@ public final class ClassDataArchive
         }
         if (!ArchiveDirectory.own(dir))
         {
-            if (env.containsKey(ENV))
+            if (env.get(ENV) != null && !env.get(ENV).isBlank())
             {
                 warn.accept(ENV + "=" + dir + " is not used: the class data archives need a directory of this user's " +
                     "alone (mode rwx------, not a link, in a parent others cannot write); the ranks load their classes");

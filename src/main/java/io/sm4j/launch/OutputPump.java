@@ -90,10 +90,7 @@ final class OutputPump implements Runnable
         catch (final RuntimeException | Error ex)
         {
             failure = ex;
-            synchronized (sink)
-            {
-                sink.println("sm4j run: lost the rest of rank " + rank + "'s " + name + ": " + ex);
-            }
+            sink.println("sm4j run: lost the rest of rank " + rank + "'s " + name + ": " + ex); // one line, under the writer's lock
         }
     }
 

@@ -86,8 +86,11 @@ final class StoppedRanks implements AutoCloseable
         {
             // this launcher did not run meanwhile (Ctrl-Z stops the whole process group, ranks and launcher alike, or
             // the machine was suspended): a heartbeat it last read before that is no evidence of a frozen rank, whose
-            // next beat may not have come yet; the frozen clocks start again from now
+            // next beat may not have come yet; the frozen clocks start again from now, and this pass judges nothing (a
+            // rank held frozen before would read as running again)
             java.util.Arrays.fill(beatSeen, now);
+            lastCheck = now;
+            return null;
         }
         lastCheck = now;
         final boolean intact = intact();

@@ -574,8 +574,10 @@ final class ProgressEngine implements Progress
         for (int peer = 0; peer < size; peer++)
         {
             // a rank whose messages the budget holds back in shared memory has not sent its last word: a receive may
-            // yet match what waits behind them (a wait that never can is the starvation check's); sends to it fail
-            silent[peer] = gone[peer] && !matcher.holdsBack(peer);
+            // yet match what waits behind them, until the budget has held them back for the starvation check's second
+            // (then no receive taken meanwhile made room: a wait for them, ANY_SOURCE or over several requests too,
+            // fails as before instead of waiting for good); sends to it fail at once
+            silent[peer] = gone[peer] && (!matcher.holdsBack(peer) || matcher.starved(peer, endpoint.clock()) != null);
         }
         rendezvous.failOrphans(gone, silent);
         sends.failOrphans(gone);

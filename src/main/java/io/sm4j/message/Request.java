@@ -387,14 +387,14 @@ public abstract class Request implements Awaitable
     }
 
     /**
-     * Releases the completed request at {@code index}, unless the call throws {@code error} and this request did not
-     * fail: it stays active, for the next call to report.
+     * Releases the completed request at {@code index}, unless the call throws {@code error} and this request is not
+     * the one that failed with it: it stays active, for the next call to report (its status, or its own error).
      */
     private static void releaseUnlessKept(final Request[] requests, final int index, final Sm4jException error)
     {
-        if (error == null || requests[index].error != null)
+        if (error == null || requests[index].error == error)
         {
-            release(requests, index);
+            release(requests, index); // the others, failed too or not, are the next call's to report
         }
     }
 

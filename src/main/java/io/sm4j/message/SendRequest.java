@@ -56,6 +56,7 @@ final class SendRequest extends Request
         awaitingAck = false;
         shared = false;
         fromProcess = false;
+        queuedAt = 0; // a run that failed while it waited for room must not date the next one's wait
     }
 
     @Override

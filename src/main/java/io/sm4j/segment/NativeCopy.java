@@ -96,7 +96,7 @@ public final class NativeCopy
 
     private static void check(final String setting, final boolean ofThisJvm)
     {
-        if (setting != null && !setting.equals("java") && !setting.equals("native"))
+        if (setting != null && !setting.isBlank() && !setting.equals("java") && !setting.equals("native"))
         {
             throw new BadSettingException(ENV + "=" + setting + " (expected: java or native)");
         }

@@ -1,8 +1,7 @@
 package io.sm4j.segment;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.io.RandomAccessFile;
 import java.util.Optional;
 
 /**
@@ -84,9 +83,13 @@ public record ProcessIdentity(long pid, long startTicks)
      */
     static long startTicks(final long pid)
     {
-        try
+        // a RandomAccessFile, not Files.readString: that reads through an interruptible channel, which an interrupted
+        // thread's read closes (the identity would then be 0, unknown)
+        try (RandomAccessFile file = new RandomAccessFile("/proc/" + pid + "/stat", "r"))
         {
-            final String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            final byte[] text = new byte[4096]; // procfs gives the whole line in one read
+            final int read = file.read(text);
+            final String stat = new String(text, 0, Math.max(read, 0), java.nio.charset.StandardCharsets.US_ASCII);
             // the command name in parentheses may hold spaces and parentheses: the fields after it start at the state
             final String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
             return Long.parseLong(fields[19]); // field 22, counted from the state (field 3)

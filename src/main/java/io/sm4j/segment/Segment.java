@@ -449,6 +449,9 @@ public final class Segment implements AutoCloseable
      */
     private long fileLength()
     {
+        // NOTE: FileChannel.size is interruptible: with the calling thread's interrupt status set it would close the
+        // channel for good (and every later check would call the file unreadable); put aside, and set again
+        final boolean interrupted = Thread.interrupted();
         try
         {
             return channel.size();
@@ -456,6 +459,13 @@ public final class Segment implements AutoCloseable
         catch (final IOException ex)
         {
             return -1;
+        }
+        finally
+        {
+            if (interrupted)
+            {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

@@ -32,6 +32,8 @@ final class CallGate
     /** SINGLE: the thread of the last call to enter (written by that thread; read by close). */
     private volatile Thread lastCaller;
     private volatile boolean closed;
+    /** Set by {@link #close}: it gave up waiting for a call inside. */
+    private volatile boolean abandoned;
 
     CallGate(final boolean multiple)
     {
@@ -112,15 +114,6 @@ final class CallGate
      * @param wake    run once the gate is closed, to end a wait of a thread inside (its doorbell's sleep).
      * @return false if it was already closed.
      */
-    /**
-     * After {@link #close}: whether a call is still inside (its wait was bounded): the mapping must then stay, as that
-     * call may still write into it (a handler that ran for longer than the bound, a claim not yet committed).
-     */
-    boolean callInside()
-    {
-        return inside.get() != 0;
-    }
-
     synchronized boolean close(final boolean faulted, final Runnable wake)
     {
         if (closed)
@@ -146,6 +139,18 @@ final class CallGate
         {
             LockSupport.parkNanos(WAIT_NANOS);
         }
+        // decided here, once, not by a later read of the count: a call that comes after the gate shut raises it for a
+        // few microseconds (it enters, sees the gate closed, leaves), and must not make a normal close skip its detach
+        abandoned = inside.get() != 0;
         return true;
+    }
+
+    /**
+     * After {@link #close}: whether it gave up waiting with a call still inside (its wait is bounded): the mapping
+     * must then stay, as that call may still write into it (a handler that ran longer than the bound).
+     */
+    boolean abandoned()
+    {
+        return abandoned;
     }
 }

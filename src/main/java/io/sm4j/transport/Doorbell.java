@@ -257,7 +257,7 @@ final class Doorbell implements AutoCloseable
         // MPI's). With the thread's interrupt status set, a select returns at once and a channel's accept or read
         // closes the channel (ClosedByInterruptException): the doorbell's server socket too, and no peer could
         // ring this rank again. The status is put aside for the block and set again after it.
-        final boolean interrupted = Thread.interrupted();
+        final boolean wasInterrupted = Thread.interrupted();
         try
         {
             selecting = true;
@@ -280,7 +280,7 @@ final class Doorbell implements AutoCloseable
         finally
         {
             selecting = false;
-            if (interrupted)
+            if (wasInterrupted)
             {
                 Thread.currentThread().interrupt();
             }
@@ -354,7 +354,7 @@ final class Doorbell implements AutoCloseable
             final long wait = Math.min(timeoutNanos, FOLLOW_NANOS);
             final long deadline = System.nanoTime() + wait;
             long left = wait;
-            boolean interrupted = false;
+            boolean wasInterrupted = false;
             while (sleeper.get() != null && generation == seen && left > 0)
             {
                 try
@@ -363,11 +363,11 @@ final class Doorbell implements AutoCloseable
                 }
                 catch (final InterruptedException ex)
                 {
-                    interrupted = true; // not a reason to stop waiting (see select), nor to spin: set again below
+                    wasInterrupted = true; // not a reason to stop waiting (see select), nor to spin: set again below
                 }
                 left = deadline - System.nanoTime();
             }
-            if (interrupted)
+            if (wasInterrupted)
             {
                 Thread.currentThread().interrupt();
             }

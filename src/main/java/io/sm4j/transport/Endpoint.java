@@ -805,23 +805,27 @@ public final class Endpoint implements AutoCloseable, MappingGuard
             return;
         }
         // a call still inside after the gate's bounded wait (SINGLE mode from another thread, or a fault) may still
-        // write into the mapping: no drain beside it, no unmap under it (its collector unmaps it once unreachable)
-        final boolean callInside = gate.callInside();
+        // write into the mapping, and hold a publication's lock: no lock, no drain beside it, no unmap under it (its
+        // collector unmaps the mapping once unreachable)
+        final boolean abandoned = gate.abandoned();
         try
         {
-            // every call that entered has left; a claim still held keeps its destination's lock until committed, also
-            // after a fault (MULTIPLE mode: the claim left the gate, and its thread may still write its payload)
-            for (final Publication publication : publications)
+            if (!abandoned)
             {
-                if (publication != null)
+                // every call that entered has left; a claim still held keeps its destination's lock until committed,
+                // also after a fault (MULTIPLE mode: the claim left the gate, and its thread may still write its payload)
+                for (final Publication publication : publications)
                 {
-                    publication.lockForClose();
+                    if (publication != null)
+                    {
+                        publication.lockForClose();
+                    }
                 }
-            }
-            // a truncated file leaves nothing to deliver or to mark detached, only the mapping to release
-            if (!faulted && !callInside)
-            {
-                deliverPendingAndDetach();
+                // a truncated file leaves nothing to deliver or to mark detached, only the mapping to release
+                if (!faulted)
+                {
+                    deliverPendingAndDetach();
+                }
             }
         }
         catch (final InternalError error)
@@ -833,7 +837,7 @@ public final class Endpoint implements AutoCloseable, MappingGuard
             closeResources();
             if (ownsSegment)
             {
-                if (callInside)
+                if (abandoned)
                 {
                     segment.closeLeavingMapped();
                 }

@@ -111,7 +111,15 @@ public final class Window implements AutoCloseable
         }
         catch (final RuntimeException collectiveFailed)
         {
-            failure = collectiveFailed; // a peer died, the job was aborted, a rank called another collective
+            // a peer died, the job was aborted, a rank called another collective: this rank's own failure, if any, first
+            if (failure != null)
+            {
+                failure.addSuppressed(collectiveFailed);
+            }
+            else
+            {
+                failure = collectiveFailed;
+            }
         }
         if (failure != null)
         {

@@ -1,5 +1,6 @@
 package io.sm4j.it;
 
+import io.sm4j.job.CpuBudget;
 import io.sm4j.job.HealthMonitor;
 import io.sm4j.layout.DoorbellDescriptor;
 import io.sm4j.message.Communicator;
@@ -30,7 +31,7 @@ import java.util.concurrent.TimeUnit;
  *       100 ms or more after rank 1's answer (this rank descheduled) excuses one per 100 ms.</li>
  *   <li>{@code quiet MILLIS}: rank 1 waits in recv while rank 0 sends nothing for MILLIS ms, then one
  *       message; rank 1 prints the CPU its process used meanwhile and how soon it woke.</li>
- *   <li>{@code allpairs ROUNDS FLOOD}: on cores 0 and 1 only, every rank sends to every other (8 B to 32 KiB,
+ *   <li>{@code allpairs ROUNDS FLOOD}: on two cores only, every rank sends to every other (8 B to 32 KiB,
  *       isend/irecv), a barrier per round, then every rank floods rank 0 with FLOOD messages of 1 KiB while rank
  *       0 sleeps 1 s before it receives; every byte is checked.</li>
  *   <li>{@code killpeer}: rank 1 waits in recv from rank 2, which kills itself with SIGKILL once it sees rank
@@ -172,15 +173,16 @@ public final class WaitApp
     }
 
     /**
-     * Confines every thread of this JVM to cores 0 and 1 before it attaches (through {@code taskset}, where the
+     * Confines every thread of this JVM to two cores before it attaches (through {@code taskset}, where the
      * machine has more): the job then has more ranks than cores on any machine, as on the 2-core one it was
      * written on, and its ranks start yielding. Says how many processors it may use.
      */
     private static void onTwoCores() throws Exception
     {
-        if (Runtime.getRuntime().availableProcessors() > 2)
+        final List<Integer> allowed = CpuBudget.allowedCpus(); // a container's cpuset may not hold CPUs 0 and 1
+        if (allowed.size() > 2)
         {
-            final Process taskset = new ProcessBuilder("taskset", "-a", "-p", "-c", "0,1",
+            final Process taskset = new ProcessBuilder("taskset", "-a", "-p", "-c", allowed.get(0) + "," + allowed.get(1),
                 Long.toString(ProcessHandle.current().pid())).redirectErrorStream(true).start();
             final String said = new String(taskset.getInputStream().readAllBytes());
             if (taskset.waitFor() != 0)
