@@ -2,6 +2,9 @@ package io.sm4j.jcstress;
 
 import io.sm4j.fifo.FastBoxConsumer;
 import io.sm4j.fifo.FastBoxProducer;
+import io.sm4j.fifo.FifoConsumer;
+import io.sm4j.fifo.FifoProducer;
+import io.sm4j.layout.CbIndexDescriptor;
 import io.sm4j.layout.FastBoxDescriptor;
 import io.sm4j.layout.FragmentDescriptor;
 import org.agrona.BufferUtil;
@@ -283,6 +286,50 @@ public final class FastBoxStress
             }
             consumer.consume(seen == 0 ? 48 : RECORD);
             seen++;
+        }
+    }
+
+    /**
+     * A fast box's ownership before its announcement: the sender takes a free box by a CAS of its owner word (a full
+     * fence), then announces it through the pair's FIFO (a release publish); the receiver polls the announcement
+     * (acquire) and only then reads the owner word, which must name the sender ({@code Publication.route},
+     * {@code FragmentPoller.openBox}). Real classes: {@link FifoProducer} / {@link FifoConsumer} over off-heap
+     * memory; the owner word and the announcement word as those two build them. r1 = 1 if the receiver polled the
+     * announcement, r2 = the owner it then read (0 if it polled nothing).
+     */
+    @JCStressTest
+    @Outcome(id = "0, 0", expect = ACCEPTABLE, desc = "The receiver polled before the announcement.")
+    @Outcome(id = "1, 1", expect = ACCEPTABLE, desc = "The announcement, and the box owned by the sender (rank 0, stored as 1).")
+    @Outcome(expect = FORBIDDEN, desc = "The announcement without the owner: the receiver would refuse a valid box as corrupt.")
+    @State
+    public static class OwnerVisibleWithAnnouncement
+    {
+        private final UnsafeBuffer memory = new UnsafeBuffer(BufferUtil.allocateDirectAligned(512, 64));
+        private final UnsafeBuffer owners = new UnsafeBuffer(memory, 256, 8);
+        private final FifoProducer producer =
+            new FifoProducer(new UnsafeBuffer(memory, 0, 16), 2, new UnsafeBuffer(memory, 64, 8));
+        private final FifoConsumer consumer =
+            new FifoConsumer(new UnsafeBuffer(memory, 0, 16), 2, new UnsafeBuffer(memory, 128, 8), 1);
+
+        @Actor
+        public void sender()
+        {
+            if (owners.getIntVolatile(0) == FastBoxDescriptor.FREE && owners.compareAndSetInt(0, FastBoxDescriptor.FREE, 1))
+            {
+                producer.offer((0L << CbIndexDescriptor.FAST_BOX_SHIFT) | CbIndexDescriptor.FAST_BOX_FLAG);
+            }
+        }
+
+        @Actor
+        public void receiver(final II_Result r)
+        {
+            final long word = consumer.poll();
+            if (word == CbIndexDescriptor.EMPTY_SLOT)
+            {
+                return; // 0, 0
+            }
+            r.r1 = (word & CbIndexDescriptor.FAST_BOX_FLAG) != 0 ? 1 : -1;
+            r.r2 = owners.getIntVolatile(0); // NOTE: as openBox reads it, after the acquire of the announcement
         }
     }
 }
