@@ -42,9 +42,9 @@ public final class BusyCores
         {
             final String[] fields = Files.readAllLines(STAT).get(0).trim().split("\\s+");
             long total = 0;
-            for (int i = 1; i < fields.length; i++)
+            for (int i = 1; i < Math.min(fields.length, 9); i++)
             {
-                total += Long.parseLong(fields[i]);
+                total += Long.parseLong(fields[i]); // user .. steal: guest and guest_nice are counted in user and nice already
             }
             return new long[]{ total, Long.parseLong(fields[4]) + Long.parseLong(fields[5]) };
         }

@@ -53,9 +53,12 @@ public final class OmpiBaseline
     /**
      * Runs the test on {@code ranks} ranks; every result line goes to {@code results}.
      *
+     * @param bound the sm4j ranks of the same run were bound to cores: Open MPI's are too, else not (mpirun binds
+     *              2 ranks or fewer to cores by default: against unbound sm4j ranks, a row compared pinned with free).
      * @throws IOException if the build or the run fails (with their output).
      */
-    public static void run(final BenchSpec spec, final int ranks, final BenchResults results, final long timeoutSeconds)
+    public static void run(final BenchSpec spec, final int ranks, final boolean bound, final BenchResults results,
+        final long timeoutSeconds)
         throws IOException
     {
         final Path dir = Files.createTempDirectory("sm4j-ompi-");
@@ -69,7 +72,7 @@ public final class OmpiBaseline
             final Path binary = dir.resolve("osu_mpi");
             capture(List.of("mpicc", "-O2", "-o", binary.toString(), source.toString()), 120);
             final List<String> command = new ArrayList<>(List.of("mpirun", "--oversubscribe", "-np", Integer.toString(ranks),
-                "--mca", "btl", "self,vader", binary.toString(), spec.test().id(), Integer.toString(spec.minSize()),
+                "--bind-to", bound ? "core" : "none", "--mca", "btl", "self,vader", binary.toString(), spec.test().id(), Integer.toString(spec.minSize()),
                 Integer.toString(spec.maxSize()), Integer.toString(spec.iterations()), Integer.toString(spec.skip()),
                 Integer.toString(spec.window())));
             if ("root".equals(System.getProperty("user.name")))
@@ -91,6 +94,26 @@ public final class OmpiBaseline
         }
     }
 
+    /**
+     * Stops {@code process} and what it started: SIGTERM first, which mpirun passes on to its ranks and after which
+     * it removes its session files (its ranks' /dev/shm segments among them); what is left after 5 s is killed.
+     */
+    private static void stop(final Process process)
+    {
+        final List<ProcessHandle> started = process.descendants().toList();
+        process.destroy();
+        try
+        {
+            process.waitFor(5, TimeUnit.SECONDS);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+        started.forEach(ProcessHandle::destroyForcibly);
+        process.destroyForcibly();
+    }
+
     private static String capture(final List<String> command, final long timeoutSeconds) throws IOException
     {
         final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
@@ -102,7 +125,7 @@ public final class OmpiBaseline
             drain.start();
             if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS))
             {
-                process.destroyForcibly();
+                stop(process);
                 throw new IOException(command.get(0) + " did not finish within " + timeoutSeconds + " s");
             }
             drain.join(TimeUnit.SECONDS.toMillis(5));
@@ -110,7 +133,7 @@ public final class OmpiBaseline
         catch (final InterruptedException ex)
         {
             Thread.currentThread().interrupt();
-            process.destroyForcibly();
+            stop(process);
             throw new IOException("interrupted", ex);
         }
         if (process.exitValue() != 0)

@@ -262,11 +262,13 @@ final class BenchCommand implements Callable<Integer>
         }
         if (compare && ompiMissing == null)
         {
+            final boolean bound = binding == Binding.CORE;
             err.println("# running the same loops over Open MPI (mpirun --oversubscribe -np " + processes +
-                " --mca btl self,vader) ...");
+                " --bind-to " + (bound ? "core" : "none") + " --mca btl self,vader) ...");
             try
             {
-                OmpiBaseline.run(benchSpec, processes, outcome.results(), timeoutSeconds == 0 ? RunCommand.MAX_TIMEOUT_SECONDS : timeoutSeconds);
+                OmpiBaseline.run(benchSpec, processes, bound, outcome.results(),
+                    timeoutSeconds == 0 ? RunCommand.MAX_TIMEOUT_SECONDS : timeoutSeconds);
             }
             catch (final IOException ex)
             {

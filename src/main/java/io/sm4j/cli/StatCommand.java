@@ -58,6 +58,8 @@ final class StatCommand implements Callable<Integer>
 {
     /** Longest --watch interval: an hour. */
     private static final double MAX_WATCH_SECONDS = 3600;
+    /** Below it a watch would re-read and print in a busy loop. */
+    private static final double MIN_WATCH_SECONDS = 0.01;
 
     enum Format
     {
@@ -84,9 +86,11 @@ final class StatCommand implements Callable<Integer>
     @Override
     public Integer call() throws IOException
     {
-        if (watchSeconds < 0 || watchSeconds > MAX_WATCH_SECONDS || Double.isNaN(watchSeconds))
+        if (watchSeconds < 0 || watchSeconds > MAX_WATCH_SECONDS || Double.isNaN(watchSeconds) ||
+            watchSeconds > 0 && watchSeconds < MIN_WATCH_SECONDS)
         {
-            throw new IllegalArgumentException("--watch must be between 0 and " + (int)MAX_WATCH_SECONDS + " seconds, not " + watchSeconds);
+            throw new IllegalArgumentException("--watch must be 0 or between " + MIN_WATCH_SECONDS + " and " + (int)MAX_WATCH_SECONDS +
+                " seconds, not " + watchSeconds);
         }
         if (segment != null && dir != null)
         {
@@ -111,7 +115,8 @@ final class StatCommand implements Callable<Integer>
                 {
                     if (seen && !Files.exists(segment))
                     {
-                        out.println(segment + ": gone (the job has ended)");
+                        // JSON output stays one JSON document per line: the end goes to stderr there
+                        (format == Format.JSON ? spec.commandLine().getErr() : out).println(segment + ": gone (the job has ended)");
                         return 0;
                     }
                     spec.commandLine().getErr().println("sm4j stat: " + ex.getMessage());

@@ -90,8 +90,10 @@ public final class JobStats
     public static List<Path> segments(final Path dir) throws IOException
     {
         final List<Path> paths = new ArrayList<>();
+        // regular files only: opening a FIFO named like a segment (anyone may make one in /dev/shm) would block for good
         try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, file ->
-            file.getFileName().toString().startsWith(SegmentFiles.PREFIX) && file.getFileName().toString().endsWith(SegmentFiles.SUFFIX)))
+            file.getFileName().toString().startsWith(SegmentFiles.PREFIX) && file.getFileName().toString().endsWith(SegmentFiles.SUFFIX) &&
+                Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)))
         {
             files.forEach(paths::add);
         }

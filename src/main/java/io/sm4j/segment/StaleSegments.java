@@ -107,7 +107,14 @@ public final class StaleSegments
                 catch (final AccessDeniedException ex)
                 {
                     // another user's job in a shared directory (/dev/shm): a segment is its owner's alone (0600)
-                    entries.add(entry(path, name, "unreadable", 0, 0, false, "not readable by this user; left alone"));
+                    try
+                    {
+                        entries.add(entry(path, name, "unreadable", 0, 0, false, "not readable by this user; left alone"));
+                    }
+                    catch (final NoSuchFileException gone)
+                    {
+                        // removed while we looked: its job ended
+                    }
                 }
             }
         }
@@ -163,13 +170,29 @@ public final class StaleSegments
         }
     }
 
+    /**
+     * @return true if this removed {@code path}; false if it was gone, or may not be removed here (another user's
+     *         file in a sticky directory such as /dev/shm): the rest of the directory is still reclaimed.
+     */
+    private static boolean deleted(final Path path)
+    {
+        try
+        {
+            return Files.deleteIfExists(path);
+        }
+        catch (final IOException refused)
+        {
+            return false;
+        }
+    }
+
     private static List<Entry> reclaim(final Path dir, final String prefix, final boolean dryRun, final boolean fromJob)
         throws IOException
     {
         final List<Entry> removed = new ArrayList<>();
         for (final Entry entry : scan(dir, prefix, fromJob))
         {
-            if (entry.stale() && (dryRun || Files.deleteIfExists(entry.path())))
+            if (entry.stale() && (dryRun || deleted(entry.path())))
             {
                 removed.add(entry);
                 if (!dryRun && entry.path().getFileName().toString().endsWith(SegmentFiles.SUFFIX))

@@ -257,9 +257,17 @@ class StatCommandTest
             assertEquals("no sm4j jobs in " + dir.path + "\n", all.out());
             assertEquals(List.of("sm4j stat: " + empty + ": not an sm4j segment: shorter than a header",
                 "sm4j stat: " + garbage + ": not an sm4j segment: its magic is 0x" + Long.toHexString(java.nio.ByteBuffer.wrap(bytes).order(java.nio.ByteOrder.nativeOrder()).getLong())), all.err().lines().toList());
-            assertRejected(2, "sm4j stat: --watch must be between 0 and 3600 seconds, not -1.0", "stat", "--watch", "-1",
+            assertRejected(2, "sm4j stat: --watch must be 0 or between 0.01 and 3600 seconds, not -1.0", "stat", "--watch", "-1",
+                garbage.toString());
+            assertRejected(2, "sm4j stat: --watch must be 0 or between 0.01 and 3600 seconds, not 1.0E-10", "stat", "--watch", "1e-10",
                 garbage.toString());
             assertRejected(2, "sm4j stat: give a SEGMENT or --dir, not both", "stat", garbage.toString(), "--dir", dir.path.toString());
+            // a FIFO named as a segment (anyone may make one in /dev/shm): skipped, not opened (that would block for good)
+            final Path fifo = dir.path.resolve("sm4j-x-1.seg");
+            assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
+            final Output withFifo = execute("stat", "--dir", dir.path.toString());
+            assertEquals(0, withFifo.code(), withFifo.err());
+            Files.delete(fifo);
             assertRejected(2, "sm4j stat: --dir " + garbage + " is not a directory", "stat", "--dir", garbage.toString());
         }
     }
