@@ -635,9 +635,7 @@ class ThreadRanksTest
     @Test
     void aReceiveForAMessageHeldBackFromARankThatLeftShouldNotFail() throws Exception
     {
-        final TransportOptions defaults = TransportOptions.defaults();
-        final TransportOptions smallBudget = new TransportOptions(defaults.attachTimeout(), defaults.lazyFreeBatch(),
-            defaults.idle(), defaults.launcherPid(), 4096, defaults.bell(), defaults.peerReads());
+        final TransportOptions smallBudget = withBudget(4096);
         try (ScratchDir dir = ScratchDir.create("sm4j-thread-job-"))
         {
             final byte[] last = new byte[1];
@@ -704,9 +702,7 @@ class ThreadRanksTest
     @Test
     void aFailedReceiveIntoAHandlerShouldBeWithdrawn() throws Exception
     {
-        final TransportOptions defaults = TransportOptions.defaults();
-        final TransportOptions smallBudget = new TransportOptions(defaults.attachTimeout(), defaults.lazyFreeBatch(),
-            defaults.idle(), defaults.launcherPid(), 65_536, defaults.bell(), defaults.peerReads());
+        final TransportOptions smallBudget = withBudget(65_536);
         try (ScratchDir dir = ScratchDir.create("sm4j-thread-job-"))
         {
             final int count = 200;
@@ -1009,6 +1005,16 @@ class ThreadRanksTest
      * Runs a call's array form and its buffer form into guarded arrays, results at {@link #RESULT_OFFSET}: the
      * same bytes, and none written outside (up to 3 longs).
      */
+    /**
+     * @return the default settings with an unexpected-message budget of {@code bytes}.
+     */
+    private static TransportOptions withBudget(final long bytes)
+    {
+        final TransportOptions defaults = TransportOptions.defaults();
+        return new TransportOptions(defaults.attachTimeout(), defaults.lazyFreeBatch(), defaults.idle(), defaults.launcherPid(),
+            bytes, defaults.bell(), defaults.peerReads());
+    }
+
     private static void same(final int rank, final String name, final Consumer<byte[]> arrays, final Consumer<byte[]> buffers)
     {
         final byte[] byArrays = guarded(RESULT_OFFSET + 3 * Long.BYTES + 2);

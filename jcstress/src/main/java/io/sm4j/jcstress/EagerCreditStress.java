@@ -2,7 +2,6 @@ package io.sm4j.jcstress;
 
 import io.sm4j.fifo.EagerCredits;
 import io.sm4j.layout.FragmentDescriptor;
-import io.sm4j.layout.LayoutParams;
 import io.sm4j.layout.SegmentLayout;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.AtomicBuffer;
@@ -49,16 +48,14 @@ public final class EagerCreditStress
     @State
     public static class ReadsHappenBeforeReuse
     {
-        private static final SegmentLayout LAYOUT = SegmentLayout.compute(LayoutParams.builder(2)
-            .eagerLimit(64).maxFragSize(128).queueEntries(2).eagerFragsPerPeer(1).maxFragsPerRank(1)
-            .cacheline(64).pageSize(64).fastBoxes(0).build());
-        private static final int SENDER = 0;
+        private static final SegmentLayout LAYOUT = TinyPools.LAYOUT;
+        private static final int SENDER = TinyPools.SENDER;
         private static final int RECEIVER = 1;
         private static final int PAYLOAD = 48;
 
-        private final long regionBase = LAYOUT.poolRegionOffset(SENDER);
-        private final UnsafeBuffer region =
-            new UnsafeBuffer(BufferUtil.allocateDirectAligned((int)LAYOUT.poolRegionLength(), 64));
+        private final TinyPools pools = new TinyPools();
+        private final long regionBase = pools.regionBase;
+        private final UnsafeBuffer region = pools.region;
         private final AtomicBuffer count = new UnsafeBuffer(BufferUtil.allocateDirectAligned(64, 64));
         private final EagerCredits credits = new EagerCredits(LAYOUT, SENDER, new AtomicBuffer[]{ null, count });
         private final int fragment;

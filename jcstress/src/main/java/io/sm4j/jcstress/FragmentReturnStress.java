@@ -5,7 +5,6 @@ import io.sm4j.fifo.FifoProducer;
 import io.sm4j.fifo.FragmentPool;
 import io.sm4j.layout.CbIndexDescriptor;
 import io.sm4j.layout.FragmentDescriptor;
-import io.sm4j.layout.LayoutParams;
 import io.sm4j.layout.SegmentLayout;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -58,16 +57,14 @@ public final class FragmentReturnStress
     @State
     public static class ReadsHappenBeforeReuse
     {
-        private static final SegmentLayout LAYOUT = SegmentLayout.compute(LayoutParams.builder(2)
-            .eagerLimit(64).maxFragSize(128).queueEntries(2).eagerFragsPerPeer(1).maxFragsPerRank(1)
-            .cacheline(64).pageSize(64).fastBoxes(0).build());
-        private static final int SENDER = 0;
+        private static final SegmentLayout LAYOUT = TinyPools.LAYOUT;
+        private static final int SENDER = TinyPools.SENDER;
         private static final int FIRST_LENGTH = 120;
         private static final int SECOND_LENGTH = 64;
 
-        private final long regionBase = LAYOUT.poolRegionOffset(SENDER);
-        private final UnsafeBuffer region =
-            new UnsafeBuffer(BufferUtil.allocateDirectAligned((int)LAYOUT.poolRegionLength(), 64));
+        private final TinyPools pools = new TinyPools();
+        private final long regionBase = pools.regionBase;
+        private final UnsafeBuffer region = pools.region;
         private final UnsafeBuffer queues = new UnsafeBuffer(BufferUtil.allocateDirectAligned(512, 64));
         private final FragmentPool pool = new FragmentPool(LAYOUT, SENDER);
         private final FifoConsumer data =
