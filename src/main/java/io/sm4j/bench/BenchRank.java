@@ -138,9 +138,19 @@ public final class BenchRank
                     warmUp(spec, transport, timer, () -> { }, sockets::both);
                 }
             }
-            if (threads != null)
+            if (threads != null && spec.jitWarmup() > 0)
             {
-                threads.run(8, 0, spec.jitWarmup(), ignored -> { });
+                // short calls, as the transports' warm-up makes (one long call compiles only its loop, on stack), and
+                // each measured size once: the physical limit's row must not start interpreted
+                final int perCall = Math.max(1, spec.jitWarmup() / WARM_UP_CALLS);
+                for (int call = 0; call < WARM_UP_CALLS; call++)
+                {
+                    threads.run(8, 0, perCall, ignored -> { });
+                }
+                for (final int size : spec.sizes())
+                {
+                    threads.run(size, 0, 100, ignored -> { });
+                }
             }
             awaitQuietCompiler();
             sockets.sync();

@@ -98,8 +98,8 @@ final class StatCommand implements Callable<Integer>
         }
         final PrintWriter out = spec.commandLine().getOut();
         // a read-only command: a --dir it may not write to is fine
-        final Path directory = segment != null ? null : dir != null ? existingDirectory(dir) :
-            SegmentFiles.directory(null, spec.commandLine().getErr()::println);
+        final Path directory = segment != null ? null : dir != null ? existingDirectory(dir, "--dir") :
+            existingDirectory(SegmentFiles.readableDirectory(), "the segment directory ($SM4J_DIR, else /dev/shm)");
         boolean seen = false; // the one SEGMENT was read once: its disappearance is the job's end
         while (true)
         {
@@ -132,11 +132,11 @@ final class StatCommand implements Callable<Integer>
         }
     }
 
-    private static Path existingDirectory(final Path dir)
+    private static Path existingDirectory(final Path dir, final String what)
     {
         if (!Files.isDirectory(dir))
         {
-            throw new IllegalArgumentException("--dir " + dir + " is not a directory");
+            throw new IllegalArgumentException(what + " " + dir + " is not a directory");
         }
         return dir;
     }

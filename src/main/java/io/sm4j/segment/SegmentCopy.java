@@ -10,6 +10,8 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A segment file read from outside its job, never mapped (a file truncated under the reader must not
@@ -59,10 +61,24 @@ final class SegmentCopy implements AutoCloseable
      */
     static SegmentCopy read(final FileChannel channel, final Path path) throws IOException, Unreadable
     {
-        final UnsafeBuffer headerBytes = read(channel, 0, SegmentHeaderDescriptor.LENGTH);
+        UnsafeBuffer headerBytes = read(channel, 0, SegmentHeaderDescriptor.LENGTH);
         if (headerBytes == null)
         {
             throw new Unreadable("shorter than a header", false);
+        }
+        // a job caught in the middle of its abort, its reason being written: read the header again until it is
+        // ABORTED (a copy never changes; waiting on it spun for a second and then blamed a dead aborter)
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+        while (headerBytes.getInt(SegmentHeaderDescriptor.STATE_OFFSET) == SegmentHeader.STATE_ABORTING &&
+            System.nanoTime() - deadline < 0)
+        {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+            final UnsafeBuffer again = read(channel, 0, SegmentHeaderDescriptor.LENGTH);
+            if (again == null)
+            {
+                break;
+            }
+            headerBytes = again;
         }
         final long magic = headerBytes.getLong(SegmentHeaderDescriptor.MAGIC_OFFSET);
         if (magic != SegmentHeaderDescriptor.MAGIC)

@@ -70,6 +70,21 @@ public final class SegmentFiles
     }
 
     /**
+     * @return where jobs' segments are looked for by a command that only reads them ({@code sm4j stat}): as
+     *         {@link #directory}, but a directory it may not write to will do ($SM4J_DIR, else /dev/shm, else
+     *         java.io.tmpdir).
+     */
+    public static Path readableDirectory()
+    {
+        final String env = System.getenv(DIR_ENV);
+        if (env != null && !env.isBlank())
+        {
+            return Path.of(env);
+        }
+        return Files.isDirectory(DEFAULT_DIR) ? DEFAULT_DIR : Path.of(System.getProperty("java.io.tmpdir"));
+    }
+
+    /**
      * @return a new random 64-bit job id, never 0.
      */
     public static long newJobId()

@@ -16,7 +16,7 @@ import static io.sm4j.layout.SegmentHeaderDescriptor.*;
 final class SegmentHeader
 {
     /** Transient state while one rank writes the abort reason; readers wait for ABORTED. */
-    private static final int STATE_ABORTING = 3;
+    static final int STATE_ABORTING = 3;
     /** Ends a reason cut to fit the header. */
     private static final String CUT_MARK = " ... (cut: the rank's own output has it whole)";
 

@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
 @Fork(value = 1, jvmArgsAppend = "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED")
-@State(Scope.Benchmark)
+@State(Scope.Thread) // each thread its own sender counter: a shared one would measure contention on its line
 public class LayoutBenchmark
 {
     @Param({ "2", "64", "1024" })
