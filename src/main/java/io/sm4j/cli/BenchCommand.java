@@ -57,10 +57,11 @@ import java.util.concurrent.Callable;
             "10^6 bytes per second), then p50, p99, p99.9 and max (HdrHistogram) or the message rate.",
         "",
         "--compare adds, between the same two JVMs and in the same loops, size by size: Agrona's " +
-            "OneToOneRingBuffer over a mapped file (agrona), Unix domain sockets (uds), two threads of one JVM " +
-            "handing a message over through one buffer (threads, latency only: the physical limit), and Open MPI's " +
-            "vader transport (ompi) when mpicc and mpirun are installed; each with x = sm4j / baseline. For mbw_mr " +
-            "and multi_lat, --compare runs Open MPI only, on as many ranks (mpirun --oversubscribe).",
+            "OneToOneRingBuffer over a mapped file (agrona) and Unix domain sockets (uds) for latency and bw, two " +
+            "threads of one JVM handing a message over through one buffer (threads, latency only: the physical " +
+            "limit), and Open MPI's vader transport (ompi) when mpicc and mpirun are installed, bound as sm4j's ranks " +
+            "are; each with x = sm4j / baseline. Every other test compares with Open MPI only, on as many ranks " +
+            "(mpirun --oversubscribe).",
         "" },
     footer = { "", "Examples:",
         "  sm4j bench latency --compare --chart target/latency.png",
@@ -110,10 +111,10 @@ final class BenchCommand implements Callable<Integer>
     String sizes = DEFAULT_SIZES;
     private static final String DEFAULT_SIZES = "0:4194304";
 
-    @Option(names = "-i", paramLabel = "ITER", description = "Iterations per size (default: OSU's, 10000 round trips or 100 windows, a tenth as many above 8 KiB).")
+    @Option(names = "-i", paramLabel = "ITER", description = "Iterations per size (default: OSU's, 10000 round trips or 100 windows, a tenth as many above 8 KiB; wake: 1000 round trips).")
     int iterations;
 
-    @Option(names = "-x", paramLabel = "WARMUP", description = "Warm-up iterations per size (default: OSU's, a tenth of the iterations; multi_lat: as many as the iterations, so that the scheduler has evened out ranks that waited unequally).")
+    @Option(names = "-x", paramLabel = "WARMUP", description = "Warm-up iterations per size (default: OSU's, a tenth of the iterations (wake: 10); multi_lat: as many as the iterations, so that the scheduler has evened out ranks that waited unequally).")
     int skip = -1;
 
     @Option(names = "-W", paramLabel = "WINDOW", description = "Sends per window for bw, bibw, mbw_mr and put_bw (default: ${DEFAULT-VALUE}).")
@@ -161,7 +162,7 @@ final class BenchCommand implements Callable<Integer>
     @Option(names = "--idle", paramLabel = "MODE", description = "How a waiting rank waits: auto (spin, yield, then sleep on its doorbell, as the waits show), spin, yield or block (default: ${DEFAULT-VALUE}; see sm4j run --help).")
     TransportOptions.Idle idle = TransportOptions.Idle.AUTO;
 
-    @Option(names = "--bind-to", paramLabel = "core|none", description = "Pin rank r to the r-th online core with taskset, as mpirun --bind-to core; with no more ranks than cores, idle auto then spins and sleeps as with a core per rank (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--bind-to", paramLabel = "core|none", description = "Pin rank r to the r-th CPU this process may use (the online CPUs within its affinity or cpuset, modulo their count) with taskset, as mpirun --bind-to core; with no more ranks than cores, idle auto then spins and sleeps as with a core per rank (default: ${DEFAULT-VALUE}).")
     Binding binding = Binding.NONE;
 
     @Option(names = "--jvm-arg", paramLabel = "OPTION", description = "Extra JVM option for the rank JVMs, e.g. -XX:StartFlightRecording=... (repeatable). " +
@@ -217,7 +218,7 @@ final class BenchCommand implements Callable<Integer>
             }
             if (peers != null)
             {
-                throw new IllegalArgumentException("--peers " + peers + " applies to latency, bw and bibw only");
+                throw new IllegalArgumentException("--peers " + peers + " applies to the two-rank tests only (latency, bw, bibw, wake and the one-sided tests)");
             }
         }
         if (benchTest.collective())

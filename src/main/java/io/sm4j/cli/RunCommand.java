@@ -28,7 +28,8 @@ import java.util.concurrent.Callable;
         "Starts N JVMs (ranks) of one job over a new shared-memory segment and waits for them.",
         "",
         "Creates a segment sized for N ranks, starts N JVMs running the given main class (or -jar app.jar), " +
-            "forwards their output prefixed by rank, and returns the first non-zero exit code. If a rank fails, " +
+            "forwards their output prefixed by rank, and returns the first non-zero exit code (or the code a rank " +
+            "passed to abort(code, reason), if it is 1..255; 124: --timeout, 125: --stopped-limit). If a rank fails, " +
             "the job is marked ABORTED (every rank's next call fails) and the rest are killed after a grace " +
             "period. The segment file is removed at the end.",
         "",
@@ -101,7 +102,7 @@ final class RunCommand implements Callable<Integer>
     long stoppedLimitSeconds;
 
     @Option(names = "--bind-to", paramLabel = "core|none",
-        description = "Pin rank r to the r-th online core with taskset, as mpirun --bind-to core; with no more ranks than cores, idle auto then spins and sleeps as with a core per rank (default: ${DEFAULT-VALUE}).")
+        description = "Pin rank r to the r-th CPU this process may use (the online CPUs within its affinity or cpuset, modulo their count) with taskset, as mpirun --bind-to core; with no more ranks than cores, idle auto then spins and sleeps as with a core per rank (default: ${DEFAULT-VALUE}).")
     Binding binding = Binding.NONE;
 
     @Option(names = "--idle", paramLabel = "MODE",

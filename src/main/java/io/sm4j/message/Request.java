@@ -180,8 +180,8 @@ public abstract class Request implements Awaitable
      * are skipped.
      *
      * @return each request's status, null for an entry that was null or inactive.
-     * @throws Sm4jException the first error among them, in array order, once all have completed; then only the failed
-     *                       requests are released: those that completed without one stay active, and the next
+     * @throws Sm4jException the first error among them, in array order, once all have completed; then only the request
+     *                       that failed with it is released: the others that completed, failed or not, stay active, and the next
      *                       waitAll (or waitSome, testAll) returns them (MPI reports every status with
      *                       MPI_ERR_IN_STATUS; a thrown error has room for one).
      * @throws IllegalArgumentException if the requests belong to more than one communicator.
@@ -233,7 +233,7 @@ public abstract class Request implements Awaitable
      * {@link #waitAny} takes one.
      *
      * @return the indexes of every completed request, ascending; empty if no entry is active.
-     * @throws Sm4jException the first error among the completed ones; then only the failed ones are released (as
+     * @throws Sm4jException the first error among the completed ones; then only the one that failed with it is released (as
      *                       {@link #waitAll}).
      */
     public static int[] waitSome(final Request... requests)

@@ -297,7 +297,7 @@ class BenchCommandTest
         "bench bw -W 0                   | sm4j bench: -W 0: expected 1..1024",
         "bench latency -n 4              | sm4j bench: -n 4: latency runs on 2 ranks (-n is for mbw_mr, multi_lat and the collectives)",
         "bench mbw_mr -n 3               | sm4j bench: -n 3: mbw_mr pairs ranks, expected an even count",
-        "bench mbw_mr -n 4 --peers 8     | sm4j bench: --peers 8 applies to latency, bw and bibw only",
+        "bench mbw_mr -n 4 --peers 8     | sm4j bench: --peers 8 applies to the two-rank tests only (latency, bw, bibw, wake and the one-sided tests)",
         "bench latency --idle fast       | sm4j bench: Invalid value for option '--idle'",
         "bench latency --peers 1         | sm4j bench: --peers 1: expected 2..4096",
         "bench latency --chart x.jpg     | sm4j bench: --chart x.jpg: expected a .png file name",
