@@ -52,6 +52,15 @@ final class BudgetStalls
         return heldBack[source];
     }
 
+    /**
+     * @return true if the budget has held {@code source}'s messages back for {@link #NOTICE_NANOS}.
+     */
+    boolean heldTooLong(final int source, final long now)
+    {
+        final long since = heldSince[source];
+        return heldBack[source] && since >= 0 && now - since >= NOTICE_NANOS;
+    }
+
     void declined(final int source)
     {
         if (!heldBack[source])
@@ -106,8 +115,7 @@ final class BudgetStalls
      */
     Sm4jException starved(final int source, final long now, final long kept)
     {
-        final long since = heldSince[source];
-        if (!heldBack[source] || since < 0 || now - since < NOTICE_NANOS)
+        if (!heldTooLong(source, now))
         {
             return null;
         }

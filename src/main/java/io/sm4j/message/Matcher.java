@@ -143,6 +143,14 @@ final class Matcher implements FragmentHandler
     }
 
     /**
+     * @return true if the budget has held {@code source}'s messages back for the starvation check's second.
+     */
+    boolean heldTooLong(final int source, final long now)
+    {
+        return stalls.heldTooLong(source, now);
+    }
+
+    /**
      * @return true while a {@link MessageHandler} runs (it must not call the communicator).
      */
     boolean inHandler()

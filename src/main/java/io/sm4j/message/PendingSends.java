@@ -121,14 +121,6 @@ final class PendingSends
      */
     private boolean tryStart(final SendRequest request)
     {
-        if (request.buffer instanceof SharedBuffer freed && !freed.isLive())
-        {
-            // freed while it waited for room: its bytes are gone (the view has none); failed here, it leaves the queue
-            // (a start that threw would stay at its head, failing every later pass and holding back every later send)
-            request.fail(new Sm4jException("the send of " + request.length + " bytes to rank " + request.localRank(request.dest) +
-                " cannot start: its shared buffer " + freed.chunkId() + " was freed while the send waited"));
-            return true;
-        }
         if (request.length <= eagerPayload)
         {
             if (!sender.trySendEager(request.dest, request.tag, request.buffer, request.offset, request.length))
@@ -216,6 +208,14 @@ final class PendingSends
      */
     private boolean startedOrGone(final SendRequest request)
     {
+        if (request.buffer instanceof SharedBuffer freed && !freed.isLive())
+        {
+            // freed while it waited for room: its bytes are gone (the view has none); failed here, it leaves the queue
+            // (a start that threw would stay at its head, failing every later pass and holding back every later send)
+            request.fail(new Sm4jException("the send of " + request.length + " bytes to rank " + request.localRank(request.dest) +
+                " cannot start: its shared buffer " + freed.chunkId() + " was freed while the send waited"));
+            return true;
+        }
         try
         {
             return tryStart(request);

@@ -577,7 +577,7 @@ final class ProgressEngine implements Progress
             // yet match what waits behind them, until the budget has held them back for the starvation check's second
             // (then no receive taken meanwhile made room: a wait for them, ANY_SOURCE or over several requests too,
             // fails as before instead of waiting for good); sends to it fail at once
-            silent[peer] = gone[peer] && (!matcher.holdsBack(peer) || matcher.starved(peer, endpoint.clock()) != null);
+            silent[peer] = gone[peer] && (!matcher.holdsBack(peer) || matcher.heldTooLong(peer, endpoint.clock()));
         }
         rendezvous.failOrphans(gone, silent);
         sends.failOrphans(gone);

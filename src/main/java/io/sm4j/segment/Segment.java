@@ -593,31 +593,26 @@ public final class Segment implements AutoCloseable
     @Override
     public void close()
     {
-        if (closed)
-        {
-            return;
-        }
-        closed = true;
-        ranks.close();
-        sections.close();
-        closeQuietly(channel);
-        if (creator)
-        {
-            SegmentFiles.deleteSegment(path);
-        }
+        close(true);
     }
 
     /**
-     * As {@link #close}, but leaves the file mapped: a thread of the closing rank is still inside a call that writes
-     * into it (a close from another thread gave up waiting). The mapping goes with its buffers, once unreachable.
+     * @param unmap false to leave the file mapped (and its ranks' /proc files open): a thread of the closing rank
+     *              is still inside a call that writes into it (a close from another thread gave up waiting); both
+     *              go with their buffers, once unreachable.
      */
-    public void closeLeavingMapped()
+    public void close(final boolean unmap)
     {
         if (closed)
         {
             return;
         }
         closed = true;
+        if (unmap)
+        {
+            ranks.close();
+            sections.close();
+        }
         closeQuietly(channel);
         if (creator)
         {

@@ -92,7 +92,7 @@ final class SegmentCopy implements AutoCloseable
         try
         {
             layout = header.validate(channel.size(), path.toString());
-            aborted = header.abortCause();
+            aborted = header.abortCause(0); // the file was re-read above while it said ABORTING
         }
         catch (final Sm4jException ex)
         {

@@ -214,7 +214,16 @@ final class SegmentHeader
      */
     JobAbortedException abortCause()
     {
-        final long deadline = System.nanoTime() + 1_000_000_000L;
+        return abortCause(1_000_000_000L);
+    }
+
+    /**
+     * @param waitNanos how long to wait for an abort being written (ABORTING) to be ABORTED: 0 for a copy of a
+     *                  header, which never changes (its reader re-reads the file instead: {@code SegmentCopy}).
+     */
+    JobAbortedException abortCause(final long waitNanos)
+    {
+        final long deadline = System.nanoTime() + waitNanos;
         int state = state();
         while (state == STATE_ABORTING && System.nanoTime() < deadline)
         {

@@ -837,14 +837,7 @@ public final class Endpoint implements AutoCloseable, MappingGuard
             closeResources();
             if (ownsSegment)
             {
-                if (abandoned)
-                {
-                    segment.closeLeavingMapped();
-                }
-                else
-                {
-                    segment.close();
-                }
+                segment.close(!abandoned);
             }
         }
     }

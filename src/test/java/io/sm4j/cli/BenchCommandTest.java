@@ -1,6 +1,7 @@
 package io.sm4j.cli;
 
 import io.sm4j.bench.BenchRunner;
+import io.sm4j.bench.BenchTest;
 import io.sm4j.bench.OmpiBaseline;
 import io.sm4j.transport.PeerMemory;
 import io.sm4j.transport.TransportOptions;
@@ -160,7 +161,7 @@ class BenchCommandTest
         // no warm-up (what it runs, other tests check): a row per size is what this test asks, for each test
         final List<String> args = new java.util.ArrayList<>(List.of("bench", test, "-n", Integer.toString(ranks), "-m", "8:128",
             "--format", "json", "-i", "100", "-x", "10", "--jit-warmup", "0", UNTOUCHED));
-        if (test.equals("mbw_mr") || test.equals("bibw"))
+        if (BenchTest.of(test).windowed())
         {
             args.addAll(List.of("-W", "8")); // the windowed tests only: the others refuse it
         }

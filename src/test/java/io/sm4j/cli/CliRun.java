@@ -24,12 +24,6 @@ record CliRun(int exitCode, String out, String err)
     }
 
     /**
-     * Asserts the rejection every bad input gets: exit code 2, nothing on stdout, one line on stderr that
-     * starts with {@code expected}, no stack trace.
-     *
-     * @param commandLine the arguments, separated by white space.
-     */
-    /**
      * Asserts the rejection of a {@code flag} naming a file under a regular file (its directory cannot be made): one
      * line naming the flag and the directory, before the command does anything.
      *
@@ -44,6 +38,12 @@ record CliRun(int exitCode, String out, String err)
             ": cannot create its directory " + file + " (FileAlreadyExistsException: " + file + ")");
     }
 
+    /**
+     * Asserts the rejection every bad input gets: exit code 2, nothing on stdout, one line on stderr that
+     * starts with {@code expected}, no stack trace.
+     *
+     * @param commandLine the arguments, separated by white space.
+     */
     static void assertRejected(final String commandLine, final String expected)
     {
         final CliRun run = of(commandLine.trim().split("\\s+"));

@@ -9,7 +9,7 @@ import java.util.List;
 /**
  * Other processes as the multi-JVM tests handle them: signals through kill(1), fields of /proc/PID/stat.
  */
-final class Procs
+public final class Procs
 {
     private Procs()
     {
@@ -36,7 +36,7 @@ final class Procs
      *              hold ')' and spaces): 0 the state, 2 the process group.
      * @return that field of /proc/PID/stat.
      */
-    static String statField(final long pid, final int field) throws IOException
+    public static String statField(final long pid, final int field) throws IOException
     {
         final String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
         return stat.substring(stat.lastIndexOf(')') + 2).split(" ")[field];

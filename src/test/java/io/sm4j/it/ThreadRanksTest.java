@@ -28,6 +28,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Collections;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -659,6 +660,7 @@ class ThreadRanksTest
                 {
                     comm.iprobe(0, 99); // progress while rank 0 finishes
                 }
+                assertEquals("detached", JobStats.read(segment).ranks().get(0).state(), "the scenario: rank 0 has left");
                 early[0] = behind.await(Duration.ofMillis(300)); // three health ticks with rank 0 gone: must not fail it
                 for (int i = 0; i < 10; i++)
                 {
@@ -1010,9 +1012,7 @@ class ThreadRanksTest
      */
     private static TransportOptions withBudget(final long bytes)
     {
-        final TransportOptions defaults = TransportOptions.defaults();
-        return new TransportOptions(defaults.attachTimeout(), defaults.lazyFreeBatch(), defaults.idle(), defaults.launcherPid(),
-            bytes, defaults.bell(), defaults.peerReads());
+        return TransportOptions.fromEnvironment(Map.of(TransportOptions.UNEXPECTED_BYTES_ENV, Long.toString(bytes)));
     }
 
     private static void same(final int rank, final String name, final Consumer<byte[]> arrays, final Consumer<byte[]> buffers)

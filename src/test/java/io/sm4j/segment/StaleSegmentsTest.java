@@ -1,5 +1,6 @@
 package io.sm4j.segment;
 
+import io.sm4j.it.Procs;
 import io.sm4j.it.ScratchDir;
 import io.sm4j.layout.ControlBlockDescriptor;
 import io.sm4j.layout.LayoutParams;
@@ -92,8 +93,7 @@ class StaleSegmentsTest
     @Test
     void aStartTimeShouldBeTheKernelsTicksAfterBoot() throws IOException
     {
-        final String[] fields = Files.readString(Path.of("/proc/self/stat")).replaceFirst("(?s)^.*\\) ", "").split(" ");
-        assertEquals(Long.parseLong(fields[19]), ProcessIdentity.current().startTicks());
+        assertEquals(Long.parseLong(Procs.statField(ProcessHandle.current().pid(), 19)), ProcessIdentity.current().startTicks());
         assertEquals(ProcessIdentity.current(), ProcessIdentity.of(ProcessHandle.current()));
     }
 
