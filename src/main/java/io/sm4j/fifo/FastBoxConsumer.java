@@ -23,6 +23,9 @@ public final class FastBoxConsumer
     private long position;
     private long published;
     private long sequence;
+    /** The look ahead's record ({@link #startLookahead}): its position and sequence, as the consumer's own. */
+    private long aheadPosition;
+    private long aheadSequence;
 
     /**
      * @param ring     view of the ring, a power-of-two number of bytes, zeroed.
@@ -57,9 +60,7 @@ public final class FastBoxConsumer
         while (true)
         {
             final int index = (int)(position & mask);
-            // NOTE: acquire pairs with the sender's release of the commit word: the record is fully written.
-            final int code = FastBoxDescriptor.codeIfSequence(
-                ring.getIntAcquire(index + FastBoxDescriptor.COMMIT_OFFSET), sequence);
+            final int code = codeAt(index, sequence);
             if (code != FastBoxDescriptor.PADDING)
             {
                 if (code == 0)
@@ -71,6 +72,63 @@ public final class FastBoxConsumer
             sequence++;
             position += capacity - index;
         }
+    }
+
+    /**
+     * Starts a look at the records behind the next one, which consumes nothing: for a receiver that leaves
+     * the next record where it is and must know what stands behind it. {@link #peekAhead()} then reads the
+     * next record, {@link #skipAhead} moves past it.
+     */
+    public void startLookahead()
+    {
+        aheadPosition = position;
+        aheadSequence = sequence;
+    }
+
+    /**
+     * @return the look ahead's record's code (0 if none is committed there yet), having skipped padding;
+     *         untrusted.
+     */
+    public int peekAhead()
+    {
+        while (true)
+        {
+            final int index = aheadIndex();
+            final int code = codeAt(index, aheadSequence);
+            if (code != FastBoxDescriptor.PADDING || aheadPosition - position >= capacity)
+            {
+                return code == FastBoxDescriptor.PADDING ? 0 : code; // a lap of padding is no record
+            }
+            aheadSequence++;
+            aheadPosition += capacity - index;
+        }
+    }
+
+    /**
+     * @return the index in {@link #ring()} of the look ahead's record.
+     */
+    public int aheadIndex()
+    {
+        return (int)(aheadPosition & mask);
+    }
+
+    /**
+     * Moves the look ahead past its record of {@code length} bytes (checked by the caller against the ring's
+     * end), consuming nothing.
+     */
+    public void skipAhead(final int length)
+    {
+        aheadSequence++;
+        aheadPosition += length;
+    }
+
+    /**
+     * @return the code of the record at {@code index} if it is the {@code sequence}-th, else 0.
+     */
+    private int codeAt(final int index, final long sequence)
+    {
+        // NOTE: acquire pairs with the sender's release of the commit word: the record is fully written.
+        return FastBoxDescriptor.codeIfSequence(ring.getIntAcquire(index + FastBoxDescriptor.COMMIT_OFFSET), sequence);
     }
 
     /**

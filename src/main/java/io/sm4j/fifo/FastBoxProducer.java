@@ -55,9 +55,18 @@ public final class FastBoxProducer
      */
     public int claim(final int length)
     {
+        return claim(length, 0);
+    }
+
+    /**
+     * As {@link #claim(int)}, leaving {@code reserve} bytes of the ring free after the record: room that only
+     * a claim with a smaller reserve may take.
+     */
+    public int claim(final int length, final int reserve)
+    {
         int index = (int)(position & mask);
         final int toEnd = capacity - index;
-        final int needed = length <= toEnd ? length : toEnd + length;
+        final int needed = (length <= toEnd ? length : toEnd + length) + reserve;
         if (position + needed > limit)
         {
             // NOTE: acquire pairs with the receiver's release of its consumed position, stored after it last

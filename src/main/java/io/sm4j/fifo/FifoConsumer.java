@@ -66,6 +66,25 @@ public final class FifoConsumer
     }
 
     /**
+     * A look behind the next word, consuming nothing: for a receiver that leaves the next word where it is and
+     * must know what stands behind it.
+     *
+     * @param ahead 0 for the next word ({@link #peek()}'s), 1 for the one after it, ...
+     * @return that published word, or {@link io.sm4j.layout.CbIndexDescriptor#EMPTY_SLOT} if none is published
+     *         there yet or it lies past the slots this consumer may read (the consumed slots not yet cleared
+     *         still hold old words).
+     */
+    public long peekAhead(final int ahead)
+    {
+        if (ahead < 0 || ahead > mask - (tail - clearedUpTo))
+        {
+            return EMPTY_SLOT;
+        }
+        // NOTE: acquire, as peek: a published word's fragment is fully written.
+        return queue.getLongAcquire((int)((tail + ahead) & mask) * SLOT_LENGTH);
+    }
+
+    /**
      * Consumes the word {@link #peek()} returned (non-empty).
      */
     public void advance()

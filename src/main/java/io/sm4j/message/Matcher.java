@@ -210,6 +210,36 @@ final class Matcher implements FragmentHandler
     }
 
     /**
+     * A protocol message (any type but EAGER, RNDV and RGET, which {@link #accepts} always takes) may be what a
+     * rank waits for: the ACK its large send waits for, a FRAG its receive waits for, a barrier's message. Read
+     * here without {@link ArrivedMessage}, which holds the declined message ahead of it.
+     */
+    @Override
+    public boolean mustNotWait(final FragmentView fragment)
+    {
+        if (fragment.length() < MessageHeaderDescriptor.MATCH_HEADER_LENGTH)
+        {
+            return true; // not a message: let the poll that reaches it report it
+        }
+        final int type = fragment.buffer().getInt(fragment.offset() + MessageHeaderDescriptor.TYPE_OFFSET);
+        return type != EAGER && type != RNDV && type != RGET;
+    }
+
+    /**
+     * Takes a message {@link #accepts} declined when something behind it must not wait: the unexpected
+     * messages then overdraw their budget by at most what one sender's path holds ahead of it (its fast box
+     * ring and its eager fragments for this rank; a large message's envelope only), which keeps a program
+     * that MPI calls safe from hanging on the budget (an ACK behind messages nobody has received yet). The
+     * declined message was read by {@code accepts} ({@link #incoming}) and no posted receive took it.
+     */
+    @Override
+    public boolean acceptsAhead(final FragmentView fragment)
+    {
+        keepEnvelopeOnly = incoming.type() == RNDV;
+        return true;
+    }
+
+    /**
      * Starts a probe for ({@code source}, {@code tag}): messages declined meanwhile that it would take are
      * noted for {@link #probed}.
      */

@@ -144,7 +144,10 @@ final class MessageSender
         final DirectBuffer payload, final int offset, final int length)
     {
         final int header = headerLength(type);
-        final int claimed = max ? endpoint.tryClaimMax(dest, header + length, claim) : endpoint.tryClaim(dest, header + length, claim);
+        // a message a receive matches may be declined by its receiver's budget; the others must not wait behind it
+        final int claimed = max ? endpoint.tryClaimMax(dest, header + length, claim) :
+            type == EAGER || type == RNDV || type == RGET ? endpoint.tryClaimDeclinable(dest, header + length, claim) :
+            endpoint.tryClaimUrgent(dest, header + length, claim);
         if (claimed != Endpoint.CLAIMED)
         {
             if (claimed == Endpoint.PEER_GONE)

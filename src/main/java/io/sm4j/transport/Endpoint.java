@@ -428,7 +428,27 @@ public final class Endpoint implements AutoCloseable, MappingGuard
      */
     public int tryClaim(final int dest, final int length, final SendClaim claim)
     {
-        return claim(dest, length, false, claim);
+        return claim(dest, length, Publication.EAGER, claim);
+    }
+
+    /**
+     * As {@link #tryClaim}, for a message the receiver's handler may decline ({@link FragmentHandler#accepts}):
+     * it leaves free a little fast box room, which {@link #tryClaimUrgent} may take.
+     */
+    public int tryClaimDeclinable(final int dest, final int length, final SendClaim claim)
+    {
+        return claim(dest, length, Publication.DECLINABLE, claim);
+    }
+
+    /**
+     * As {@link #tryClaim}, for a message the receiver's handler never declines and another rank may wait for
+     * (an acknowledgement): it may take the room {@link #tryClaimDeclinable} leaves, and a max-size fragment
+     * when the eager credits are spent (messages the receiver declined may hold them all), so that it reaches
+     * the receiver, which takes what stands ahead of it ({@link FragmentHandler#acceptsAhead}).
+     */
+    public int tryClaimUrgent(final int dest, final int length, final SendClaim claim)
+    {
+        return claim(dest, length, Publication.URGENT, claim);
     }
 
     /**
@@ -439,7 +459,7 @@ public final class Endpoint implements AutoCloseable, MappingGuard
      */
     public int tryClaimMax(final int dest, final int length, final SendClaim claim)
     {
-        return claim(dest, length, true, claim);
+        return claim(dest, length, Publication.MAX, claim);
     }
 
     /**
@@ -458,18 +478,18 @@ public final class Endpoint implements AutoCloseable, MappingGuard
         };
     }
 
-    private int claim(final int dest, final int length, final boolean max, final SendClaim claim)
+    private int claim(final int dest, final int length, final int kind, final SendClaim claim)
     {
         int result = PEER_GONE;
         try
         {
             enter();
-            checkSend(dest, length, max ? maxFragmentPayload : maxPayload);
+            checkSend(dest, length, kind == Publication.MAX ? maxFragmentPayload : maxPayload);
             if (ranks.isAttached(dest))
             {
                 // a successful claim holds dest's lock, and in SINGLE mode stays inside the gate (the caller writes
                 // into the mapping), until its commit or abort: a close waits for it, from any thread
-                result = publications[dest].tryClaim(length, max, claim);
+                result = publications[dest].tryClaim(length, kind, claim);
             }
             return result;
         }

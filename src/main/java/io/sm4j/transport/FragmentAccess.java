@@ -213,6 +213,30 @@ final class FragmentAccess
     }
 
     /**
+     * Wraps the fragment that {@code source} published as word {@code fragment} behind the next one, for a look
+     * that consumes nothing: only its place in {@code source}'s fragments is checked, not the pair's order (the
+     * poll that reaches it does that).
+     *
+     * @return false if the word names no fragment of {@code source}.
+     */
+    boolean peekReceived(final FragmentView view, final int source, final long fragment)
+    {
+        final UnsafeBuffer buffer = regions[source];
+        final long index = fragment - regionBase[source];
+        if (index < 0 || index > buffer.capacity() - FragmentDescriptor.HEADER_LENGTH)
+        {
+            return false;
+        }
+        final int length = buffer.getInt((int)index + FragmentDescriptor.LENGTH_OFFSET);
+        if (length < 0 || length > buffer.capacity() - index - FragmentDescriptor.HEADER_LENGTH)
+        {
+            return false;
+        }
+        view.wrap(buffer, (int)index, length, source);
+        return true;
+    }
+
+    /**
      * Counts one eager fragment of {@code source} as consumed; the count is published every half ring (and
      * by {@link #publishCredits}), which returns the run of fragments to the sender in one store.
      */

@@ -49,6 +49,8 @@ final class FragmentPoller
     private final int[] touchedList;
     private int touchedCount;
     private final FragmentView view = new FragmentView();
+    /** The look behind a declined message ({@link #fifoAhead}, {@link #boxAhead}). */
+    private final FragmentView ahead = new FragmentView();
     /** Words and records consumed so far: a source whose scan moved it gets its doorbell checked. */
     private long consumed;
     /** Per sender: an eager fragment of it was consumed since its credits were last published. */
@@ -237,6 +239,7 @@ final class FragmentPoller
     {
         final FifoConsumer fifo = consumers[source];
         int delivered = 0;
+        int overdraft = 0;
         long word;
         while (delivered < limit && (word = fifo.peek()) != CbIndexDescriptor.EMPTY_SLOT)
         {
@@ -248,10 +251,12 @@ final class FragmentPoller
                 continue;
             }
             final boolean eager = fragments.wrapReceived(view, source, word);
-            if (!handler.accepts(view))
+            if (!handler.accepts(view) &&
+                (!handler.acceptsAhead(view) || overdraft == 0 && (overdraft = fifoAhead(source, fifo, handler)) == 0))
             {
                 break;
             }
+            overdraft = Math.max(0, overdraft - 1); // the messages up to the one that must not wait
             fifo.advance(); // frees the slot only: the fragment goes back after the handler
             consumed++;
             try
@@ -288,6 +293,7 @@ final class FragmentPoller
     {
         final AtomicBuffer ring = box.ring();
         int delivered = 0;
+        int overdraft = 0;
         int code;
         while (delivered < limit && (code = box.peek()) != 0)
         {
@@ -316,11 +322,13 @@ final class FragmentPoller
             {
                 throw fragments.corrupt(source, "fast box reference record at " + index);
             }
-            if (!handler.accepts(view))
+            if (!handler.accepts(view) &&
+                (!handler.acceptsAhead(view) || overdraft == 0 && (overdraft = boxAhead(source, box, handler)) == 0))
             {
                 box.publishConsumed(); // the room freed so far, for a sender that waits on it
                 break;
             }
+            overdraft = Math.max(0, overdraft - 1);
             try
             {
                 handler.onFragment(view);
@@ -337,6 +345,82 @@ final class FragmentPoller
             }
         }
         return delivered;
+    }
+
+    /**
+     * Looks behind the declined word at the head of {@code source}'s FIFO, consuming nothing, for what must not
+     * wait behind it: a return of this rank's fragment, the sender's fast box announcement (its later messages
+     * are in the box), or a message the handler says must not wait.
+     *
+     * @return the messages from the head up to that word, which the handler may take past its decline
+     *         ({@link FragmentHandler#acceptsAhead}); 0 if nothing behind the head must be reached.
+     */
+    private int fifoAhead(final int source, final FifoConsumer fifo, final FragmentHandler handler)
+    {
+        int messages = 0;
+        long word;
+        for (int k = 0; (word = fifo.peekAhead(k)) != CbIndexDescriptor.EMPTY_SLOT; k++)
+        {
+            if ((word & (CbIndexDescriptor.RETURN_FLAG | CbIndexDescriptor.FAST_BOX_FLAG)) != 0)
+            {
+                return messages;
+            }
+            if (!fragments.peekReceived(ahead, source, word))
+            {
+                return 0; // the poll that reaches it reports it
+            }
+            if (handler.mustNotWait(ahead))
+            {
+                return messages;
+            }
+            messages++;
+        }
+        return 0;
+    }
+
+    /**
+     * As {@link #fifoAhead}, behind the declined record at the head of {@code source}'s fast box (returns and
+     * announcements travel in the FIFO, which a poll drains first).
+     */
+    private int boxAhead(final int source, final FastBoxConsumer box, final FragmentHandler handler)
+    {
+        final AtomicBuffer ring = box.ring();
+        box.startLookahead();
+        int messages = 0;
+        int code;
+        // a record takes at least 8 bytes: a ring holds no more than this many, whatever its sender writes
+        for (int records = 0; records < ring.capacity() / FastBoxDescriptor.RECORD_ALIGNMENT && (code = box.peekAhead()) != 0; records++)
+        {
+            final int index = box.aheadIndex();
+            final int remaining = ring.capacity() - index;
+            final int recordLength;
+            if (code != FastBoxDescriptor.REFERENCE)
+            {
+                final int length = FastBoxDescriptor.inlinePayload(code);
+                if (length > remaining - FragmentDescriptor.HEADER_LENGTH)
+                {
+                    return 0; // the poll that reaches it reports it
+                }
+                recordLength = FastBoxDescriptor.inlineRecordLength(length);
+                ahead.wrap(ring, index, length, source);
+            }
+            else if (remaining < FastBoxDescriptor.REFERENCE_LENGTH ||
+                !fragments.peekReceived(ahead, source, ring.getLong(index + FastBoxDescriptor.REFERENCE_OFFSET)))
+            {
+                return 0;
+            }
+            else
+            {
+                recordLength = FastBoxDescriptor.REFERENCE_LENGTH;
+            }
+            if (handler.mustNotWait(ahead))
+            {
+                return messages;
+            }
+            messages++;
+            box.skipAhead(recordLength);
+        }
+        return 0;
     }
 
     /**

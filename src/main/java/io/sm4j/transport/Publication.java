@@ -89,17 +89,41 @@ final class Publication
             FragmentDescriptor.HEADER_LENGTH;
     }
 
+    /**
+     * Fast box room a message the receiver may decline leaves free: what one record the receiver never declines
+     * takes at most, padding to the ring's end included (an inline message of up to 56 payload bytes, the message
+     * layer's largest protocol message, or a reference). One such record behind declined ones is enough: the
+     * receiver then takes what stands ahead of it, which frees the ring.
+     */
+    static final int BOX_RESERVE = 2 * FastBoxDescriptor.inlineRecordLength(56);
+    /** A claim of an eager fragment or fast box room, as much as there is. */
+    static final int EAGER = 0;
+    /**
+     * An eager claim for a message the receiver may decline ({@link FragmentHandler#accepts}): it leaves
+     * {@link #BOX_RESERVE} bytes of the fast box free for {@link #URGENT} ones.
+     */
+    static final int DECLINABLE = 1;
+    /**
+     * An eager claim for a message the receiver never declines and another rank may wait for: it may use the room
+     * {@link #DECLINABLE} claims leave, and a max-size fragment when the eager credits are spent (declined messages
+     * may hold them all), so that declined messages cannot hold it back ({@link FragmentHandler#acceptsAhead}).
+     */
+    static final int URGENT = 2;
+    /** A claim of a max-size fragment. */
+    static final int MAX = 3;
+
     int dest()
     {
         return dest;
     }
 
     /**
-     * @param max claim a max-size fragment (the caller checked {@code length} against its limit).
+     * @param kind what room to claim: {@link #EAGER}, {@link #DECLINABLE}, {@link #URGENT} or {@link #MAX} (the
+     *             caller checked {@code length} against its limit).
      * @return {@link Endpoint#CLAIMED}, or {@link Endpoint#NO_CREDIT}, {@link Endpoint#POOL_EMPTY} or
      *         {@link Endpoint#BOX_FULL} without room.
      */
-    int tryClaim(final int length, final boolean max, final SendClaim claim)
+    int tryClaim(final int length, final int kind, final SendClaim claim)
     {
         claim.checkFree();
         lock();
@@ -112,7 +136,7 @@ final class Publication
                 // a second would get the same room, and the two commits would publish one slot twice
                 throw new IllegalStateException("a claim to rank " + dest + " is still open: commit or abort it first");
             }
-            result = claim(length, max, claim);
+            result = claim(length, kind, claim);
             open = result == Endpoint.CLAIMED;
             return result;
         }
@@ -125,12 +149,14 @@ final class Publication
         }
     }
 
-    private int claim(final int length, final boolean max, final SendClaim claim)
+    private int claim(final int length, final int kind, final SendClaim claim)
     {
         final FastBoxProducer box = route();
+        final boolean max = kind == MAX;
+        final int reserve = kind == DECLINABLE ? BOX_RESERVE : 0;
         if (box != null && !max && length <= inlinePayload)
         {
-            final int index = box.claim(FastBoxDescriptor.inlineRecordLength(length));
+            final int index = box.claim(FastBoxDescriptor.inlineRecordLength(length), reserve);
             if (index >= 0)
             {
                 final AtomicBuffer ring = box.ring();
@@ -141,17 +167,23 @@ final class Publication
             // no room for the record: a reference to an eager fragment, if a credit is left, keeps a window
             // going while the receiver has not yet made room (measured: docs/benchmarks.md)
         }
-        final int index = box == null ? 0 : box.claim(FastBoxDescriptor.REFERENCE_LENGTH);
+        final int index = box == null ? 0 : box.claim(FastBoxDescriptor.REFERENCE_LENGTH, reserve);
         if (index < 0)
         {
             return Endpoint.BOX_FULL;
         }
-        final long fragment = fragments.acquire(dest, max);
+        long fragment = fragments.acquire(dest, max);
+        boolean maxSize = max;
+        if (fragment < 0 && kind == URGENT)
+        {
+            fragment = fragments.acquire(dest, true); // the credits may all be held by declined messages
+            maxSize = fragment >= 0;
+        }
         if (fragment < 0)
         {
             return max ? Endpoint.POOL_EMPTY : Endpoint.NO_CREDIT;
         }
-        claim.claimed(this, box, index, fragment, max, fragments.ownRegion(), fragments.writeHeader(fragment, length), length);
+        claim.claimed(this, box, index, fragment, maxSize, fragments.ownRegion(), fragments.writeHeader(fragment, length), length);
         return Endpoint.CLAIMED;
     }
 

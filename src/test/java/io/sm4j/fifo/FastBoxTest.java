@@ -55,6 +55,42 @@ class FastBoxTest
         assertEquals(0, consumer.peek(), "nothing more committed");
     }
 
+    /**
+     * A look behind the next record walks the committed records in order, padding skipped, consumes nothing,
+     * and ends where nothing is committed yet; a claim that keeps a reserve leaves that room to claims that
+     * keep less.
+     */
+    @Test
+    void aLookAheadShouldWalkCommittedRecordsAndAReserveShouldStayFree()
+    {
+        final int record = FastBoxDescriptor.inlineRecordLength(200); // 208 bytes: four, then padding to the end
+        for (long i = 0; i < 6; i++)
+        {
+            final int index = producer.claim(record);
+            assertTrue(index >= 0, "record " + i);
+            ring.putLong(index + FragmentDescriptor.HEADER_LENGTH, i);
+            producer.commitInline(index, 200);
+            if (i < 2)
+            {
+                assertEquals(i, readOne(), "the first two are consumed");
+            }
+        }
+        consumer.startLookahead();
+        final List<Long> seen = new ArrayList<>();
+        int code;
+        while ((code = consumer.peekAhead()) != 0)
+        {
+            seen.add(ring.getLong(consumer.aheadIndex() + FragmentDescriptor.HEADER_LENGTH));
+            consumer.skipAhead(FastBoxDescriptor.inlineRecordLength(FastBoxDescriptor.inlinePayload(code)));
+        }
+        assertEquals(List.of(2L, 3L, 4L, 5L), seen, "across the padding at the ring's end");
+        assertEquals(2L, readOne(), "the look consumed nothing");
+        consumer.publishConsumed();
+        // records 3-5 and the padding (816 bytes) stand in the 1,024-byte ring: 208 more fit, not with 208 kept free
+        assertEquals(-1, producer.claim(record, record));
+        assertTrue(producer.claim(record, 0) >= 0);
+    }
+
     @Test
     void aFullRingShouldRefuseAClaimUntilTheReaderConsumes()
     {

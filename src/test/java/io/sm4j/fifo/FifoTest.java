@@ -45,6 +45,31 @@ class FifoTest
         assertEquals(9 << 3, consumer.poll());
     }
 
+    /**
+     * A look behind the next word sees the published words in order, consumes nothing, and stops before the
+     * consumed slots not yet cleared, which still hold old words.
+     */
+    @Test
+    void aLookAheadShouldSeePublishedWordsOnly()
+    {
+        final FifoProducer producer = new FifoProducer(queue, ENTRIES, head);
+        final FifoConsumer consumer = new FifoConsumer(queue, ENTRIES, tail, 4);
+        for (long word = 1; word <= 6; word++)
+        {
+            assertTrue(producer.offer(word << 3));
+        }
+        assertEquals(3 << 3, consumer.peekAhead(2));
+        assertEquals(CbIndexDescriptor.EMPTY_SLOT, consumer.peekAhead(6), "not published yet");
+        assertEquals(1 << 3, consumer.poll(), "the look consumed nothing");
+        assertEquals(2 << 3, consumer.poll());
+        assertEquals(3 << 3, consumer.poll());
+        assertTrue(producer.offer(7 << 3) && producer.offer(8 << 3));
+        // slots of words 1-3 are consumed but not cleared (a batch is 4): a look reaches words 4-8 only
+        assertEquals(8 << 3, consumer.peekAhead(4));
+        assertEquals(CbIndexDescriptor.EMPTY_SLOT, consumer.peekAhead(5), "word 1's old slot");
+        assertEquals(CbIndexDescriptor.EMPTY_SLOT, consumer.peekAhead(-1));
+    }
+
     @Test
     void consumedSlotsShouldBeFreedOnlyAFullBatchAtATime()
     {

@@ -31,12 +31,17 @@ public final class BudgetApp
     public static void main(final String[] args)
     {
         final boolean behind = args[0].equals("behind");
+        final boolean reply = args[0].equals("reply");
         final int count = Integer.parseInt(args[1]);
         final int size = Integer.parseInt(args[2]);
         final String wait = args.length > 3 ? args[3] : "";
         try (Communicator comm = Communicator.attachFromEnvironment())
         {
-            if (comm.rank() != 0)
+            if (reply)
+            {
+                replyPastTheBudget(comm, count, size, Integer.parseInt(args[3]));
+            }
+            else if (comm.rank() != 0)
             {
                 send(comm, count, size, behind);
             }
@@ -70,6 +75,41 @@ public final class BudgetApp
         {
             send.await();
         }
+    }
+
+    /**
+     * Rank 1 isends COUNT messages, waits until the first AHEAD have left, then receives a large message from rank 0, which sends it before it receives
+     * any of them: rank 1's answers to that send (its rendezvous ACK, the fragments it gives back) come after
+     * messages that rank 0's budget holds back.
+     */
+    private static void replyPastTheBudget(final Communicator comm, final int count, final int size, final int ahead)
+    {
+        final byte[] large = new byte[1 << 20];
+        if (comm.rank() == 1)
+        {
+            final Request[] sends = startSends(comm, count, size);
+            while (!sends[ahead - 1].test())
+            {
+                comm.progress(); // until AHEAD messages are in shared memory: the answers to rank 0 go behind them
+            }
+            check(comm.recv(0, LAST, large).length() == large.length, "the large message's length");
+            for (int i = 0; i < large.length; i++)
+            {
+                check(large[i] == (byte)(i * 7), "the large message is corrupt at byte " + i);
+            }
+            for (final Request send : sends)
+            {
+                send.await();
+            }
+            return;
+        }
+        for (int i = 0; i < large.length; i++)
+        {
+            large[i] = (byte)(i * 7);
+        }
+        comm.send(1, LAST, large);
+        final long kept = receiveAll(comm, 1, count, size);
+        System.out.println("budget ok: at most " + kept + " unexpected bytes kept");
     }
 
     private static Request[] startSends(final Communicator comm, final int count, final int size)

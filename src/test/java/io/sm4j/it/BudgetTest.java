@@ -79,6 +79,23 @@ class BudgetTest
             Pattern.MULTILINE).matcher(job.err()).find(), job.err());
     }
 
+    @Test
+    void answersBehindMessagesTheBudgetDeclinesShouldStillArrive() throws IOException
+    {
+        // rank 1 isends 200 x 1,000 B, and once 66 are in shared memory (more than a 64 KiB budget keeps) receives
+        // 1 MiB from rank 0, whose send first receives none of them: before, the ACK of that send waited behind the
+        // messages the budget declined (and, without a fast box, behind the eager credits they held), and both ranks
+        // hung; the budget is overdrawn by what stood ahead of the ACK instead
+        for (final int fastBoxes : new int[]{ LayoutParams.DEFAULT_FAST_BOXES, 0 })
+        {
+            final JobRunner job = JobRunner.run(LayoutParams.defaults(2).toBuilder().fastBoxes(fastBoxes).build(),
+                Map.of(TransportOptions.UNEXPECTED_BYTES_ENV, "65536"), BudgetApp.class.getName(), "reply", "200", "1000", "66");
+            assertEquals(0, job.exitCode(), "fast boxes " + fastBoxes + ": " + job.out() + job.err());
+            final long kept = kept(job.out());
+            assertTrue(kept > 65536 && kept < 65536 + (1 << 20), "fast boxes " + fastBoxes + ": kept " + kept);
+        }
+    }
+
     private static long kept(final String out)
     {
         final Matcher kept = Pattern.compile("budget ok: at most (\\d+) unexpected bytes kept").matcher(out);

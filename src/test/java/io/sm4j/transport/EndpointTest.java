@@ -306,6 +306,83 @@ class EndpointTest
     }
 
     /**
+     * A message the receiver never declines reaches it past declined ones: declinable sends fill the pair's room
+     * while the handler declines them, an urgent one still finds room (the fast box's reserve, or a max-size
+     * fragment for the spent credits), and the next poll delivers what stands ahead of it, then it, in order.
+     */
+    @Test
+    void anUrgentMessageShouldReachTheReceiverPastDeclinedOnes() throws IOException
+    {
+        final long urgent = -1;
+        for (final int boxes : new int[]{ LayoutParams.DEFAULT_FAST_BOXES, 0 })
+        {
+            try (TwoRanks pair = new TwoRanks(LayoutParams.builder(2).eagerFragsPerPeer(4).fastBoxes(boxes)
+                .fastBoxSize(LayoutParams.MIN_FAST_BOX_SIZE).build()))
+            {
+                final SendClaim claim = new SendClaim();
+                final boolean[] open = { true };
+                final List<Long> order = new ArrayList<>();
+                final FragmentHandler handler = new FragmentHandler()
+                {
+                    @Override
+                    public void onFragment(final FragmentView fragment)
+                    {
+                        order.add(fragment.buffer().getLong(fragment.offset()));
+                    }
+
+                    @Override
+                    public boolean accepts(final FragmentView fragment)
+                    {
+                        return open[0] || mustNotWait(fragment);
+                    }
+
+                    @Override
+                    public boolean mustNotWait(final FragmentView fragment)
+                    {
+                        return fragment.buffer().getLong(fragment.offset()) == urgent;
+                    }
+
+                    @Override
+                    public boolean acceptsAhead(final FragmentView fragment)
+                    {
+                        return true;
+                    }
+                };
+                for (int i = 0; i <= Publication.FAST_BOX_THRESHOLD; i++) // past the FIFO's first messages: a box if any
+                {
+                    CopyingSends.send(pair.rank0, 1, new byte[8]);
+                    assertEquals(1, pair.rank1.poll(handler, 10));
+                }
+                order.clear();
+                open[0] = false;
+                long sent = 0;
+                int refused;
+                while ((refused = pair.rank0.tryClaimDeclinable(1, 8, claim)) == Endpoint.CLAIMED)
+                {
+                    claim.buffer().putLong(0, sent++);
+                    claim.commit();
+                    assertEquals(0, pair.rank1.poll(handler, 100), "declined, and nothing behind must reach the receiver");
+                }
+                assertEquals(Endpoint.CLAIMED, pair.rank0.tryClaimUrgent(1, 8, claim),
+                    boxes + " boxes: room for it after " + sent + " declined (" + Endpoint.describeClaim(refused) + ")");
+                claim.buffer().putLong(0, urgent);
+                claim.commit();
+                for (int polls = 0; polls < 10 && !order.contains(urgent); polls++)
+                {
+                    pair.rank1.poll(handler, 100);
+                }
+                final List<Long> expected = new ArrayList<>();
+                for (long i = 0; i < sent; i++)
+                {
+                    expected.add(i);
+                }
+                expected.add(urgent);
+                assertEquals(expected, order, boxes + " boxes");
+            }
+        }
+    }
+
+    /**
      * A handler that declines leaves the message in shared memory: the sender runs out of credit
      * (back-pressure, nothing copied), and once the handler accepts, everything arrives in order.
      */
