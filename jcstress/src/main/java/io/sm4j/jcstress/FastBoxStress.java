@@ -79,6 +79,58 @@ public final class FastBoxStress
     }
 
     /**
+     * A look behind the next record ({@link FastBoxConsumer#startLookahead}, as {@code FragmentPoller.boxAhead}
+     * walks behind a declined message) sees committed records only, in order, each with what was written before
+     * its commit word: the sender commits two records, 42 then 43; the look reads the first if committed, moves
+     * past it, then reads the second if committed. r1, r2 = the values seen, -1 where no record was committed yet.
+     */
+    @JCStressTest
+    @Outcome(id = "-1, -1", expect = ACCEPTABLE, desc = "Looked before the first commit.")
+    @Outcome(id = "42, -1", expect = ACCEPTABLE, desc = "Saw the first record, not yet the second.")
+    @Outcome(id = "42, 43", expect = ACCEPTABLE, desc = "Saw both records.")
+    @Outcome(expect = FORBIDDEN, desc = "A record seen out of order, or without what was written before its commit.")
+    @State
+    public static class LookaheadSeesCommittedRecordsInOrder
+    {
+        private final UnsafeBuffer memory = new UnsafeBuffer(BufferUtil.allocateDirectAligned(256, 64));
+        private final FastBoxProducer producer =
+            new FastBoxProducer(new UnsafeBuffer(memory, 0, 64), new UnsafeBuffer(memory, 128, 8));
+        private final FastBoxConsumer consumer =
+            new FastBoxConsumer(new UnsafeBuffer(memory, 0, 64), new UnsafeBuffer(memory, 128, 8));
+
+        @Actor
+        public void sender()
+        {
+            for (long value = 42; value <= 43; value++)
+            {
+                final int index = producer.claim(RECORD);
+                producer.ring().putLong(index + 8, value);
+                producer.commitInline(index, COMMIT - 1);
+            }
+        }
+
+        @Actor
+        public void receiver(final JJ_Result r)
+        {
+            consumer.startLookahead();
+            r.r1 = look();
+            r.r2 = r.r1 == -1 ? -1 : look();
+        }
+
+        private long look()
+        {
+            final int code = consumer.peekAhead();
+            if (code == 0)
+            {
+                return -1;
+            }
+            final long value = consumer.ring().getLong(consumer.aheadIndex() + 8);
+            consumer.skipAhead(FastBoxDescriptor.inlineRecordLength(FastBoxDescriptor.inlinePayload(code)));
+            return code == COMMIT ? value : -2;
+        }
+    }
+
+    /**
      * Publication of a reference record: a receiver that sees a reference record's commit word also sees the
      * fragment offset in the record and the fragment it names, header and payload, all written with plain
      * stores before {@link FastBoxProducer#commitReference}. The receiver reads them as {@code FragmentPoller.drainBox}
