@@ -38,8 +38,32 @@ class CpuBudgetTest
     {
         assertEquals("2-3", CpuBudget.allowedList("Name:\tjava\nCpus_allowed:\tc\nCpus_allowed_list:\t2-3\nMems_allowed:\t1\n"));
         assertThrows(IllegalArgumentException.class, () -> CpuBudget.allowedList("Name:\tjava\n"));
-        assertTrue(CpuBudget.onlineCpus().containsAll(CpuBudget.allowedCpus()));
-        assertTrue(!CpuBudget.allowedCpus().isEmpty(), "a process runs somewhere"); // availableProcessors also counts a quota
+    }
+
+    /**
+     * A JVM that taskset confines to the last online CPU binds there and nowhere else (the node's other CPUs are
+     * online but not its own).
+     */
+    @Test
+    @Timeout(60)
+    void aConfinedJvmShouldBeAllowedItsCpuOnly() throws IOException, InterruptedException
+    {
+        final List<Integer> online = CpuBudget.onlineCpus();
+        final int last = online.get(online.size() - 1);
+        assertEquals("[" + last + "]\n", runConfined(last, Map.of(), AllowedCpus.class.getName()));
+    }
+
+    /** Prints {@link CpuBudget#allowedCpus()}. */
+    public static final class AllowedCpus
+    {
+        private AllowedCpus()
+        {
+        }
+
+        public static void main(final String[] args)
+        {
+            System.out.println(CpuBudget.allowedCpus());
+        }
     }
 
     @Test
@@ -66,7 +90,7 @@ class CpuBudgetTest
     void aJvmBoundToOneCoreShouldJudgeContentionFromItsWaits() throws IOException, InterruptedException
     {
         assertEquals("auto (yield first: this process may run on 1 of " + CpuBudget.cores() + " cores)\n",
-            idleChoiceOnCoreZero(Map.of()));
+            runConfined(0, Map.of(), IdleChoiceApp.class.getName(), "2"));
     }
 
     /**
@@ -79,18 +103,19 @@ class CpuBudgetTest
     void aJvmBoundToACoreOfItsOwnShouldSpinThenSleep() throws IOException, InterruptedException
     {
         assertEquals("auto (spin, then sleep: every rank on a core of its own)\n",
-            idleChoiceOnCoreZero(Map.of(Endpoints.OWN_CORE_ENV, "0")));
+            runConfined(0, Map.of(Endpoints.OWN_CORE_ENV, "0"), IdleChoiceApp.class.getName(), "2"));
     }
 
     /**
-     * @return what AUTO picks for 2 ranks in a JVM that taskset confines to core 0, with {@code env} added.
+     * @return what {@code main} (a class on this classpath) with {@code args} prints in a JVM that taskset confines
+     *         to {@code cpu}, with {@code env} added.
      */
-    private static String idleChoiceOnCoreZero(final Map<String, String> env) throws IOException, InterruptedException
+    private static String runConfined(final int cpu, final Map<String, String> env, final String... main)
+        throws IOException, InterruptedException
     {
         assumeTrue(Executables.onPath("taskset") && CpuBudget.cores() >= 2, "needs taskset and 2 cores");
-        final List<String> command = new ArrayList<>(List.of("taskset", "-c", "0"));
-        command.addAll(JobLauncher.javaCommand(System.getProperty("java.class.path"), List.of(),
-            List.of(IdleChoiceApp.class.getName(), "2")));
+        final List<String> command = new ArrayList<>(List.of("taskset", "-c", Integer.toString(cpu)));
+        command.addAll(JobLauncher.javaCommand(System.getProperty("java.class.path"), List.of(), List.of(main)));
         final ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
         builder.environment().putAll(env);
         final Process process = builder.start();
