@@ -58,6 +58,18 @@ final class Contexts
     }
 
     /**
+     * @return the context whose user tags hold {@code wire} (0 for a tag >= 0), or -1 for a collective's tag.
+     */
+    static int userContext(final int wire)
+    {
+        if (wire >= 0)
+        {
+            return 0;
+        }
+        return collectiveContext(wire) >= 0 ? -1 : -wire >>> BLOCK_BITS;
+    }
+
+    /**
      * @return the collective's tag (-2..-63) that {@code wire}, one of {@code context}'s collectives' tags, carries.
      */
     static int fromCollectiveWire(final int context, final int wire)

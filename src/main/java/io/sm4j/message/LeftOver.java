@@ -47,6 +47,26 @@ final class LeftOver
         return describe(rank, "that no receive took: their receivers closed first (lost)", "to", sends);
     }
 
+    /**
+     * @return the (peer, tag) group of a message with world rank {@code peer} and tag {@code wire} on the wire: the
+     *         user's tag, and for a communicator made by split or dup which one (by its context; its own rank
+     *         numbers are not known here, the communicator may be closed).
+     */
+    private static String name(final int peer, final int wire)
+    {
+        final int context = Contexts.userContext(wire);
+        if (context == 0)
+        {
+            return "rank " + peer + " tag " + wire;
+        }
+        if (context < 0)
+        {
+            return "rank " + peer + " collective tag " + wire;
+        }
+        return "world rank " + peer + " tag " + Contexts.fromWire(context, wire) +
+            " of the communicator of context " + context + " (made by split or dup)";
+    }
+
     private static String describe(final int rank, final String what, final String direction, final List<Message> messages)
     {
         if (messages.isEmpty())
@@ -56,7 +76,7 @@ final class LeftOver
         final Map<String, long[]> groups = new LinkedHashMap<>(); // "rank P tag T" -> {count, bytes}
         for (final Message message : messages)
         {
-            final long[] group = groups.computeIfAbsent("rank " + message.peer() + " tag " + message.tag(), key -> new long[2]);
+            final long[] group = groups.computeIfAbsent(name(message.peer(), message.tag()), key -> new long[2]);
             group[0]++;
             group[1] += message.bytes();
         }

@@ -348,14 +348,19 @@ public final class MessageApp
      */
     private void leftOver()
     {
-        if (me == 0)
+        try (Communicator dup = comm.dup())
         {
-            comm.isend(1, 5, pattern(0, 5, 1 << 20), 0, 1 << 20);
-            comm.send(1, 6, pattern(0, 6, 100));
-        }
-        else if (me == 1)
-        {
-            check(comm.probe(0, 6).length() == 100, "probe");
+            if (me == 0)
+            {
+                comm.isend(1, 5, pattern(0, 5, 1 << 20), 0, 1 << 20);
+                comm.send(1, 6, pattern(0, 6, 100));
+                dup.send(1, 7, pattern(0, 7, 10));
+            }
+            else if (me == 1)
+            {
+                check(comm.probe(0, 6).length() == 100, "probe");
+                check(dup.probe(0, 7).length() == 10, "probe of the dup");
+            }
         }
     }
 
