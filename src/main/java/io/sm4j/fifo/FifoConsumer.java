@@ -96,6 +96,18 @@ public final class FifoConsumer
         }
     }
 
+    /**
+     * Clears the consumed slots now, not a batch at a time: for a receiver that leaves the next word where it is
+     * (it declined it), so that the producer has every slot the words behind it do not hold.
+     */
+    public void clearNow()
+    {
+        if (clearedUpTo != tail)
+        {
+            clearConsumed();
+        }
+    }
+
     private void clearConsumed()
     {
         for (long position = clearedUpTo; position < tail; position++)

@@ -15,9 +15,11 @@ interface Awaitable
     boolean isDone();
 
     /**
-     * @return the one rank whose messages alone can complete this wait (a receive naming its source, a large
-     *         send's ACK, a barrier round's message), or {@link #ANY}: the engine fails a wait for a rank
-     *         whose messages the unexpected-message budget holds back, since nothing can free it meanwhile.
+     * @return the one rank whose matched messages alone can complete this wait (a receive naming its source, not
+     *         yet matched), or {@link #ANY}: the engine fails a wait for a rank whose messages the
+     *         unexpected-message budget holds back, since nothing can free it meanwhile. A wait for a protocol
+     *         message (a large send's ACK, a matched receive's FRAGs, a barrier round's message) is never held
+     *         back so: its receiver takes what stands ahead of it ({@code Matcher.acceptsAhead}).
      */
     default int awaitedSource()
     {

@@ -28,11 +28,6 @@ final class Barrier
             return heard();
         }
 
-        @Override
-        public int awaitedSource()
-        {
-            return from;
-        }
     };
 
     Barrier(final MessageSender sender, final int rank, final int size)

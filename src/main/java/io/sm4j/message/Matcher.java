@@ -67,6 +67,8 @@ final class Matcher implements FragmentHandler
     private final UnsafeBuffer firstChunk = new UnsafeBuffer(NO_BYTES);
     /** Set by {@link #accepts} for the unmatched large message about to be queued without its first chunk. */
     private boolean keepEnvelopeOnly;
+    /** {@link #accepts} declined the message it read for the budget (not for a blocking receive that is done). */
+    private boolean budgetDeclined;
     /** Set by {@link #post} while it delivers a message kept without its first chunk. */
     private boolean fromStart;
     /** Set at close: {@link #closing}. */
@@ -179,6 +181,7 @@ final class Matcher implements FragmentHandler
         final ArrivedMessage f = incoming.read(fragment);
         final int type = f.type();
         keepEnvelopeOnly = false;
+        budgetDeclined = false;
         if (type != EAGER && type != RNDV && type != RGET)
         {
             return true;
@@ -200,6 +203,7 @@ final class Matcher implements FragmentHandler
                 return true;
             }
             stalls.declined(f.source());
+            budgetDeclined = true;
         }
         if (declinedForProbe == null && RecvRequest.accepts(probeSource, probeTag, f.source(), f.tag()))
         {
@@ -210,9 +214,9 @@ final class Matcher implements FragmentHandler
     }
 
     /**
-     * A protocol message (any type but EAGER, RNDV and RGET, which {@link #accepts} always takes) may be what a
-     * rank waits for: the ACK its large send waits for, a FRAG its receive waits for, a barrier's message. Read
-     * here without {@link ArrivedMessage}, which holds the declined message ahead of it.
+     * A protocol message (any type but EAGER, RNDV and RGET; {@link #accepts} always takes it) may be what a rank
+     * waits for: the ACK its large send waits for, a FRAG its receive waits for, a barrier's message. Read here
+     * without {@link ArrivedMessage}, which holds the declined message ahead of it.
      */
     @Override
     public boolean mustNotWait(final FragmentView fragment)
@@ -230,13 +234,16 @@ final class Matcher implements FragmentHandler
      * messages then overdraw their budget by at most what one sender's path holds ahead of it (its fast box
      * ring and its eager fragments for this rank; a large message's envelope only), which keeps a program
      * that MPI calls safe from hanging on the budget (an ACK behind messages nobody has received yet). The
-     * declined message was read by {@code accepts} ({@link #incoming}) and no posted receive took it.
+     * declined message was read by {@code accepts} ({@link #incoming}) and no posted receive took it. The
+     * overdraft is per such message: while protocol messages keep coming behind declined ones (a rank that sends
+     * large messages to a peer whose isends it does not receive), each takes in what stands ahead of it. A message
+     * declined because the blocking receive the poll serves is done stays: the next receive takes it in place.
      */
     @Override
     public boolean acceptsAhead(final FragmentView fragment)
     {
         keepEnvelopeOnly = incoming.type() == RNDV;
-        return true;
+        return budgetDeclined;
     }
 
     /**
@@ -399,6 +406,7 @@ final class Matcher implements FragmentHandler
         final DirectBuffer buffer, final int offset, final int length, final int type)
     {
         final boolean large = type != EAGER;
+        request.matched = true;
         request.matchedSource = source;
         request.matchedTag = tag;
         request.total = total;

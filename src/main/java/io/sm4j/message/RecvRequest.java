@@ -14,6 +14,8 @@ final class RecvRequest extends Request
     MutableDirectBuffer buffer;
     int offset;
     int capacity;
+    /** A message was matched to this run (a large one may still be arriving): set by {@code Matcher.deliver}. */
+    boolean matched;
     int matchedSource;
     int matchedTag;
     int total;
@@ -44,6 +46,7 @@ final class RecvRequest extends Request
     {
         super.reset();
         received = 0;
+        matched = false;
     }
 
     @Override
@@ -55,7 +58,8 @@ final class RecvRequest extends Request
     @Override
     public int awaitedSource()
     {
-        return source; // Communicator.ANY_SOURCE is Awaitable.ANY
+        // Communicator.ANY_SOURCE is Awaitable.ANY; once matched, what is left (FRAGs, PUSHED) is never held back
+        return matched ? ANY : source;
     }
 
     @Override

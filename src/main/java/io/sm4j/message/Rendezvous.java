@@ -55,7 +55,6 @@ final class Rendezvous
     /** A send whose RNDV fragment has left waits for the receiver's ACK. */
     void awaitAck(final SendRequest request)
     {
-        request.awaitingAck = true;
         awaitingAck.put(ackKey(request.dest, request.sequence), request);
     }
 
@@ -118,7 +117,6 @@ final class Rendezvous
         {
             throw f.protocolError("ACK for no pending send (sequence " + f.sequence() + ")");
         }
-        request.awaitingAck = false;
         // a RGET from this process's memory that its receiver could not read is streamed, from the start
         final boolean streamed = request.fromProcess && f.aux() > 0 && (f.aux() & FROM_START) != 0; // a receive id, not COPIED or DISCARD
         if (request.shared != (f.aux() == COPIED) && f.aux() != DISCARD && !streamed)
@@ -161,7 +159,6 @@ final class Rendezvous
     void pushedAll(final SendRequest request)
     {
         awaitingAck.remove(ackKey(request.dest, request.sequence));
-        request.awaitingAck = false;
         request.complete();
     }
 

@@ -17,8 +17,6 @@ final class SendRequest extends Request
     int length;
     long remoteId;
     int sent;
-    /** A large send whose RNDV has left and whose ACK has not come. */
-    boolean awaitingAck;
     /** A large send by RGET: the receiver copies it from this rank's shared buffer and answers COPIED. */
     boolean shared;
     /**
@@ -53,16 +51,9 @@ final class SendRequest extends Request
         super.reset();
         remoteId = 0;
         sent = 0;
-        awaitingAck = false;
         shared = false;
         fromProcess = false;
         queuedAt = 0; // a run that failed while it waited for room must not date the next one's wait
-    }
-
-    @Override
-    public int awaitedSource()
-    {
-        return awaitingAck ? dest : ANY; // the ACK comes behind whatever dest sent this rank before it
     }
 
     @Override

@@ -254,6 +254,7 @@ final class FragmentPoller
             if (!handler.accepts(view) &&
                 (!handler.acceptsAhead(view) || overdraft == 0 && (overdraft = fifoAhead(source, fifo, handler)) == 0))
             {
+                fifo.clearNow(); // every slot the words left here do not hold, for what must not wait behind them
                 break;
             }
             overdraft = Math.max(0, overdraft - 1); // the messages up to the one that must not wait

@@ -47,7 +47,8 @@ class FifoTest
 
     /**
      * A look behind the next word sees the published words in order, consumes nothing, and stops before the
-     * consumed slots not yet cleared, which still hold old words.
+     * consumed slots not yet cleared, which still hold old words; a receiver that leaves the next word clears them
+     * at once.
      */
     @Test
     void aLookAheadShouldSeePublishedWordsOnly()
@@ -68,6 +69,10 @@ class FifoTest
         assertEquals(8 << 3, consumer.peekAhead(4));
         assertEquals(CbIndexDescriptor.EMPTY_SLOT, consumer.peekAhead(5), "word 1's old slot");
         assertEquals(CbIndexDescriptor.EMPTY_SLOT, consumer.peekAhead(-1));
+        consumer.clearNow(); // a receiver that leaves word 4 where it is clears what it consumed at once
+        assertEquals(3, tail.getLong(0), "the consumed slots are free to the producer");
+        assertTrue(producer.offer(9 << 3) && producer.offer(10 << 3) && producer.offer(11 << 3), "three slots");
+        assertEquals(11 << 3, consumer.peekAhead(7));
     }
 
     @Test

@@ -15,6 +15,9 @@ import java.time.Duration;
  *       argument rank 0 first waits 3 s for the byte in vain (the budget holds the messages ahead of it
  *       back), then receives in order; with {@code forever} it waits without a deadline, which the budget
  *       makes impossible: it must fail with one line.</li>
+ *   <li>{@code reply COUNT SIZE AHEAD [COMPUTE]}: rank 1 isends COUNT messages of SIZE bytes and, once AHEAD of
+ *       them have left (and after COMPUTE ms of work), receives 1 MiB that rank 0 sends before it receives any of
+ *       them: rank 1's answers to that send come behind messages rank 0's budget declines.</li>
  * </ul>
  * Every message's bytes are checked. Prints "budget ok" with the largest unexpected bytes rank 0 kept, or
  * exits 1.
@@ -39,7 +42,7 @@ public final class BudgetApp
         {
             if (reply)
             {
-                replyPastTheBudget(comm, count, size, Integer.parseInt(args[3]));
+                replyPastTheBudget(comm, count, size, Integer.parseInt(args[3]), args.length > 4 ? Long.parseLong(args[4]) : 0);
             }
             else if (comm.rank() != 0)
             {
@@ -78,11 +81,13 @@ public final class BudgetApp
     }
 
     /**
-     * Rank 1 isends COUNT messages, waits until the first AHEAD have left, then receives a large message from rank 0, which sends it before it receives
+     * Rank 1 isends COUNT messages, waits until the first AHEAD have left, computes for COMPUTE ms (the fifth
+     * argument, default 0), then receives a large message from rank 0, which sends it before it receives
      * any of them: rank 1's answers to that send (its rendezvous ACK, the fragments it gives back) come after
      * messages that rank 0's budget holds back.
      */
-    private static void replyPastTheBudget(final Communicator comm, final int count, final int size, final int ahead)
+    private static void replyPastTheBudget(
+        final Communicator comm, final int count, final int size, final int ahead, final long computeMillis)
     {
         final byte[] large = new byte[1 << 20];
         if (comm.rank() == 1)
@@ -92,6 +97,7 @@ public final class BudgetApp
             {
                 comm.progress(); // until AHEAD messages are in shared memory: the answers to rank 0 go behind them
             }
+            compute(computeMillis); // rank 0 waits meanwhile for the ACK of its send, which is not sent yet
             check(comm.recv(0, LAST, large).length() == large.length, "the large message's length");
             for (int i = 0; i < large.length; i++)
             {
@@ -110,6 +116,20 @@ public final class BudgetApp
         comm.send(1, LAST, large);
         final long kept = receiveAll(comm, 1, count, size);
         System.out.println("budget ok: at most " + kept + " unexpected bytes kept");
+    }
+
+    /**
+     * Works, away from sm4j, for {@code millis}.
+     */
+    private static void compute(final long millis)
+    {
+        final long end = System.nanoTime() + millis * 1_000_000;
+        long sink = 0;
+        while (System.nanoTime() < end)
+        {
+            sink += sink * 31 + 7;
+        }
+        check(sink != 42, "never");
     }
 
     private static Request[] startSends(final Communicator comm, final int count, final int size)

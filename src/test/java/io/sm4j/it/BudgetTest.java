@@ -4,8 +4,11 @@ import io.sm4j.layout.LayoutParams;
 import io.sm4j.transport.TransportOptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.io.IOException;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -79,21 +82,30 @@ class BudgetTest
             Pattern.MULTILINE).matcher(job.err()).find(), job.err());
     }
 
-    @Test
-    void answersBehindMessagesTheBudgetDeclinesShouldStillArrive() throws IOException
+    /**
+     * Rank 1 isends 200 x 1,000 B, and once 66 are in shared memory (more than a 64 KiB budget keeps) receives 1 MiB
+     * from rank 0, whose send first receives none of them. Before, the ACK of that send waited behind the messages
+     * the budget declined (and, without a fast box, behind the eager credits they held), and both ranks hung; the
+     * budget is overdrawn by what stood ahead of the ACK instead. Also: rank 1 computing 1.5 s before it receives
+     * (rank 0's wait for the ACK was failed as one that "cannot arrive" after 1 s), and a FIFO whose consumed slots
+     * are cleared 32 at a time (its declined words and the slots not yet cleared filled it, and the ACK stayed in
+     * rank 1's pending list).
+     */
+    @ParameterizedTest(name = "{0} fast boxes, {1} FIFO slots cleared {2} at a time, answer after {3} ms")
+    @CsvSource({ "8, 128, 0, 0", "0, 128, 0, 0", "8, 128, 0, 1500", "0, 32, 32, 0" })
+    void answersBehindMessagesTheBudgetDeclinesShouldStillArrive(
+        final int fastBoxes, final int queueEntries, final int lazyFree, final int computeMillis) throws IOException
     {
-        // rank 1 isends 200 x 1,000 B, and once 66 are in shared memory (more than a 64 KiB budget keeps) receives
-        // 1 MiB from rank 0, whose send first receives none of them: before, the ACK of that send waited behind the
-        // messages the budget declined (and, without a fast box, behind the eager credits they held), and both ranks
-        // hung; the budget is overdrawn by what stood ahead of the ACK instead
-        for (final int fastBoxes : new int[]{ LayoutParams.DEFAULT_FAST_BOXES, 0 })
+        final Map<String, String> env = new HashMap<>(Map.of(TransportOptions.UNEXPECTED_BYTES_ENV, "65536"));
+        if (lazyFree > 0)
         {
-            final JobRunner job = JobRunner.run(LayoutParams.defaults(2).toBuilder().fastBoxes(fastBoxes).build(),
-                Map.of(TransportOptions.UNEXPECTED_BYTES_ENV, "65536"), BudgetApp.class.getName(), "reply", "200", "1000", "66");
-            assertEquals(0, job.exitCode(), "fast boxes " + fastBoxes + ": " + job.out() + job.err());
-            final long kept = kept(job.out());
-            assertTrue(kept > 65536 && kept < 65536 + (1 << 20), "fast boxes " + fastBoxes + ": kept " + kept);
+            env.put(TransportOptions.LAZY_FREE_ENV, Integer.toString(lazyFree));
         }
+        final JobRunner job = JobRunner.run(LayoutParams.defaults(2).toBuilder().fastBoxes(fastBoxes).queueEntries(queueEntries).build(),
+            env, BudgetApp.class.getName(), "reply", "200", "1000", "66", Integer.toString(computeMillis));
+        assertEquals(0, job.exitCode(), job.out() + job.err());
+        final long kept = kept(job.out());
+        assertTrue(kept > 65536 && kept < 65536 + (1 << 20), "the budget was overdrawn, by less than 1 MiB: " + kept);
     }
 
     private static long kept(final String out)
