@@ -81,8 +81,11 @@ public final class FastBoxStress
     /**
      * A look behind the next record ({@link FastBoxConsumer#startLookahead}, as {@code FragmentPoller.boxAhead}
      * walks behind a declined message) sees committed records only, in order, each with what was written before
-     * its commit word: the sender commits two records, 42 then 43; the look reads the first if committed, moves
-     * past it, then reads the second if committed. r1, r2 = the values seen, -1 where no record was committed yet.
+     * its commit word, also where the ring's earlier lap left commit words of older records: three records of a
+     * 64-byte ring are written and consumed first, then the sender commits two more, 42 at the ring's end and 43
+     * at its start (over an old record's commit word, which it clears before its commit of 42); the look reads the
+     * first if committed, moves past it, then reads the second if committed. r1, r2 = the values seen, -1 where no
+     * record was committed yet.
      */
     @JCStressTest
     @Outcome(id = "-1, -1", expect = ACCEPTABLE, desc = "Looked before the first commit.")
@@ -97,6 +100,19 @@ public final class FastBoxStress
             new FastBoxProducer(new UnsafeBuffer(memory, 0, 64), new UnsafeBuffer(memory, 128, 8));
         private final FastBoxConsumer consumer =
             new FastBoxConsumer(new UnsafeBuffer(memory, 0, 64), new UnsafeBuffer(memory, 128, 8));
+
+        public LookaheadSeesCommittedRecordsInOrder()
+        {
+            for (long value = 1; value <= 3; value++) // an earlier lap: old commit words at 0, 16 and 32
+            {
+                final int index = producer.claim(RECORD);
+                producer.ring().putLong(index + 8, value);
+                producer.commitInline(index, COMMIT - 1);
+                consumer.peek();
+                consumer.consume(RECORD);
+            }
+            consumer.publishConsumed();
+        }
 
         @Actor
         public void sender()
