@@ -378,6 +378,9 @@ class EndpointTest
                 }
                 expected.add(urgent);
                 assertEquals(expected, order, boxes + " boxes");
+                pair.rank0.poll(f -> { }, 10); // takes back a max-size fragment the urgent message went in
+                final List<Integer> max = claimAndCommitUntilRefused(() -> pair.rank0.tryClaimMax(1, 8, claim), claim);
+                assertEquals(pair.segment.layout().maxFragmentCount() + 1, max.size(), boxes + " boxes: the whole pool again");
             }
         }
     }
