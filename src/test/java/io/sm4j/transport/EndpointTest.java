@@ -313,48 +313,23 @@ class EndpointTest
     @Test
     void anUrgentMessageShouldReachTheReceiverPastDeclinedOnes() throws IOException
     {
-        final long urgent = -1;
+        final long urgent = GatedHandler.URGENT;
         for (final int boxes : new int[]{ LayoutParams.DEFAULT_FAST_BOXES, 0 })
         {
             try (TwoRanks pair = new TwoRanks(LayoutParams.builder(2).eagerFragsPerPeer(4).fastBoxes(boxes)
                 .fastBoxSize(LayoutParams.MIN_FAST_BOX_SIZE).build()))
             {
                 final SendClaim claim = new SendClaim();
-                final boolean[] open = { true };
-                final List<Long> order = new ArrayList<>();
-                final FragmentHandler handler = new FragmentHandler()
-                {
-                    @Override
-                    public void onFragment(final FragmentView fragment)
-                    {
-                        order.add(fragment.buffer().getLong(fragment.offset()));
-                    }
-
-                    @Override
-                    public boolean accepts(final FragmentView fragment)
-                    {
-                        return open[0] || mustNotWait(fragment);
-                    }
-
-                    @Override
-                    public boolean mustNotWait(final FragmentView fragment)
-                    {
-                        return fragment.buffer().getLong(fragment.offset()) == urgent;
-                    }
-
-                    @Override
-                    public boolean acceptsAhead(final FragmentView fragment)
-                    {
-                        return true;
-                    }
-                };
+                final GatedHandler handler = new GatedHandler();
+                handler.open = true;
+                final List<Long> order = handler.order;
                 for (int i = 0; i <= Publication.FAST_BOX_THRESHOLD; i++) // past the FIFO's first messages: a box if any
                 {
                     CopyingSends.send(pair.rank0, 1, new byte[8]);
                     assertEquals(1, pair.rank1.poll(handler, 10));
                 }
                 order.clear();
-                open[0] = false;
+                handler.open = false;
                 long sent = 0;
                 int refused;
                 while ((refused = pair.rank0.tryClaimDeclinable(1, 8, claim)) == Endpoint.CLAIMED)
@@ -393,22 +368,8 @@ class EndpointTest
     void aDeclinedMessageShouldStayAndHoldTheSenderBack()
     {
         final UnsafeBuffer payload = new UnsafeBuffer(new byte[8]);
-        final boolean[] open = { false };
-        final List<Long> order = new ArrayList<>();
-        final FragmentHandler handler = new FragmentHandler()
-        {
-            @Override
-            public void onFragment(final FragmentView fragment)
-            {
-                order.add(fragment.buffer().getLong(fragment.offset()));
-            }
-
-            @Override
-            public boolean accepts(final FragmentView fragment)
-            {
-                return open[0];
-            }
-        };
+        final GatedHandler handler = new GatedHandler();
+        final List<Long> order = handler.order;
         int sent = 0;
         while (CopyingSends.trySend(rank0, 1, payload, 0, 8))
         {
@@ -416,7 +377,7 @@ class EndpointTest
             assertEquals(0, rank1.poll(handler, 10));
         }
         assertEquals(segment.layout().params().eagerFragsPerPeer(), sent); // FIFO path: one credit per message
-        open[0] = true;
+        handler.open = true;
         int delivered = 0;
         while (delivered < sent)
         {
@@ -725,6 +686,41 @@ class EndpointTest
         try (TwoRanks two = new TwoRanks(LayoutParams.defaults(2), TransportOptions.defaults().withIdle(idle)))
         {
             assertEquals(expected, two.rank1.spinsFirst(), idle.name());
+        }
+    }
+
+    /**
+     * Records the first long of each message it takes. While closed it declines every message but an urgent one
+     * ({@link #URGENT}), which must not wait behind them, and takes what stands ahead of such a message.
+     */
+    private static final class GatedHandler implements FragmentHandler
+    {
+        static final long URGENT = -1;
+        final List<Long> order = new ArrayList<>();
+        boolean open;
+
+        @Override
+        public void onFragment(final FragmentView fragment)
+        {
+            order.add(fragment.buffer().getLong(fragment.offset()));
+        }
+
+        @Override
+        public boolean accepts(final FragmentView fragment)
+        {
+            return open || mustNotWait(fragment);
+        }
+
+        @Override
+        public boolean mustNotWait(final FragmentView fragment)
+        {
+            return fragment.buffer().getLong(fragment.offset()) == URGENT;
+        }
+
+        @Override
+        public boolean acceptsAhead(final FragmentView fragment)
+        {
+            return true;
         }
     }
 }
