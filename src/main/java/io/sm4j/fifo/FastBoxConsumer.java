@@ -26,6 +26,8 @@ public final class FastBoxConsumer
     /** The look ahead's record ({@link #startLookahead}): its position and sequence, as the consumer's own. */
     private long aheadPosition;
     private long aheadSequence;
+    /** Where the consumer stood when the look ahead last started ({@code -1}: never). */
+    private long aheadFrom = -1;
 
     /**
      * @param ring     view of the ring, a power-of-two number of bytes, zeroed.
@@ -77,31 +79,37 @@ public final class FastBoxConsumer
     /**
      * Starts a look at the records behind the next one, which consumes nothing: for a receiver that leaves
      * the next record where it is and must know what stands behind it. {@link #peekAhead()} then reads the
-     * next record, {@link #skipAhead} moves past it.
+     * next record, {@link #skipAhead} moves past it. While the consumer has not moved since the last look, the
+     * look goes on from where that one stopped: a receiver that looks on every poll reads each record once.
      */
     public void startLookahead()
     {
-        aheadPosition = position;
-        aheadSequence = sequence;
+        if (aheadFrom != position)
+        {
+            aheadFrom = position;
+            aheadPosition = position;
+            aheadSequence = sequence;
+        }
     }
 
     /**
-     * @return the look ahead's record's code (0 if none is committed there yet), having skipped padding;
-     *         untrusted.
+     * @return the look ahead's record's code (0 if none is committed there yet, or the look has gone a lap past
+     *         the next record: no sender writes that far), having skipped padding; untrusted.
      */
     public int peekAhead()
     {
-        while (true)
+        while (aheadPosition - position < capacity)
         {
             final int index = aheadIndex();
             final int code = codeAt(index, aheadSequence);
-            if (code != FastBoxDescriptor.PADDING || aheadPosition - position >= capacity)
+            if (code != FastBoxDescriptor.PADDING)
             {
-                return code == FastBoxDescriptor.PADDING ? 0 : code; // a lap of padding is no record
+                return code;
             }
             aheadSequence++;
             aheadPosition += capacity - index;
         }
+        return 0;
     }
 
     /**

@@ -239,7 +239,7 @@ final class FragmentPoller
     {
         final FifoConsumer fifo = consumers[source];
         int delivered = 0;
-        int overdraft = 0;
+        boolean overdraw = false; // taking declined messages, up to one that must not wait behind them
         long word;
         while (delivered < limit && (word = fifo.peek()) != CbIndexDescriptor.EMPTY_SLOT)
         {
@@ -248,16 +248,16 @@ final class FragmentPoller
                 onControlWord(source, word);
                 fifo.advance();
                 consumed++;
+                overdraw = false;
                 continue;
             }
             final boolean eager = fragments.wrapReceived(view, source, word);
-            if (!handler.accepts(view) &&
-                (!handler.acceptsAhead(view) || overdraft == 0 && (overdraft = fifoAhead(source, fifo, handler)) == 0))
+            if (!handler.accepts(view) && (!handler.acceptsAhead(view) || !overdraw && !(overdraw = fifoAhead(source, fifo, handler))))
             {
                 fifo.clearNow(); // every slot the words left here do not hold, for what must not wait behind them
                 break;
             }
-            overdraft = Math.max(0, overdraft - 1); // the messages up to the one that must not wait
+            overdraw &= !handler.mustNotWait(view); // up to this one
             fifo.advance(); // frees the slot only: the fragment goes back after the handler
             consumed++;
             try
@@ -294,7 +294,7 @@ final class FragmentPoller
     {
         final AtomicBuffer ring = box.ring();
         int delivered = 0;
-        int overdraft = 0;
+        boolean overdraw = false; // as drainFifo's
         int code;
         while (delivered < limit && (code = box.peek()) != 0)
         {
@@ -323,13 +323,12 @@ final class FragmentPoller
             {
                 throw fragments.corrupt(source, "fast box reference record at " + index);
             }
-            if (!handler.accepts(view) &&
-                (!handler.acceptsAhead(view) || overdraft == 0 && (overdraft = boxAhead(source, box, handler)) == 0))
+            if (!handler.accepts(view) && (!handler.acceptsAhead(view) || !overdraw && !(overdraw = boxAhead(source, box, handler))))
             {
                 box.publishConsumed(); // the room freed so far, for a sender that waits on it
                 break;
             }
-            overdraft = Math.max(0, overdraft - 1);
+            overdraw &= !handler.mustNotWait(view);
             try
             {
                 handler.onFragment(view);
@@ -353,44 +352,43 @@ final class FragmentPoller
      * wait behind it: a return of this rank's fragment, the sender's fast box announcement (its later messages
      * are in the box), or a message the handler says must not wait.
      *
-     * @return the messages from the head up to that word, which the handler may take past its decline
-     *         ({@link FragmentHandler#acceptsAhead}); 0 if nothing behind the head must be reached.
+     * @return true if there is one: the handler may then take the messages ahead of it past its decline
+     *         ({@link FragmentHandler#acceptsAhead}).
      */
-    private int fifoAhead(final int source, final FifoConsumer fifo, final FragmentHandler handler)
+    private boolean fifoAhead(final int source, final FifoConsumer fifo, final FragmentHandler handler)
     {
-        int messages = 0;
         long word;
-        for (int k = 0; (word = fifo.peekAhead(k)) != CbIndexDescriptor.EMPTY_SLOT; k++)
+        for (int k = 1; (word = fifo.peekAhead(k)) != CbIndexDescriptor.EMPTY_SLOT; k++)
         {
             if ((word & (CbIndexDescriptor.RETURN_FLAG | CbIndexDescriptor.FAST_BOX_FLAG)) != 0)
             {
-                return messages;
+                return true;
             }
             if (!fragments.peekReceived(ahead, source, word))
             {
-                return 0; // the poll that reaches it reports it
+                return false; // the poll that reaches it reports it
             }
             if (handler.mustNotWait(ahead))
             {
-                return messages;
+                return true;
             }
-            messages++;
         }
-        return 0;
+        return false;
     }
 
     /**
      * As {@link #fifoAhead}, behind the declined record at the head of {@code source}'s fast box (returns and
-     * announcements travel in the FIFO, which a poll drains first).
+     * announcements travel in the FIFO, which a poll drains first). While the head stays, each poll's look goes on
+     * from where the last one stopped ({@link FastBoxConsumer#startLookahead}): a rank that waits with a declined
+     * head reads each record behind it once, not once per poll.
      */
-    private int boxAhead(final int source, final FastBoxConsumer box, final FragmentHandler handler)
+    private boolean boxAhead(final int source, final FastBoxConsumer box, final FragmentHandler handler)
     {
         final AtomicBuffer ring = box.ring();
         box.startLookahead();
-        int messages = 0;
         int code;
-        // a record takes at least 8 bytes: a ring holds no more than this many, whatever its sender writes
-        for (int records = 0; records < ring.capacity() / FastBoxDescriptor.RECORD_ALIGNMENT && (code = box.peekAhead()) != 0; records++)
+        // the walk ends a lap past the head whatever the sender writes (peekAhead); the head, declined, is no such message
+        while ((code = box.peekAhead()) != 0)
         {
             final int index = box.aheadIndex();
             final int remaining = ring.capacity() - index;
@@ -400,7 +398,7 @@ final class FragmentPoller
                 final int length = FastBoxDescriptor.inlinePayload(code);
                 if (length > remaining - FragmentDescriptor.HEADER_LENGTH)
                 {
-                    return 0; // the poll that reaches it reports it
+                    return false; // the poll that reaches it reports it
                 }
                 recordLength = FastBoxDescriptor.inlineRecordLength(length);
                 ahead.wrap(ring, index, length, source);
@@ -408,7 +406,7 @@ final class FragmentPoller
             else if (remaining < FastBoxDescriptor.REFERENCE_LENGTH ||
                 !fragments.peekReceived(ahead, source, ring.getLong(index + FastBoxDescriptor.REFERENCE_OFFSET)))
             {
-                return 0;
+                return false;
             }
             else
             {
@@ -416,12 +414,11 @@ final class FragmentPoller
             }
             if (handler.mustNotWait(ahead))
             {
-                return messages;
+                return true; // the look stays on it: the next one, if the head has not moved, finds it at once
             }
-            messages++;
             box.skipAhead(recordLength);
         }
-        return 0;
+        return false;
     }
 
     /**

@@ -84,7 +84,12 @@ class FastBoxTest
             consumer.skipAhead(FastBoxDescriptor.inlineRecordLength(FastBoxDescriptor.inlinePayload(code)));
         }
         assertEquals(List.of(2L, 3L, 4L, 5L), seen, "across the padding at the ring's end");
+        consumer.startLookahead();
+        assertEquals(0, consumer.peekAhead(), "the consumer has not moved: the look goes on where it stopped");
         assertEquals(2L, readOne(), "the look consumed nothing");
+        consumer.startLookahead();
+        assertTrue(consumer.peekAhead() != 0, "the consumer moved: the look starts again at its next record");
+        assertEquals(3L, ring.getLong(consumer.aheadIndex() + FragmentDescriptor.HEADER_LENGTH));
         consumer.publishConsumed();
         // records 3-5 and the padding (816 bytes) stand in the 1,024-byte ring: 208 more fit, not with 208 kept free
         assertEquals(-1, producer.claim(record, record));

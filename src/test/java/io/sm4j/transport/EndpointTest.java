@@ -342,6 +342,13 @@ class EndpointTest
                     boxes + " boxes: room for it after " + sent + " declined (" + Endpoint.describeClaim(refused) + ")");
                 claim.buffer().putLong(0, urgent);
                 claim.commit();
+                if (boxes > 0)
+                {
+                    // one more behind it, in the box's last room: the same poll must leave it, declined
+                    assertEquals(Endpoint.CLAIMED, pair.rank0.tryClaim(1, 8, claim));
+                    claim.buffer().putLong(0, sent);
+                    claim.commit();
+                }
                 for (int polls = 0; polls < 10 && !order.contains(urgent); polls++)
                 {
                     pair.rank1.poll(handler, 100);
@@ -353,6 +360,14 @@ class EndpointTest
                 }
                 expected.add(urgent);
                 assertEquals(expected, order, boxes + " boxes");
+                if (boxes == 0)
+                {
+                    assertEquals(Endpoint.CLAIMED, pair.rank0.tryClaimDeclinable(1, 8, claim));
+                    claim.buffer().putLong(0, sent);
+                    claim.commit();
+                }
+                assertEquals(0, pair.rank1.poll(handler, 100), boxes + " boxes: a message after the urgent one waits");
+                assertEquals(expected, order);
                 pair.rank0.poll(f -> { }, 10); // takes back a max-size fragment the urgent message went in
                 final List<Integer> max = claimAndCommitUntilRefused(() -> pair.rank0.tryClaimMax(1, 8, claim), claim);
                 assertEquals(pair.segment.layout().maxFragmentCount() + 1, max.size(), boxes + " boxes: the whole pool again");
