@@ -257,7 +257,10 @@ final class FragmentPoller
                 fifo.clearNow(); // every slot the words left here do not hold, for what must not wait behind them
                 break;
             }
-            overdraw &= !handler.mustNotWait(view); // up to this one
+            if (overdraw && handler.mustNotWait(view))
+            {
+                overdraw = false; // up to this one
+            }
             fifo.advance(); // frees the slot only: the fragment goes back after the handler
             consumed++;
             try
@@ -328,7 +331,10 @@ final class FragmentPoller
                 box.publishConsumed(); // the room freed so far, for a sender that waits on it
                 break;
             }
-            overdraw &= !handler.mustNotWait(view);
+            if (overdraw && handler.mustNotWait(view))
+            {
+                overdraw = false;
+            }
             try
             {
                 handler.onFragment(view);
