@@ -99,13 +99,17 @@ public final class FifoConsumer
     /**
      * Clears the consumed slots now, not a batch at a time: for a receiver that leaves the next word where it is
      * (it declined it), so that the producer has every slot the words behind it do not hold.
+     *
+     * @return true if slots were cleared: the producer may wait for them.
      */
-    public void clearNow()
+    public boolean clearNow()
     {
-        if (clearedUpTo != tail)
+        if (clearedUpTo == tail)
         {
-            clearConsumed();
+            return false;
         }
+        clearConsumed();
+        return true;
     }
 
     private void clearConsumed()

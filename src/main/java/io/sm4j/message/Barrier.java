@@ -20,15 +20,7 @@ final class Barrier
     private int from;
     private Progress progress;
     private final Awaitable sent = this::trySend;
-    private final Awaitable heard = new Awaitable()
-    {
-        @Override
-        public boolean isDone()
-        {
-            return heard();
-        }
-
-    };
+    private final Awaitable heard = this::heard;
 
     Barrier(final MessageSender sender, final int rank, final int size)
     {

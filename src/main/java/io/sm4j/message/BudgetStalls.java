@@ -71,6 +71,19 @@ final class BudgetStalls
     }
 
     /**
+     * The message from {@code source} that the budget declined last was taken after all (it stood ahead of one
+     * that must not wait): this tick does not count it; the poll's next decline marks the source again.
+     */
+    void taken(final int source)
+    {
+        if (heldBack[source])
+        {
+            heldBack[source] = false;
+            heldCount--;
+        }
+    }
+
+    /**
      * @param now  the progress loop's clock.
      * @param kept bytes the unexpected messages keep now.
      */

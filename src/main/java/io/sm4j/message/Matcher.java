@@ -214,9 +214,10 @@ final class Matcher implements FragmentHandler
     }
 
     /**
-     * A protocol message (any type but EAGER, RNDV and RGET; {@link #accepts} always takes it) may be what a rank
-     * waits for: the ACK its large send waits for, a FRAG its receive waits for, a barrier's message. Read here
-     * without {@link ArrivedMessage}, which holds the declined message ahead of it.
+     * What {@link #accepts} takes whatever the budget: a protocol message (any type but EAGER, RNDV and RGET: the
+     * ACK a large send waits for, a FRAG a receive waits for, a barrier's message), or a message a posted receive
+     * takes (the one a receive naming its source waits for). Read here without {@link ArrivedMessage}, which
+     * holds the declined message ahead of it.
      */
     @Override
     public boolean mustNotWait(final FragmentView fragment)
@@ -225,8 +226,10 @@ final class Matcher implements FragmentHandler
         {
             return true; // not a message: let the poll that reaches it report it
         }
-        final int type = fragment.buffer().getInt(fragment.offset() + MessageHeaderDescriptor.TYPE_OFFSET);
-        return type != EAGER && type != RNDV && type != RGET;
+        final DirectBuffer buffer = fragment.buffer();
+        final int type = buffer.getInt(fragment.offset() + MessageHeaderDescriptor.TYPE_OFFSET);
+        return type != EAGER && type != RNDV && type != RGET ||
+            queues.hasPosted(fragment.source(), buffer.getInt(fragment.offset() + MessageHeaderDescriptor.TAG_OFFSET));
     }
 
     /**
@@ -277,6 +280,10 @@ final class Matcher implements FragmentHandler
     {
         final ArrivedMessage f = incoming; // read by accepts, just before, from this fragment: read once
         final int type = f.type();
+        if (budgetDeclined)
+        {
+            stalls.taken(f.source()); // taken by acceptsAhead after all
+        }
         switch (type)
         {
             case EAGER, RNDV, RGET ->

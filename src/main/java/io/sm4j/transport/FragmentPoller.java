@@ -252,15 +252,16 @@ final class FragmentPoller
                 continue;
             }
             final boolean eager = fragments.wrapReceived(view, source, word);
-            if (!handler.accepts(view) && (!handler.acceptsAhead(view) || !overdraw && !(overdraw = fifoAhead(source, fifo, handler))))
+            final boolean accepted = handler.accepts(view);
+            if (!accepted && (!handler.acceptsAhead(view) || !overdraw && !(overdraw = fifoAhead(source, fifo, handler))))
             {
-                fifo.clearNow(); // every slot the words left here do not hold, for what must not wait behind them
+                if (fifo.clearNow())
+                {
+                    touch(source); // every slot the words left here do not hold, for what must not wait behind them
+                }
                 break;
             }
-            if (overdraw && handler.mustNotWait(view))
-            {
-                overdraw = false; // up to this one
-            }
+            overdraw &= !accepted; // taken as it is: the message that must not wait, and declines from here hold again
             fifo.advance(); // frees the slot only: the fragment goes back after the handler
             consumed++;
             try
@@ -326,15 +327,13 @@ final class FragmentPoller
             {
                 throw fragments.corrupt(source, "fast box reference record at " + index);
             }
-            if (!handler.accepts(view) && (!handler.acceptsAhead(view) || !overdraw && !(overdraw = boxAhead(source, box, handler))))
+            final boolean accepted = handler.accepts(view);
+            if (!accepted && (!handler.acceptsAhead(view) || !overdraw && !(overdraw = boxAhead(source, box, handler))))
             {
                 box.publishConsumed(); // the room freed so far, for a sender that waits on it
                 break;
             }
-            if (overdraw && handler.mustNotWait(view))
-            {
-                overdraw = false;
-            }
+            overdraw &= !accepted;
             try
             {
                 handler.onFragment(view);
@@ -355,8 +354,10 @@ final class FragmentPoller
 
     /**
      * Looks behind the declined word at the head of {@code source}'s FIFO, consuming nothing, for what must not
-     * wait behind it: a return of this rank's fragment, the sender's fast box announcement (its later messages
-     * are in the box), or a message the handler says must not wait.
+     * wait behind it: a return of this rank's fragment, or a message the handler says must not wait. The sender's
+     * fast box announcement is passed over: its later messages are in the box, which opens only once the
+     * announcement is reached in order (what waits there waits for the words ahead of it: a pair's first
+     * {@code Publication.FAST_BOX_THRESHOLD} messages go by the FIFO).
      *
      * @return true if there is one: the handler may then take the messages ahead of it past its decline
      *         ({@link FragmentHandler#acceptsAhead}).
@@ -366,7 +367,11 @@ final class FragmentPoller
         long word;
         for (int k = 1; (word = fifo.peekAhead(k)) != CbIndexDescriptor.EMPTY_SLOT; k++)
         {
-            if ((word & (CbIndexDescriptor.RETURN_FLAG | CbIndexDescriptor.FAST_BOX_FLAG)) != 0)
+            if ((word & CbIndexDescriptor.FAST_BOX_FLAG) != 0)
+            {
+                continue;
+            }
+            if ((word & CbIndexDescriptor.RETURN_FLAG) != 0)
             {
                 return true;
             }

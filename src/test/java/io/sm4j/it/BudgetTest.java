@@ -66,6 +66,20 @@ class BudgetTest
     }
 
     @Test
+    void aWantedMessageBehindDeclinedOnesShouldArriveOnceItIsInSharedMemory() throws IOException
+    {
+        // 61 x 1,000 B and then the byte, all of it in shared memory at once (59 fit the 64 KiB budget): the receive
+        // for the byte takes the two declined messages ahead of it past the budget (before: after a second of
+        // declines, "rank 0 waits for a message from rank 1 that cannot arrive"); with 200 ahead of it, the byte
+        // is still in rank 1's queue, and the wait fails as below
+        final JobRunner job = JobRunner.run(LayoutParams.defaults(2), Map.of(TransportOptions.UNEXPECTED_BYTES_ENV, "65536"),
+            BudgetApp.class.getName(), "behind", "61", "1000");
+        assertEquals(0, job.exitCode(), job.out() + job.err());
+        final long kept = kept(job.out());
+        assertTrue(kept > 65536, "the budget was overdrawn: " + kept);
+    }
+
+    @Test
     void aWaitThatABudgetMakesImpossibleShouldFailWithOneLine() throws IOException
     {
         // a receive naming rank 1 waits for what rank 1 sent after 200 x 1,000 B that nothing receives: without a
