@@ -62,7 +62,14 @@ public final class FifoConsumer
     public long peek()
     {
         // NOTE: acquire pairs with the producer's release publish: the fragment it names is fully written.
-        return queue.getLongAcquire((int)(tail & mask) * SLOT_LENGTH);
+        final long value = queue.getLongAcquire((int)(tail & mask) * SLOT_LENGTH);
+        if (value == EMPTY_SLOT && tail - clearedUpTo >= mask)
+        {
+            // caught up, with fewer than two slots free to the producer: it may keep one for a word that must not
+            // wait (a batch as large as the queue would otherwise leave it none until the next word)
+            clearConsumed();
+        }
+        return value;
     }
 
     /**

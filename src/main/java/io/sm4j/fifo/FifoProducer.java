@@ -56,6 +56,16 @@ public final class FifoProducer
     }
 
     /**
+     * @return true if the next {@code words} slots are free (the consumer frees slots in order: the last of them
+     *         says it), so that a word published now leaves {@code words - 1} free behind it.
+     */
+    public boolean hasRoom(final int words)
+    {
+        // NOTE: acquire, as offer's: 0 proves the consumer is done with the slot.
+        return words <= mask + 1 && queue.getLongAcquire((int)((head + words - 1) & mask) * SLOT_LENGTH) == EMPTY_SLOT;
+    }
+
+    /**
      * @return slots published so far.
      */
     public long head()

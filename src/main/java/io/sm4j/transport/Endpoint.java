@@ -413,6 +413,11 @@ public final class Endpoint implements AutoCloseable, MappingGuard
     public static final int BOX_FULL = -2;
     /** {@link #tryClaimMax}: every max-size fragment of this rank is in flight: receivers return them. */
     public static final int POOL_EMPTY = -3;
+    /**
+     * {@link #tryClaimDeclinable}: the destination's FIFO (a pair without a fast box) has one free slot or none,
+     * which a message that must not wait may need: it frees them as it polls.
+     */
+    public static final int QUEUE_FULL = -5;
     /** {@link #tryClaim}: the destination has detached; nothing will be delivered to it again. */
     public static final int PEER_GONE = -4;
 
@@ -433,7 +438,8 @@ public final class Endpoint implements AutoCloseable, MappingGuard
 
     /**
      * As {@link #tryClaim}, for a message the receiver's handler may decline ({@link FragmentHandler#accepts}):
-     * it leaves free a little fast box room, which {@link #tryClaimUrgent} may take.
+     * it leaves free a little fast box room, or on a pair without a box one FIFO slot, which
+     * {@link #tryClaimUrgent} may take; so it also fails while the FIFO has no slot to spare ({@link #QUEUE_FULL}).
      */
     public int tryClaimDeclinable(final int dest, final int length, final SendClaim claim)
     {
@@ -473,6 +479,7 @@ public final class Endpoint implements AutoCloseable, MappingGuard
             case NO_CREDIT -> "no eager credit";
             case BOX_FULL -> "fast box full";
             case POOL_EMPTY -> "max-size pool empty";
+            case QUEUE_FULL -> "FIFO full";
             case PEER_GONE -> "peer gone";
             default -> "unknown claim result " + result;
         };

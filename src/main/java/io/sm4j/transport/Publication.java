@@ -100,7 +100,8 @@ final class Publication
     static final int EAGER = 0;
     /**
      * An eager claim for a message the receiver may decline ({@link FragmentHandler#accepts}): it leaves
-     * {@link #BOX_RESERVE} bytes of the fast box free for {@link #URGENT} ones.
+     * {@link #BOX_RESERVE} bytes of the fast box free for {@link #URGENT} ones, and on a pair without a box one
+     * FIFO slot.
      */
     static final int DECLINABLE = 1;
     /**
@@ -120,8 +121,8 @@ final class Publication
     /**
      * @param kind what room to claim: {@link #EAGER}, {@link #DECLINABLE}, {@link #URGENT} or {@link #MAX} (the
      *             caller checked {@code length} against its limit).
-     * @return {@link Endpoint#CLAIMED}, or {@link Endpoint#NO_CREDIT}, {@link Endpoint#POOL_EMPTY} or
-     *         {@link Endpoint#BOX_FULL} without room.
+     * @return {@link Endpoint#CLAIMED}, or {@link Endpoint#NO_CREDIT}, {@link Endpoint#POOL_EMPTY},
+     *         {@link Endpoint#BOX_FULL} or {@link Endpoint#QUEUE_FULL} without room.
      */
     int tryClaim(final int length, final int kind, final SendClaim claim)
     {
@@ -171,6 +172,10 @@ final class Publication
         if (index < 0)
         {
             return Endpoint.BOX_FULL;
+        }
+        if (box == null && kind == DECLINABLE && (!pending.isEmpty() || !fifo.hasRoom(2)))
+        {
+            return Endpoint.QUEUE_FULL; // the FIFO keeps a slot for what must not wait, as the box keeps room
         }
         long fragment = fragments.acquire(dest, max);
         boolean maxSize = max;

@@ -75,6 +75,28 @@ class FifoTest
         assertEquals(11 << 3, consumer.peekAhead(7));
     }
 
+    /**
+     * A producer can keep a slot free (for a word that must not wait): a consumer that has caught up clears its
+     * consumed slots once fewer than two would be free, whatever its batch, so two free slots always come back.
+     */
+    @Test
+    void aConsumerThatCaughtUpShouldLeaveTheProducerTwoSlots()
+    {
+        final FifoProducer producer = new FifoProducer(queue, ENTRIES, head);
+        final FifoConsumer consumer = new FifoConsumer(queue, ENTRIES, tail, ENTRIES);
+        assertTrue(producer.hasRoom(ENTRIES) && !producer.hasRoom(ENTRIES + 1));
+        for (long word = 1; word < ENTRIES; word++)
+        {
+            assertTrue(producer.hasRoom(2), "word " + word);
+            assertTrue(producer.offer(word << 3));
+            assertEquals(word << 3, consumer.poll());
+        }
+        assertFalse(producer.hasRoom(2), "one slot free, seven consumed and not cleared (a batch is the whole queue)");
+        assertEquals(CbIndexDescriptor.EMPTY_SLOT, consumer.peek());
+        assertTrue(producer.hasRoom(2), "the consumer found it empty and cleared them");
+        assertEquals(ENTRIES - 1, tail.getLong(0));
+    }
+
     @Test
     void consumedSlotsShouldBeFreedOnlyAFullBatchAtATime()
     {

@@ -103,10 +103,11 @@ class BudgetTest
      * budget is overdrawn by what stood ahead of the ACK instead. Also: rank 1 computing 1.5 s before it receives
      * (rank 0's wait for the ACK was failed as one that "cannot arrive" after 1 s), and a FIFO whose consumed slots
      * are cleared 32 at a time (its declined words and the slots not yet cleared filled it, and the ACK stayed in
-     * rank 1's pending list).
+     * rank 1's pending list), and a FIFO of 16 slots for 16 eager fragments (the declined words alone filled it:
+     * a declinable message now leaves a slot free).
      */
     @ParameterizedTest(name = "{0} fast boxes, {1} FIFO slots cleared {2} at a time, answer after {3} ms")
-    @CsvSource({ "8, 128, 0, 0", "0, 128, 0, 0", "8, 128, 0, 1500", "0, 32, 32, 0" })
+    @CsvSource({ "8, 128, 0, 0", "0, 128, 0, 0", "8, 128, 0, 1500", "0, 32, 32, 0", "0, 16, 0, 0" })
     void answersBehindMessagesTheBudgetDeclinesShouldStillArrive(
         final int fastBoxes, final int queueEntries, final int lazyFree, final int computeMillis) throws IOException
     {
