@@ -9,8 +9,8 @@ import static io.sm4j.layout.CbIndexDescriptor.SLOT_LENGTH;
  * The receiver's end of one circular buffer, after Open MPI's {@code ompi_cb_fifo_read_from_tail}.
  * <p>
  * Implementation notes: consumed slots are cleared lazily, {@code lazyFreeBatch} at a time (the sm BTL's
- * {@code cb_lazy_free_freq}), so the consumer writes the shared queue lines once per batch instead of
- * once per message. Until cleared, a consumed slot still reads non-zero to the producer, so the usable
+ * {@code cb_lazy_free_freq}; at most {@code entries - 1}), so the consumer writes the shared queue lines once per
+ * batch instead of once per message. Until cleared, a consumed slot still reads non-zero to the producer, so the usable
  * capacity is {@code entries - (lazyFreeBatch - 1)} at worst; {@code lazyFreeBatch <= entries} guarantees
  * that the slot at the tail was cleared one lap ago, so a non-zero slot at the tail is always new.
  */
@@ -38,7 +38,9 @@ public final class FifoConsumer
         this.queue = queue;
         this.tailWord = tailWord;
         this.mask = entries - 1;
-        this.lazyFreeBatch = lazyFreeBatch;
+        // at most entries - 1: a consumer that has caught up leaves the producer two free slots, one of which it may
+        // keep for a word that must not wait (a batch of the whole queue would leave it one until the next word)
+        this.lazyFreeBatch = Math.min(lazyFreeBatch, mask);
         this.tail = tailWord.getLongAcquire(0);
         this.clearedUpTo = tail;
     }
@@ -62,14 +64,7 @@ public final class FifoConsumer
     public long peek()
     {
         // NOTE: acquire pairs with the producer's release publish: the fragment it names is fully written.
-        final long value = queue.getLongAcquire((int)(tail & mask) * SLOT_LENGTH);
-        if (value == EMPTY_SLOT && tail - clearedUpTo >= mask)
-        {
-            // caught up, with fewer than two slots free to the producer: it may keep one for a word that must not
-            // wait (a batch as large as the queue would otherwise leave it none until the next word)
-            clearConsumed();
-        }
-        return value;
+        return queue.getLongAcquire((int)(tail & mask) * SLOT_LENGTH);
     }
 
     /**

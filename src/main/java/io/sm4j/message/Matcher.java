@@ -214,10 +214,11 @@ final class Matcher implements FragmentHandler
     }
 
     /**
-     * What {@link #accepts} takes whatever the budget: a protocol message (any type but EAGER, RNDV and RGET: the
-     * ACK a large send waits for, a FRAG a receive waits for, a barrier's message), or a message a posted receive
-     * takes (the one a receive naming its source waits for). Read here without {@link ArrivedMessage}, which
-     * holds the declined message ahead of it.
+     * A protocol message (any type but EAGER, RNDV and RGET; {@link #accepts} always takes it) may be what a rank
+     * waits for: the ACK its large send waits for, a FRAG its receive waits for, a barrier's message. Read here
+     * without {@link ArrivedMessage}, which holds the declined message ahead of it. A message a posted receive
+     * would take is not one: taking what stands ahead of it would let a receive of one tag pull every message of
+     * another into the heap, which is what the budget is for.
      */
     @Override
     public boolean mustNotWait(final FragmentView fragment)
@@ -226,10 +227,8 @@ final class Matcher implements FragmentHandler
         {
             return true; // not a message: let the poll that reaches it report it
         }
-        final DirectBuffer buffer = fragment.buffer();
-        final int type = buffer.getInt(fragment.offset() + MessageHeaderDescriptor.TYPE_OFFSET);
-        return type != EAGER && type != RNDV && type != RGET ||
-            queues.hasPosted(fragment.source(), buffer.getInt(fragment.offset() + MessageHeaderDescriptor.TAG_OFFSET));
+        final int type = fragment.buffer().getInt(fragment.offset() + MessageHeaderDescriptor.TYPE_OFFSET);
+        return type != EAGER && type != RNDV && type != RGET;
     }
 
     /**

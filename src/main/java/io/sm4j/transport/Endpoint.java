@@ -35,7 +35,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * ({@link io.sm4j.fifo.EagerCredits}); max-size fragments go back through the reverse FIFO with
  * {@link io.sm4j.layout.CbIndexDescriptor#RETURN_FLAG}. A word that finds its FIFO full waits on a
  * process-local pending list ({@link Publication}). A claim without credit or room fails with its reason
- * ({@link #NO_CREDIT}, {@link #BOX_FULL}, {@link #POOL_EMPTY}) and consumes nothing (no re-entrant drain, no
+ * ({@link #NO_CREDIT}, {@link #BOX_FULL}, {@link #POOL_EMPTY}, {@link #QUEUE_FULL}) and consumes nothing (no re-entrant drain, no
  * heap copy): the caller polls and retries, so memory stays bounded and back-pressure reaches senders.
  * <p>
  * Thread safety: in {@link ThreadMode#SINGLE} one thread must drive the endpoint. In

@@ -181,20 +181,35 @@ final class FragmentPoller
      */
     private String openBox(final int source, final long box)
     {
+        final String wrong = announcementProblem(source, box);
+        if (wrong == null)
+        {
+            boxes[source] = boxReader(box);
+        }
+        return wrong;
+    }
+
+    /**
+     * @return null if {@code source} may announce fast box {@code box} now, else what is wrong with it.
+     */
+    private String announcementProblem(final int source, final long box)
+    {
         final int count = segment.layout().fastBoxCount();
         if (box < 0 || box >= count || boxes[source] != null)
         {
             return "fast box " + box + " announced (boxes: " + count + ", one already open: " + (boxes[source] != null) + ")";
         }
-        final int index = (int)box;
         // NOTE: acquire pairs with the sender's CAS of the owner word, which came before its announcement.
-        final int owner = segment.views().fastBoxOwners(rank).getIntVolatile(index * FastBoxDescriptor.OWNER_LENGTH);
-        if (owner != source + 1)
-        {
-            return "fast box " + box + " announced but owned by " + (owner - 1);
-        }
-        boxes[source] = new FastBoxConsumer(segment.views().fastBoxRing(rank, index), segment.views().fastBoxPosition(rank, index));
-        return null;
+        final int owner = segment.views().fastBoxOwners(rank).getIntVolatile((int)box * FastBoxDescriptor.OWNER_LENGTH);
+        return owner == source + 1 ? null : "fast box " + box + " announced but owned by " + (owner - 1);
+    }
+
+    /**
+     * @return a reader of this rank's fast box {@code box} (a checked index), from its start.
+     */
+    private FastBoxConsumer boxReader(final long box)
+    {
+        return new FastBoxConsumer(segment.views().fastBoxRing(rank, (int)box), segment.views().fastBoxPosition(rank, (int)box));
     }
 
     /**
@@ -354,10 +369,9 @@ final class FragmentPoller
 
     /**
      * Looks behind the declined word at the head of {@code source}'s FIFO, consuming nothing, for what must not
-     * wait behind it: a return of this rank's fragment, or a message the handler says must not wait. The sender's
-     * fast box announcement is passed over: its later messages are in the box, which opens only once the
-     * announcement is reached in order (what waits there waits for the words ahead of it: a pair's first
-     * {@code Publication.FAST_BOX_THRESHOLD} messages go by the FIFO).
+     * wait behind it: a return of this rank's fragment, or a message the handler says must not wait, in the FIFO
+     * or in the fast box the sender announced behind it (its later messages are there: the box opens only when
+     * the announcement is reached in order, so the look reads it with a reader of its own).
      *
      * @return true if there is one: the handler may then take the messages ahead of it past its decline
      *         ({@link FragmentHandler#acceptsAhead}).
@@ -369,6 +383,11 @@ final class FragmentPoller
         {
             if ((word & CbIndexDescriptor.FAST_BOX_FLAG) != 0)
             {
+                final long box = word >>> CbIndexDescriptor.FAST_BOX_SHIFT;
+                if (announcementProblem(source, box) == null && boxAhead(source, boxReader(box), handler))
+                {
+                    return true; // a poll that reaches a wrong announcement reports it
+                }
                 continue;
             }
             if ((word & CbIndexDescriptor.RETURN_FLAG) != 0)
