@@ -415,7 +415,8 @@ public final class Endpoint implements AutoCloseable, MappingGuard
     public static final int POOL_EMPTY = -3;
     /**
      * {@link #tryClaimDeclinable}: the destination's FIFO (a pair without a fast box) has one free slot or none,
-     * which a message that must not wait may need: it frees them as it polls.
+     * or words already wait for it on the pending list: a message that must not wait may need the last slot. The
+     * destination frees slots as it polls.
      */
     public static final int QUEUE_FULL = -5;
     /** {@link #tryClaim}: the destination has detached; nothing will be delivered to it again. */

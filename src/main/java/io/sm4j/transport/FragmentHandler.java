@@ -43,8 +43,8 @@ public interface FragmentHandler
 
     /**
      * Asked after {@link #accepts} declined {@code fragment}: whether this handler takes it after all if the
-     * same sender's path holds, behind it, something that must not wait ({@link #mustNotWait}, a return of
-     * this rank's fragment, or a fast box's opening). A handler that declined for want of room says yes, so
+     * same sender's path holds, behind it, something that must not wait ({@link #mustNotWait}, or a return of
+     * this rank's fragment). A handler that declined for want of room says yes, so
      * that what the sender or this rank waits for is not held back by messages nobody has received yet. The
      * transport then looks behind it, and only if it finds such a thing delivers this message
      * ({@link #onFragment} follows) and the ones between, each asked here in turn; else the message stays, as

@@ -51,6 +51,8 @@ final class FragmentPoller
     private final FragmentView view = new FragmentView();
     /** The look behind a declined message ({@link #fifoAhead}, {@link #boxAhead}). */
     private final FragmentView ahead = new FragmentView();
+    /** Per sender: a reader of the fast box it announced behind a declined FIFO word, for the look; opened later. */
+    private final FastBoxConsumer[] announced;
     /** Words and records consumed so far: a source whose scan moved it gets its doorbell checked. */
     private long consumed;
     /** Per sender: an eager fragment of it was consumed since its credits were last published. */
@@ -66,6 +68,7 @@ final class FragmentPoller
         final int entries = segment.layout().params().queueEntries();
         consumers = new FifoConsumer[size];
         boxes = new FastBoxConsumer[size];
+        announced = new FastBoxConsumer[size];
         for (int peer = 0; peer < size; peer++)
         {
             if (peer != rank)
@@ -184,7 +187,8 @@ final class FragmentPoller
         final String wrong = announcementProblem(source, box);
         if (wrong == null)
         {
-            boxes[source] = boxReader(box);
+            boxes[source] = announced[source] != null ? announced[source] : boxReader(box); // the look's, if it read it
+            announced[source] = null;
         }
         return wrong;
     }
@@ -384,7 +388,11 @@ final class FragmentPoller
             if ((word & CbIndexDescriptor.FAST_BOX_FLAG) != 0)
             {
                 final long box = word >>> CbIndexDescriptor.FAST_BOX_SHIFT;
-                if (announcementProblem(source, box) == null && boxAhead(source, boxReader(box), handler))
+                if (announced[source] == null && announcementProblem(source, box) == null)
+                {
+                    announced[source] = boxReader(box); // kept, so that each poll's look goes on where the last stopped
+                }
+                if (announced[source] != null && boxAhead(source, announced[source], handler))
                 {
                     return true; // a poll that reaches a wrong announcement reports it
                 }

@@ -152,6 +152,12 @@ final class Publication
 
     private int claim(final int length, final int kind, final SendClaim claim)
     {
+        if (this.box == null && kind == DECLINABLE && (!pending.isEmpty() || !fifo.hasRoom(2)))
+        {
+            // the FIFO keeps a slot for what must not wait, as the box keeps room; checked before route, whose
+            // announcement of a box takes a slot too
+            return Endpoint.QUEUE_FULL;
+        }
         final FastBoxProducer box = route();
         final boolean max = kind == MAX;
         final int reserve = kind == DECLINABLE ? BOX_RESERVE : 0;
@@ -172,10 +178,6 @@ final class Publication
         if (index < 0)
         {
             return Endpoint.BOX_FULL;
-        }
-        if (box == null && kind == DECLINABLE && (!pending.isEmpty() || !fifo.hasRoom(2)))
-        {
-            return Endpoint.QUEUE_FULL; // the FIFO keeps a slot for what must not wait, as the box keeps room
         }
         long fragment = fragments.acquire(dest, max);
         boolean maxSize = max;

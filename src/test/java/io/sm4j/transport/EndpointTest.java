@@ -376,6 +376,30 @@ class EndpointTest
     }
 
     /**
+     * A message its receiver may decline never takes a FIFO's last slot, not even as the fast box announcement a
+     * claim makes at the pair's threshold: however often it retries, it is refused (QUEUE_FULL) and the slot stays for
+     * a message that must not wait. Before, every retry counted towards the threshold, and the one past it announced
+     * the box into the last slot: returns of the receiver's max-size fragments then waited in the sender's process.
+     */
+    @Test
+    void aDeclinableClaimShouldNeverTakeTheFifosLastSlot() throws IOException
+    {
+        try (TwoRanks pair = new TwoRanks(LayoutParams.builder(2).queueEntries(4).eagerFragsPerPeer(8).build()))
+        {
+            final SendClaim claim = new SendClaim();
+            final List<Integer> results = claimAndCommitUntilRefused(() -> pair.rank0.tryClaimDeclinable(1, 8, claim), claim);
+            assertEquals(List.of(Endpoint.CLAIMED, Endpoint.CLAIMED, Endpoint.CLAIMED, Endpoint.QUEUE_FULL), results);
+            for (int retry = 0; retry <= Publication.FAST_BOX_THRESHOLD; retry++)
+            {
+                assertEquals(Endpoint.QUEUE_FULL, pair.rank0.tryClaimDeclinable(1, 8, claim), "retry " + retry);
+            }
+            assertEquals(Endpoint.CLAIMED, pair.rank0.tryClaimUrgent(1, 8, claim), "the last slot");
+            claim.commit();
+            assertEquals("FIFO full", Endpoint.describeClaim(Endpoint.QUEUE_FULL));
+        }
+    }
+
+    /**
      * A handler that declines leaves the message in shared memory: the sender runs out of credit
      * (back-pressure, nothing copied), and once the handler accepts, everything arrives in order.
      */
