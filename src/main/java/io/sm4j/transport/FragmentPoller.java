@@ -53,6 +53,8 @@ final class FragmentPoller
     private final FragmentView ahead = new FragmentView();
     /** Per sender: a reader of the fast box it announced behind a declined FIFO word, for the look; opened later. */
     private final FastBoxConsumer[] announced;
+    /** Per sender: the index of the box {@link #announced} reads. */
+    private final long[] announcedBox;
     /** Words and records consumed so far: a source whose scan moved it gets its doorbell checked. */
     private long consumed;
     /** Per sender: an eager fragment of it was consumed since its credits were last published. */
@@ -69,6 +71,7 @@ final class FragmentPoller
         consumers = new FifoConsumer[size];
         boxes = new FastBoxConsumer[size];
         announced = new FastBoxConsumer[size];
+        announcedBox = new long[size];
         for (int peer = 0; peer < size; peer++)
         {
             if (peer != rank)
@@ -187,7 +190,8 @@ final class FragmentPoller
         final String wrong = announcementProblem(source, box);
         if (wrong == null)
         {
-            boxes[source] = announced[source] != null ? announced[source] : boxReader(box); // the look's, if it read it
+            // the look's reader, if it read this box (an announcement of another box would be a second one: corrupt)
+            boxes[source] = announced[source] != null && announcedBox[source] == box ? announced[source] : boxReader(box);
             announced[source] = null;
         }
         return wrong;
@@ -391,8 +395,9 @@ final class FragmentPoller
                 if (announced[source] == null && announcementProblem(source, box) == null)
                 {
                     announced[source] = boxReader(box); // kept, so that each poll's look goes on where the last stopped
+                    announcedBox[source] = box;
                 }
-                if (announced[source] != null && boxAhead(source, announced[source], handler))
+                if (announced[source] != null && announcedBox[source] == box && boxAhead(source, announced[source], handler))
                 {
                     return true; // a poll that reaches a wrong announcement reports it
                 }
