@@ -141,6 +141,14 @@ public enum BenchTest
     }
 
     /**
+     * @return true for the collectives whose buffers hold one block per rank (gather, allgather, alltoall).
+     */
+    public boolean keepsBlocks()
+    {
+        return this == GATHER || this == ALLGATHER || this == ALLTOALL;
+    }
+
+    /**
      * @return OSU's default iterations (round trips or windows) for a message of {@code size} bytes.
      */
     public int defaultIterations(final int size)

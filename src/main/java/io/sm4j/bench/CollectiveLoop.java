@@ -33,7 +33,7 @@ final class CollectiveLoop
     {
         this.comm = comm;
         this.test = test;
-        final boolean blocks = test == BenchTest.GATHER || test == BenchTest.ALLGATHER || test == BenchTest.ALLTOALL;
+        final boolean blocks = test.keepsBlocks();
         this.bytes = buffers.allocate(comm, blocks || test == BenchTest.BCAST ? largest : 0);
         this.blocksIn = buffers.allocate(comm, blocks ? largest * comm.size() : 0);
         this.blocksOut = buffers.allocate(comm, blocks ? largest * comm.size() : 0);

@@ -359,7 +359,7 @@ final class BenchCommand implements Callable<Integer>
     private void checkCollectiveRoom(final BenchTest benchTest, final int maxSize)
     {
         final long limit = Integer.MAX_VALUE - 8;
-        final boolean blocks = benchTest == BenchTest.GATHER || benchTest == BenchTest.ALLGATHER || benchTest == BenchTest.ALLTOALL;
+        final boolean blocks = benchTest.keepsBlocks();
         if (blocks && (long)maxSize * ranks > limit)
         {
             throw new IllegalArgumentException("-m " + sizes + " with -n " + ranks + ": " + benchTest.id() + " keeps " + ranks +

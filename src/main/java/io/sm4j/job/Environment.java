@@ -19,7 +19,7 @@ public final class Environment
      * @return true if {@code name} has a value: an optional setting left empty ({@code SM4J_IDLE= cmd}) is unset, as
      *         a shell's {@code ${VAR:-default}} takes it.
      */
-    private static boolean isSet(final Map<String, String> env, final String name)
+    public static boolean isSet(final Map<String, String> env, final String name)
     {
         final String value = env.get(name);
         return value != null && !value.isBlank();

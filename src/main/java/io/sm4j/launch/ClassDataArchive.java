@@ -1,5 +1,7 @@
 package io.sm4j.launch;
 
+import io.sm4j.job.Environment;
+
 import io.sm4j.segment.BadSettingException;
 
 import java.io.IOException;
@@ -94,7 +96,7 @@ public final class ClassDataArchive
         }
         if (!ArchiveDirectory.own(dir))
         {
-            if (env.get(ENV) != null && !env.get(ENV).isBlank())
+            if (Environment.isSet(env, ENV))
             {
                 warn.accept(ENV + "=" + dir + " is not used: the class data archives need a directory of this user's " +
                     "alone (mode rwx------, not a link, in a parent others cannot write); the ranks load their classes");

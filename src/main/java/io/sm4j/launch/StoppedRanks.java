@@ -44,9 +44,8 @@ final class StoppedRanks implements AutoCloseable
     private final long[] beat;
     private final long[] beatSeen;
     private final boolean[] told;
+    /** System.nanoTime() of the next check (a check's time plus {@link #CHECK_NANOS}), 0 before the first. */
     private long nextCheck;
-    /** System.nanoTime() of the last check, 0 before the first. */
-    private long lastCheck;
 
     /**
      * @param limit how long a rank may be stopped before the job is aborted, {@link Duration#ZERO}: no limit.
@@ -81,18 +80,18 @@ final class StoppedRanks implements AutoCloseable
         {
             return null;
         }
+        // more than two intervals since the last check (which set nextCheck one interval on)
+        final boolean away = nextCheck != 0 && now - nextCheck > CHECK_NANOS;
         nextCheck = now + CHECK_NANOS;
-        if (lastCheck != 0 && now - lastCheck > 2 * CHECK_NANOS)
+        if (away)
         {
             // this launcher did not run meanwhile (Ctrl-Z stops the whole process group, ranks and launcher alike, or
             // the machine was suspended): a heartbeat it last read before that is no evidence of a frozen rank, whose
             // next beat may not have come yet; the frozen clocks start again from now, and this pass judges nothing (a
             // rank held frozen before would read as running again)
             java.util.Arrays.fill(beatSeen, now);
-            lastCheck = now;
             return null;
         }
-        lastCheck = now;
         final boolean intact = intact();
         for (int rank = 0; rank < watched.length; rank++)
         {

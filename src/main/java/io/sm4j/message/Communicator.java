@@ -229,11 +229,19 @@ public final class Communicator implements AutoCloseable
 
     private void checkUsable()
     {
+        checkOpen();
+        engine.checkUsable();
+    }
+
+    /**
+     * For a call whose engine checks itself next (its own {@code checkUsable}): only this communicator's state.
+     */
+    private void checkOpen()
+    {
         if (closed)
         {
             throw new IllegalStateException("this communicator (made by split or dup) is closed");
         }
-        engine.checkUsable();
     }
 
     /**
@@ -1778,7 +1786,7 @@ public final class Communicator implements AutoCloseable
      */
     public int progress()
     {
-        checkUsable(); // a closed split or dup: its engine, the world's, is still open
+        checkOpen(); // a closed split or dup: its engine, the world's, is still open (and checks itself)
         return engine.progress();
     }
 

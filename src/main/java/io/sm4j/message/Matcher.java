@@ -182,7 +182,7 @@ final class Matcher implements FragmentHandler
         final int type = f.type();
         keepEnvelopeOnly = false;
         budgetDeclined = false;
-        if (type != EAGER && type != RNDV && type != RGET)
+        if (!MessageType.matched(type))
         {
             return true;
         }
@@ -228,7 +228,7 @@ final class Matcher implements FragmentHandler
             return true; // not a message: let the poll that reaches it report it
         }
         final int type = fragment.buffer().getInt(fragment.offset() + MessageHeaderDescriptor.TYPE_OFFSET);
-        return type != EAGER && type != RNDV && type != RGET;
+        return !MessageType.matched(type);
     }
 
     /**
@@ -244,8 +244,7 @@ final class Matcher implements FragmentHandler
     @Override
     public boolean acceptsAhead(final FragmentView fragment)
     {
-        keepEnvelopeOnly = incoming.type() == RNDV;
-        return budgetDeclined;
+        return budgetDeclined; // a RNDV the budget declined was already to be kept as its envelope only
     }
 
     /**
@@ -412,7 +411,6 @@ final class Matcher implements FragmentHandler
         final DirectBuffer buffer, final int offset, final int length, final int type)
     {
         final boolean large = type != EAGER;
-        request.matched = true;
         request.matchedSource = source;
         request.matchedTag = tag;
         request.total = total;

@@ -144,10 +144,11 @@ final class MessageSender
         final DirectBuffer payload, final int offset, final int length)
     {
         final int header = headerLength(type);
+        // MessageType.matched, spelt here: a small message's path does not enter MessageType (PathTraceTest counts it)
+        final boolean matched = type == EAGER || type == RNDV || type == RGET;
         // a message a receive matches may be declined by its receiver's budget; the others must not wait behind it
         final int claimed = max ? endpoint.tryClaimMax(dest, header + length, claim) :
-            type == EAGER || type == RNDV || type == RGET ? endpoint.tryClaimDeclinable(dest, header + length, claim) :
-            endpoint.tryClaimUrgent(dest, header + length, claim);
+            matched ? endpoint.tryClaimDeclinable(dest, header + length, claim) : endpoint.tryClaimUrgent(dest, header + length, claim);
         if (claimed != Endpoint.CLAIMED)
         {
             if (claimed == Endpoint.PEER_GONE)
@@ -177,7 +178,7 @@ final class MessageSender
                 {
                     NativeCopy.putBytes(buffer, header, payload, offset, length);
                 }
-                if (type == EAGER || type == RNDV || type == RGET)
+                if (matched)
                 {
                     // before the commit, which leaves the endpoint's gate: a close from another thread cannot unmap
                     counters.messageSent(type == EAGER ? length : aux); // a large message's aux is its length

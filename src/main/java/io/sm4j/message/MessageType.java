@@ -69,6 +69,15 @@ final class MessageType
      */
     static final long PUSHED = -3;
 
+    /**
+     * @return true for a message a receive matches (EAGER, RNDV, RGET): the one kind a receiver's budget may decline;
+     *         the others are protocol messages that some wait needs.
+     */
+    static boolean matched(final int type)
+    {
+        return type == EAGER || type == RNDV || type == RGET;
+    }
+
     private MessageType()
     {
     }

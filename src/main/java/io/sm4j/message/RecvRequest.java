@@ -14,9 +14,8 @@ final class RecvRequest extends Request
     MutableDirectBuffer buffer;
     int offset;
     int capacity;
-    /** A message was matched to this run (a large one may still be arriving): set by {@code Matcher.deliver}. */
-    boolean matched;
-    int matchedSource;
+    /** The world rank of the message matched to this run (a large one may still be arriving), or -1. */
+    int matchedSource = -1;
     int matchedTag;
     int total;
     int received;
@@ -46,7 +45,7 @@ final class RecvRequest extends Request
     {
         super.reset();
         received = 0;
-        matched = false;
+        matchedSource = -1;
     }
 
     @Override
@@ -59,7 +58,7 @@ final class RecvRequest extends Request
     public int awaitedSource()
     {
         // Communicator.ANY_SOURCE is Awaitable.ANY; once matched, what is left (FRAGs, PUSHED) is never held back
-        return matched ? ANY : source;
+        return matchedSource >= 0 ? ANY : source;
     }
 
     @Override
