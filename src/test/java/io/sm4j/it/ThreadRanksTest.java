@@ -1004,10 +1004,6 @@ class ThreadRanksTest
     }
 
     /**
-     * Runs a call's array form and its buffer form into guarded arrays, results at {@link #RESULT_OFFSET}: the
-     * same bytes, and none written outside (up to 3 longs).
-     */
-    /**
      * @return the default settings with an unexpected-message budget of {@code bytes}.
      */
     private static TransportOptions withBudget(final long bytes)
@@ -1015,6 +1011,10 @@ class ThreadRanksTest
         return TransportOptions.fromEnvironment(Map.of(TransportOptions.UNEXPECTED_BYTES_ENV, Long.toString(bytes)));
     }
 
+    /**
+     * Runs a call's array form and its buffer form into guarded arrays, results at {@link #RESULT_OFFSET}: the
+     * same bytes, and none written outside (up to 3 longs).
+     */
     private static void same(final int rank, final String name, final Consumer<byte[]> arrays, final Consumer<byte[]> buffers)
     {
         final byte[] byArrays = guarded(RESULT_OFFSET + 3 * Long.BYTES + 2);
