@@ -4,16 +4,16 @@ import io.sm4j.layout.CountersDescriptor;
 import org.agrona.UnsafeApi;
 import org.agrona.concurrent.AtomicBuffer;
 
-import static io.sm4j.layout.CountersDescriptor.BOX_SENDS;
-import static io.sm4j.layout.CountersDescriptor.BYTES_RECEIVED;
-import static io.sm4j.layout.CountersDescriptor.BYTES_SENT;
-import static io.sm4j.layout.CountersDescriptor.FIFO_SENDS;
-import static io.sm4j.layout.CountersDescriptor.MESSAGES_RECEIVED;
-import static io.sm4j.layout.CountersDescriptor.MESSAGES_SENT;
-import static io.sm4j.layout.CountersDescriptor.ROOM_WAIT_NANOS;
-import static io.sm4j.layout.CountersDescriptor.UNEXPECTED_BYTES;
-import static io.sm4j.layout.CountersDescriptor.UNEXPECTED_LIMIT;
-import static io.sm4j.layout.CountersDescriptor.WAITING;
+import static io.sm4j.layout.CountersDescriptor.BOX_SENDS_OFFSET;
+import static io.sm4j.layout.CountersDescriptor.BYTES_RECEIVED_OFFSET;
+import static io.sm4j.layout.CountersDescriptor.BYTES_SENT_OFFSET;
+import static io.sm4j.layout.CountersDescriptor.FIFO_SENDS_OFFSET;
+import static io.sm4j.layout.CountersDescriptor.MESSAGES_RECEIVED_OFFSET;
+import static io.sm4j.layout.CountersDescriptor.MESSAGES_SENT_OFFSET;
+import static io.sm4j.layout.CountersDescriptor.ROOM_WAIT_NANOS_OFFSET;
+import static io.sm4j.layout.CountersDescriptor.UNEXPECTED_BYTES_OFFSET;
+import static io.sm4j.layout.CountersDescriptor.UNEXPECTED_LIMIT_OFFSET;
+import static io.sm4j.layout.CountersDescriptor.WAITING_OFFSET;
 
 /**
  * This rank's counters ({@link CountersDescriptor}), for {@code sm4j stat} to read from outside. Only this
@@ -51,7 +51,7 @@ public final class RankCounters
             throw new IllegalArgumentException("counters must be off the heap: " + counters);
         }
         this.address = counters.addressOffset();
-        UnsafeApi.putLongRelease(null, address + CountersDescriptor.offset(UNEXPECTED_LIMIT), unexpectedLimit);
+        UnsafeApi.putLongRelease(null, address + UNEXPECTED_LIMIT_OFFSET, unexpectedLimit);
     }
 
     /**
@@ -59,8 +59,8 @@ public final class RankCounters
      */
     public void messageSent(final long bytes)
     {
-        add(MESSAGES_SENT, 1);
-        add(BYTES_SENT, bytes);
+        add(MESSAGES_SENT_OFFSET, 1);
+        add(BYTES_SENT_OFFSET, bytes);
     }
 
     /**
@@ -68,8 +68,8 @@ public final class RankCounters
      */
     public void messageReceived(final long bytes)
     {
-        add(MESSAGES_RECEIVED, 1);
-        add(BYTES_RECEIVED, bytes);
+        add(MESSAGES_RECEIVED_OFFSET, 1);
+        add(BYTES_RECEIVED_OFFSET, bytes);
     }
 
     /**
@@ -90,7 +90,7 @@ public final class RankCounters
 
     public void fragmentSent(final boolean inline)
     {
-        add(inline ? BOX_SENDS : FIFO_SENDS, 1);
+        add(inline ? BOX_SENDS_OFFSET : FIFO_SENDS_OFFSET, 1);
     }
 
     /**
@@ -105,7 +105,7 @@ public final class RankCounters
         if (waiting != how)
         {
             waiting = how;
-            UnsafeApi.putLongRelease(null, address + CountersDescriptor.offset(WAITING), how);
+            UnsafeApi.putLongRelease(null, address + WAITING_OFFSET, how);
         }
     }
 
@@ -117,7 +117,7 @@ public final class RankCounters
         if (waiting != 0)
         {
             waiting = 0;
-            UnsafeApi.putLongRelease(null, address + CountersDescriptor.offset(WAITING), 0);
+            UnsafeApi.putLongRelease(null, address + WAITING_OFFSET, 0);
         }
     }
 
@@ -126,13 +126,13 @@ public final class RankCounters
      */
     public void publish()
     {
-        UnsafeApi.putLongRelease(null, address + CountersDescriptor.offset(ROOM_WAIT_NANOS), roomWaitNanos);
-        UnsafeApi.putLongRelease(null, address + CountersDescriptor.offset(UNEXPECTED_BYTES), unexpectedBytes);
+        UnsafeApi.putLongRelease(null, address + ROOM_WAIT_NANOS_OFFSET, roomWaitNanos);
+        UnsafeApi.putLongRelease(null, address + UNEXPECTED_BYTES_OFFSET, unexpectedBytes);
     }
 
-    private void add(final int counter, final long delta)
+    private void add(final int offset, final long delta)
     {
-        final long at = address + CountersDescriptor.offset(counter);
+        final long at = address + offset;
         UnsafeApi.putLongRelease(null, at, UnsafeApi.getLong(null, at) + delta); // NOTE: one writer: see the class notes
     }
 }

@@ -66,6 +66,18 @@ public final class CountersDescriptor
     public static final int COUNT = 10;
     public static final int LENGTH = COUNT * Long.BYTES;
 
+    /** Offsets of the counters in the rank's region, for writers that address them directly ({@link #offset}). */
+    public static final int MESSAGES_SENT_OFFSET = MESSAGES_SENT * Long.BYTES;
+    public static final int BYTES_SENT_OFFSET = BYTES_SENT * Long.BYTES;
+    public static final int MESSAGES_RECEIVED_OFFSET = MESSAGES_RECEIVED * Long.BYTES;
+    public static final int BYTES_RECEIVED_OFFSET = BYTES_RECEIVED * Long.BYTES;
+    public static final int BOX_SENDS_OFFSET = BOX_SENDS * Long.BYTES;
+    public static final int FIFO_SENDS_OFFSET = FIFO_SENDS * Long.BYTES;
+    public static final int ROOM_WAIT_NANOS_OFFSET = ROOM_WAIT_NANOS * Long.BYTES;
+    public static final int UNEXPECTED_BYTES_OFFSET = UNEXPECTED_BYTES * Long.BYTES;
+    public static final int UNEXPECTED_LIMIT_OFFSET = UNEXPECTED_LIMIT * Long.BYTES;
+    public static final int WAITING_OFFSET = WAITING * Long.BYTES;
+
     /** Names as {@code sm4j stat} prints them, by index (JSON keys). */
     public static final List<String> NAMES = List.of(
         "messages_sent", "bytes_sent", "messages_received", "bytes_received", "box_sends", "fifo_sends",

@@ -67,7 +67,8 @@ public final class FastBoxDescriptor
      */
     public static int inlineRecordLength(final int payload)
     {
-        return (int)Align.up(FragmentDescriptor.HEADER_LENGTH + payload, RECORD_ALIGNMENT);
+        // no overflow to check (Align.up does): an inline payload is at most an eighth of a ring
+        return FragmentDescriptor.HEADER_LENGTH + payload + RECORD_ALIGNMENT - 1 & -RECORD_ALIGNMENT;
     }
 
     /**

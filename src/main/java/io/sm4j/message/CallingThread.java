@@ -7,7 +7,7 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * Which thread uses a communicator: one at a time, and the thread may change between calls (a hand-off with
- * a happens-before edge, docs/api.md "Threads"). Two threads inside at once would corrupt the matcher's
+ * a happens-before edge, docs/api.md "Threads"); never a receive's MessageHandler, from inside the poll that runs it. Two threads inside at once would corrupt the matcher's
  * state and blame a peer for it, so a call from another thread while one waits in the engine fails with
  * one line naming both; and a close from another thread (a shutdown hook, a watchdog) makes the first
  * thread's calls fail, waits for its wait to end, and closes the endpoint only (without completing this
@@ -56,6 +56,8 @@ final class CallingThread
     private volatile Thread waiter;
     /** The thread that closed the communicator while another used it, or null. */
     private volatile Thread closer;
+    /** A receive's MessageHandler runs (plain: the calling thread's own, set and read around its call). */
+    private boolean inHandler;
 
     CallingThread(final int rank)
     {
@@ -65,10 +67,12 @@ final class CallingThread
     /**
      * On entry to every call.
      *
-     * @throws IllegalStateException if another thread waits in the communicator now.
+     * @throws IllegalStateException if another thread waits in the communicator now, or the call comes from a
+     *                               receive's MessageHandler.
      */
     void check()
     {
+        checkNotInHandler();
         final Thread me = Thread.currentThread();
         if (closer != null)
         {
@@ -117,6 +121,31 @@ final class CallingThread
         if (waiting != null && waiting != me)
         {
             throw twoThreads(waiting, me);
+        }
+    }
+
+    /**
+     * Around a receive's MessageHandler, which must not call the communicator: its poll holds the matcher's state
+     * and the endpoint's gate.
+     */
+    void enterHandler()
+    {
+        inHandler = true;
+    }
+
+    void exitHandler()
+    {
+        inHandler = false;
+    }
+
+    /**
+     * @throws IllegalStateException if a receive's MessageHandler runs: the call comes from inside it.
+     */
+    void checkNotInHandler()
+    {
+        if (inHandler)
+        {
+            throw new IllegalStateException("a MessageHandler must not call the communicator");
         }
     }
 

@@ -108,10 +108,11 @@ public final class Communicator implements AutoCloseable
         sends = new PendingSends(endpoint, sender, rendezvous, ownWindows);
         final Barrier messages = new Barrier(sender, rank, size);
         peerWindows = new PeerWindows(endpoint.segmentPath(), size);
-        matcher = new Matcher(endpoint, eagerPayload, sends, rendezvous, messages, peerWindows, ownWindows);
+        final CallingThread thread = new CallingThread(rank);
+        matcher = new Matcher(endpoint, eagerPayload, sends, rendezvous, messages, peerWindows, ownWindows, thread);
         this.endpoint = endpoint;
         barrier = endpoint.layout().params().collectiveContexts() > 0 ? null : messages;
-        engine = new ProgressEngine(endpoint, matcher, sends, rendezvous);
+        engine = new ProgressEngine(endpoint, matcher, sends, rendezvous, thread);
         blockingRecv = new RecvRequest(engine, false);
         blockingSend = new SendRequest(engine, false);
         exchange = new RecvRequest(engine, false);
@@ -215,7 +216,15 @@ public final class Communicator implements AutoCloseable
      */
     private int wire(final int tag)
     {
-        return Contexts.userTag(context, tag);
+        return context == 0 ? tag : Contexts.userTag(context, tag); // the world's tags are the wire's: no call
+    }
+
+    /**
+     * {@link CallChecks#lengthOf}, which the hot paths of a send and a receive enter only to throw.
+     */
+    private static int lengthOf(final byte[] buffer)
+    {
+        return buffer != null ? buffer.length : CallChecks.lengthOf(null);
     }
 
     private void checkTagBound(final int tag)
@@ -452,12 +461,12 @@ public final class Communicator implements AutoCloseable
 
     public void send(final int dest, final int tag, final byte[] buffer)
     {
-        send(dest, tag, buffer, 0, CallChecks.lengthOf(buffer));
+        send(dest, tag, buffer, 0, lengthOf(buffer));
     }
 
     public void send(final int dest, final int tag, final byte[] buffer, final int offset, final int length)
     {
-        checkSend(dest, tag, CallChecks.lengthOf(buffer), offset, length);
+        checkSend(dest, tag, lengthOf(buffer), offset, length);
         if (goesEager(dest, length))
         {
             // the hot path: no request, no status, no wrapper per call (the bytes are copied before it returns)
@@ -577,7 +586,7 @@ public final class Communicator implements AutoCloseable
      */
     public Request isend(final int dest, final int tag, final byte[] buffer)
     {
-        return isend(dest, tag, buffer, 0, CallChecks.lengthOf(buffer));
+        return isend(dest, tag, buffer, 0, lengthOf(buffer));
     }
 
     public Request isend(final int dest, final int tag, final byte[] buffer, final int offset, final int length)
@@ -606,7 +615,7 @@ public final class Communicator implements AutoCloseable
      */
     public Request sendInit(final int dest, final int tag, final byte[] buffer)
     {
-        return sendInit(dest, tag, buffer, 0, CallChecks.lengthOf(buffer));
+        return sendInit(dest, tag, buffer, 0, lengthOf(buffer));
     }
 
     /**
@@ -637,10 +646,15 @@ public final class Communicator implements AutoCloseable
     private void checkSend(final int dest, final int tag, final int capacity, final int offset, final int length)
     {
         checkUsable();
-        CallChecks.checkRank("dest", dest, size, false);
-        CallChecks.checkTag(tag, false);
-        checkTagBound(tag);
-        Buffers.checkBounds(offset, length, capacity);
+        // NOTE: compared here; CallChecks and Buffers are entered only to throw, with a message naming the value
+        if (dest < 0 || dest >= size || tag < 0 || context != 0 && tag > Contexts.MAX_TAG ||
+            offset < 0 || length < 0 || (long)offset + length > capacity)
+        {
+            CallChecks.checkRank("dest", dest, size, false);
+            CallChecks.checkTag(tag, false);
+            checkTagBound(tag);
+            Buffers.checkBounds(offset, length, capacity);
+        }
     }
 
     /**
@@ -648,7 +662,7 @@ public final class Communicator implements AutoCloseable
      */
     public Status recv(final int source, final int tag, final byte[] buffer)
     {
-        return recv(source, tag, buffer, 0, CallChecks.lengthOf(buffer), new Status());
+        return recv(source, tag, buffer, 0, lengthOf(buffer), new Status());
     }
 
     public Status recv(final int source, final int tag, final byte[] buffer, final int offset, final int length)
@@ -689,7 +703,11 @@ public final class Communicator implements AutoCloseable
         final int source, final int tag, final byte[] buffer, final int offset, final int length, final Status status)
     {
         checkRecv(source, tag);
-        Buffers.checkBounds(offset, length, CallChecks.lengthOf(buffer));
+        final int capacity = lengthOf(buffer);
+        if (offset < 0 || length < 0 || (long)offset + length > capacity)
+        {
+            Buffers.checkBounds(offset, length, capacity); // entered only to throw
+        }
         eagerScratch.wrap(buffer);
         return awaitIntoScratch(source, tag, offset, length, status);
     }
@@ -804,7 +822,7 @@ public final class Communicator implements AutoCloseable
      */
     public Request irecv(final int source, final int tag, final byte[] buffer)
     {
-        return irecv(source, tag, buffer, 0, CallChecks.lengthOf(buffer));
+        return irecv(source, tag, buffer, 0, lengthOf(buffer));
     }
 
     public Request irecv(final int source, final int tag, final byte[] buffer, final int offset, final int length)
@@ -834,7 +852,7 @@ public final class Communicator implements AutoCloseable
      */
     public Request recvInit(final int source, final int tag, final byte[] buffer)
     {
-        return recvInit(source, tag, buffer, 0, CallChecks.lengthOf(buffer));
+        return recvInit(source, tag, buffer, 0, lengthOf(buffer));
     }
 
     /**
@@ -867,9 +885,14 @@ public final class Communicator implements AutoCloseable
     private void checkRecv(final int source, final int tag)
     {
         checkUsable();
-        CallChecks.checkRank("source", source, size, true);
-        CallChecks.checkTag(tag, true);
-        checkTagBound(tag);
+        // NOTE: compared here; CallChecks is entered only to throw, with a message naming the value
+        if ((source < 0 || source >= size) && source != ANY_SOURCE || tag < 0 && tag != ANY_TAG ||
+            context != 0 && tag > Contexts.MAX_TAG)
+        {
+            CallChecks.checkRank("source", source, size, true);
+            CallChecks.checkTag(tag, true);
+            checkTagBound(tag);
+        }
     }
 
     /**
@@ -932,8 +955,8 @@ public final class Communicator implements AutoCloseable
         final int dest, final int sendTag, final byte[] sendBuffer,
         final int source, final int recvTag, final byte[] recvBuffer)
     {
-        return sendRecv(dest, sendTag, sendBuffer, 0, CallChecks.lengthOf(sendBuffer),
-            source, recvTag, recvBuffer, 0, CallChecks.lengthOf(recvBuffer));
+        return sendRecv(dest, sendTag, sendBuffer, 0, lengthOf(sendBuffer),
+            source, recvTag, recvBuffer, 0, lengthOf(recvBuffer));
     }
 
     /**
@@ -1142,7 +1165,7 @@ public final class Communicator implements AutoCloseable
      */
     public void reduce(final byte[] send, final byte[] recv, final ByteOperator op, final int root)
     {
-        reduce(send, 0, recv, 0, CallChecks.lengthOf(send), op, root);
+        reduce(send, 0, recv, 0, lengthOf(send), op, root);
     }
 
     /**
@@ -1204,7 +1227,7 @@ public final class Communicator implements AutoCloseable
 
     public void allReduce(final byte[] send, final byte[] recv, final ByteOperator op)
     {
-        allReduce(send, 0, recv, 0, CallChecks.lengthOf(send), op);
+        allReduce(send, 0, recv, 0, lengthOf(send), op);
     }
 
     public void allReduce(
@@ -1480,7 +1503,7 @@ public final class Communicator implements AutoCloseable
 
     public void scan(final byte[] send, final byte[] recv, final ByteOperator op)
     {
-        scan(send, 0, recv, 0, CallChecks.lengthOf(send), op);
+        scan(send, 0, recv, 0, lengthOf(send), op);
     }
 
     public void scan(
@@ -1505,7 +1528,7 @@ public final class Communicator implements AutoCloseable
 
     public void exScan(final byte[] send, final byte[] recv, final ByteOperator op)
     {
-        exScan(send, 0, recv, 0, CallChecks.lengthOf(send), op);
+        exScan(send, 0, recv, 0, lengthOf(send), op);
     }
 
     public void exScan(
@@ -1533,7 +1556,7 @@ public final class Communicator implements AutoCloseable
      */
     public void reduceScatter(final byte[] send, final byte[] recv, final ByteOperator op)
     {
-        reduceScatter(send, 0, recv, 0, CallChecks.lengthOf(recv), op);
+        reduceScatter(send, 0, recv, 0, lengthOf(recv), op);
     }
 
     /**

@@ -104,7 +104,8 @@ final class DirectReceive implements FragmentHandler
             return false;
         }
         receivedTag = from.getInt(start + TAG_OFFSET);
-        declined = !Contexts.accepts(tag, receivedTag) || total - MATCH_HEADER_LENGTH > capacity;
+        // a user's tag (>= 0) takes its own alone (Contexts.accepts, entered for a wildcard only)
+        declined = (tag >= 0 ? tag != receivedTag : !Contexts.accepts(tag, receivedTag)) || total - MATCH_HEADER_LENGTH > capacity;
         return !declined;
     }
 

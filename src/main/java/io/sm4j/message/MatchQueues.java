@@ -18,6 +18,8 @@ final class MatchQueues
      * source on their context's collectives' tags is checked against them ({@link #queue}).
      */
     private final ArrayList<RecvRequest> collective = new ArrayList<>(2);
+    /** Neither a receive posted nor a message queued ({@link #settle}). */
+    private boolean empty = true;
 
     /**
      * @param size the ranks of the job: the sources whose messages may be queued.
@@ -40,7 +42,16 @@ final class MatchQueues
      */
     boolean isEmpty()
     {
-        return posted.isEmpty() && unexpected.isEmpty();
+        return empty;
+    }
+
+    /**
+     * After every change of either queue: {@link #isEmpty} is asked before each blocking receive, which then enters
+     * neither queue's class.
+     */
+    private void settle()
+    {
+        empty = posted.isEmpty() && unexpected.isEmpty();
     }
 
     boolean hasPosted(final int source, final int tag)
@@ -54,9 +65,13 @@ final class MatchQueues
     RecvRequest takePosted(final int source, final int tag)
     {
         final RecvRequest taken = posted.take(source, tag);
-        if (taken != null && !collective.isEmpty())
+        if (taken != null)
         {
-            collective.remove(taken);
+            if (!collective.isEmpty())
+            {
+                collective.remove(taken);
+            }
+            settle();
         }
         return taken;
     }
@@ -81,6 +96,7 @@ final class MatchQueues
             collective.add(request);
         }
         posted.add(request);
+        empty = false;
         return null;
     }
 
@@ -90,7 +106,9 @@ final class MatchQueues
     boolean withdraw(final RecvRequest request)
     {
         collective.remove(request);
-        return posted.remove(request);
+        final boolean removed = posted.remove(request);
+        settle();
+        return removed;
     }
 
     /**
@@ -103,6 +121,7 @@ final class MatchQueues
     RecvRequest queue(final Unexpected message)
     {
         unexpected.add(message);
+        empty = false;
         final int context = Contexts.collectiveContext(message.tag());
         for (int i = 0; context >= 0 && i < collective.size(); i++)
         {
@@ -123,7 +142,12 @@ final class MatchQueues
      */
     Unexpected takeUnexpected(final RecvRequest request)
     {
-        return unexpected.take(request.source, request.tag);
+        final Unexpected taken = unexpected.take(request.source, request.tag);
+        if (taken != null)
+        {
+            settle();
+        }
+        return taken;
     }
 
     /**
@@ -165,6 +189,7 @@ final class MatchQueues
         finally
         {
             collective.removeIf(Request::isDone);
+            settle();
         }
     }
 }

@@ -73,12 +73,14 @@ final class Matcher implements FragmentHandler
     private boolean fromStart;
     /** Set at close: {@link #closing}. */
     private boolean closing;
-    private boolean inHandler;
+    /** Told when a receive's handler runs: the communicator refuses calls from inside it. */
+    private final CallingThread thread;
 
     Matcher(
         final Endpoint endpoint, final int eagerPayload, final PendingSends sends, final Rendezvous rendezvous,
-        final Barrier barrier, final PeerWindows windows, final LocalWindows ownWindows)
+        final Barrier barrier, final PeerWindows windows, final LocalWindows ownWindows, final CallingThread thread)
     {
+        this.thread = thread;
         this.windows = windows;
         this.ownWindows = ownWindows;
         this.endpoint = endpoint;
@@ -150,14 +152,6 @@ final class Matcher implements FragmentHandler
     boolean heldTooLong(final int source, final long now)
     {
         return stalls.heldTooLong(source, now);
-    }
-
-    /**
-     * @return true while a {@link MessageHandler} runs (it must not call the communicator).
-     */
-    boolean inHandler()
-    {
-        return inHandler;
     }
 
     /**
@@ -652,7 +646,7 @@ final class Matcher implements FragmentHandler
     private void callHandler(final RecvRequest request, final DirectBuffer buffer, final int offset)
     {
         final Status status = request.matchedStatus();
-        inHandler = true;
+        thread.enterHandler();
         try
         {
             request.handler.onMessage(status, buffer, offset);
@@ -664,7 +658,7 @@ final class Matcher implements FragmentHandler
         }
         finally
         {
-            inHandler = false;
+            thread.exitHandler();
         }
         request.completeFilled();
     }

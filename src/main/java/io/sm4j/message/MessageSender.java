@@ -143,8 +143,9 @@ final class MessageSender
         final int dest, final boolean max, final int type, final int tag, final long sequence, final long aux,
         final DirectBuffer payload, final int offset, final int length)
     {
-        final int header = headerLength(type);
-        // MessageType.matched, spelt here: a small message's path does not enter MessageType (PathTraceTest counts it)
+        // MessageHeaderDescriptor.headerLength and MessageType.matched, spelt here: a small message's path enters
+        // neither class (PathTraceTest counts the classes it enters)
+        final int header = type == EAGER ? MATCH_HEADER_LENGTH : HEADER_LENGTH;
         final boolean matched = type == EAGER || type == RNDV || type == RGET;
         // a message a receive matches may be declined by its receiver's budget; the others must not wait behind it
         final int claimed = max ? endpoint.tryClaimMax(dest, header + length, claim) :

@@ -39,6 +39,8 @@ final class ProgressEngine implements Progress
 
     private final Endpoint endpoint;
     private final Matcher matcher;
+    /** The matcher's queues: a blocking receive looks at its source directly only while they are empty. */
+    private final MatchQueues queues;
     private final PendingSends sends;
     private final Rendezvous rendezvous;
     private final int rank;
@@ -59,7 +61,9 @@ final class ProgressEngine implements Progress
     /** A blocking receive's looks at its source alone; null in MULTIPLE thread mode, where other threads poll. */
     private final DirectReceive direct;
 
-    ProgressEngine(final Endpoint endpoint, final Matcher matcher, final PendingSends sends, final Rendezvous rendezvous)
+    ProgressEngine(
+        final Endpoint endpoint, final Matcher matcher, final PendingSends sends, final Rendezvous rendezvous,
+        final CallingThread thread)
     {
         this.endpoint = endpoint;
         this.matcher = matcher;
@@ -69,7 +73,8 @@ final class ProgressEngine implements Progress
         this.size = endpoint.size();
         this.gone = new boolean[size];
         this.silent = new boolean[size];
-        this.thread = new CallingThread(rank);
+        this.thread = thread;
+        this.queues = matcher.queues();
         this.direct = endpoint.layout().params().threadMode() == ThreadMode.SINGLE ? new DirectReceive(endpoint.counters()) : null;
     }
 
@@ -87,7 +92,7 @@ final class ProgressEngine implements Progress
      */
     int receiveDirect(final int source, final int tag, final MutableDirectBuffer buffer, final int offset, final int capacity)
     {
-        if (direct == null || !matcher.queues().isEmpty() || sends.hasWaiting() || rendezvous.hasSends())
+        if (direct == null || !queues.isEmpty() || sends.hasWaiting() || rendezvous.hasSends())
         {
             return -1;
         }
@@ -323,7 +328,7 @@ final class ProgressEngine implements Progress
     public boolean withdraw(final RecvRequest request)
     {
         checkUsable();
-        return matcher.queues().withdraw(request);
+        return queues.withdraw(request);
     }
 
     @Override
@@ -452,7 +457,7 @@ final class ProgressEngine implements Progress
             endpoint.close(); // its gate waits for the other thread's call; outstanding sends are dropped
             return;
         }
-        checkNotInHandler(); // before the finally below closes the endpoint under the handler's poll
+        thread.checkNotInHandler(); // before the finally below closes the endpoint under the handler's poll
         try
         {
             final List<SendRequest> outstanding = new ArrayList<>();
@@ -491,20 +496,11 @@ final class ProgressEngine implements Progress
      */
     void checkUsable()
     {
-        thread.check();
-        checkNotInHandler();
+        thread.check(); // refuses a call from a MessageHandler too
         if (closed)
         {
             thread.checkNotClosedByAnother(); // a close from another thread may have come after the check above
             throw new IllegalStateException("communicator of rank " + rank + " is closed");
-        }
-    }
-
-    private void checkNotInHandler()
-    {
-        if (matcher.inHandler())
-        {
-            throw new IllegalStateException("a MessageHandler must not call the communicator");
         }
     }
 
@@ -581,6 +577,6 @@ final class ProgressEngine implements Progress
         }
         rendezvous.failOrphans(gone, silent);
         sends.failOrphans(gone);
-        matcher.queues().failOrphans(silent, rank);
+        queues.failOrphans(silent, rank);
     }
 }

@@ -35,7 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class PathTraceTest
 {
     /** Where the path stands (docs/transport.md, "Progress: one engine"); issue 20 asks for 12. */
-    private static final int MAX_CLASSES = 33;
+    private static final int MAX_CLASSES = 25;
     /**
      * Entered only when a rank's periodic health check runs (every 100 ms), which a traced window may hold
      * by chance: that check is not the message's path, so such a trace is taken again.
