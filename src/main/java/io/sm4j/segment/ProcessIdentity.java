@@ -1,5 +1,6 @@
 package io.sm4j.segment;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.util.Optional;
@@ -46,7 +47,20 @@ public record ProcessIdentity(long pid, long startTicks)
      */
     public boolean isAlive()
     {
-        return handle().map(ProcessIdentity::isRunning).orElse(false);
+        final Optional<ProcessHandle> handle = handle();
+        return handle.isPresent() ? isRunning(handle.get()) : listedButUnreadable(pid);
+    }
+
+    /**
+     * @return true if /proc lists {@code pid} but its stat file cannot be read now: this process has no file
+     *         descriptor left, and the JDK's lookup ({@link ProcessHandle#of}), which reads that file, then finds no
+     *         process. Such a process may be alive, and is never read as dead for that (a health check would abort
+     *         a sound job, a clean remove a live job's files). Whether /proc lists it is a stat(2), which takes no
+     *         descriptor; a pid reused by a process whose file can be read is not this one ({@link #handle}).
+     */
+    static boolean listedButUnreadable(final long pid)
+    {
+        return pid > 0 && new File("/proc/" + pid).exists() && startTicks(pid) == 0;
     }
 
     /**

@@ -171,7 +171,7 @@ public final class RankRegistry
             final ProcessHandle handle = new ProcessIdentity(pid, controls[rank].getLongVolatile(START_OFFSET)).handle().orElse(null);
             if (handle == null)
             {
-                return false;
+                return ProcessIdentity.listedButUnreadable(pid); // looked up again at the next check
             }
             if (process != null)
             {

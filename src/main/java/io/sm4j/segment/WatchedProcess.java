@@ -71,7 +71,8 @@ public final class WatchedProcess implements AutoCloseable
 
     /**
      * @return true if the process is alive and not a zombie; where its stat file cannot be read (not Linux,
-     *         no file descriptor left), as {@link ProcessHandle#isAlive()} says.
+     *         no file descriptor left), as {@link ProcessHandle#isAlive()} says, and alive while /proc lists it
+     *         ({@link ProcessIdentity#listedButUnreadable}).
      */
     public boolean isRunning()
     {
@@ -81,7 +82,7 @@ public final class WatchedProcess implements AutoCloseable
             final char state = state();
             return state != 'Z' && state != 'X';
         }
-        return !gone && process.isAlive();
+        return !gone && (process.isAlive() || ProcessIdentity.listedButUnreadable(process.pid()));
     }
 
     /**
