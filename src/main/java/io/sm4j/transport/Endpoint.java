@@ -421,6 +421,12 @@ public final class Endpoint implements AutoCloseable, MappingGuard
     public static final int QUEUE_FULL = -5;
     /** {@link #tryClaim}: the destination has detached; nothing will be delivered to it again. */
     public static final int PEER_GONE = -4;
+    /**
+     * The longest message {@link #tryClaimUrgent} is sure to find fast box room for behind messages the receiver
+     * declined (the room {@link #tryClaimDeclinable} leaves free): a caller's urgent messages must not be longer
+     * (the message layer's longest is 56 bytes, header included).
+     */
+    public static final int MAX_URGENT_LENGTH = 56;
 
     /**
      * Claims room for a message of {@code length} bytes (at most {@link #maxPayload()}) to {@code dest}, to be

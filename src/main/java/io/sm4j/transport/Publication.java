@@ -91,11 +91,11 @@ final class Publication
 
     /**
      * Fast box room a message the receiver may decline leaves free: what one record the receiver never declines
-     * takes at most, padding to the ring's end included (an inline message of up to 56 payload bytes, the message
-     * layer's largest protocol message, or a reference). One such record behind declined ones is enough: the
-     * receiver then takes what stands ahead of it, which frees the ring.
+     * takes at most, padding to the ring's end included (an inline message of up to
+     * {@link Endpoint#MAX_URGENT_LENGTH} bytes, or a reference). One such record behind declined ones is enough:
+     * the receiver then takes what stands ahead of it, which frees the ring.
      */
-    static final int BOX_RESERVE = 2 * FastBoxDescriptor.inlineRecordLength(56);
+    static final int BOX_RESERVE = 2 * FastBoxDescriptor.inlineRecordLength(Endpoint.MAX_URGENT_LENGTH);
     /** A claim of an eager fragment or fast box room, as much as there is. */
     static final int EAGER = 0;
     /**
