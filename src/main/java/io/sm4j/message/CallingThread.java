@@ -7,14 +7,14 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * Which thread uses a communicator: one at a time, and the thread may change between calls (a hand-off with
- * a happens-before edge, docs/api.md "Threads"); never a receive's MessageHandler, from inside the poll that runs it. Two threads inside at once would corrupt the matcher's
- * state and blame a peer for it, so a call from another thread while one waits in the engine fails with
+ * a happens-before edge, docs/api.md "Threads"); never a receive's MessageHandler, from inside the poll that
+ * runs it. Two threads inside at once would corrupt the matcher's state and blame a peer for it, so a call from another thread while one waits in the engine fails with
  * one line naming both; and a close from another thread (a shutdown hook, a watchdog) makes the first
  * thread's calls fail, waits for its wait to end, and closes the endpoint only (without completing this
  * rank's outstanding sends: the first thread may still be inside a call).
  * <p>
- * Implementation notes: cheap on the path of every call (two volatile loads, plain loads on x86, and a
- * compare). A wait announces itself when it starts, with a release store (no fence), and checks after
+ * Implementation notes: cheap on the path of every call (two volatile loads, plain loads on x86, two
+ * compares, and the plain load of the handler flag). A wait announces itself when it starts, with a release store (no fence), and checks after
  * every pass that nobody took over or closed. A thread that is not the latest caller takes over with a
  * volatile store (a full fence) and then waits {@link #HANDOFF_GRACE_NANOS} before it looks for a waiter:
  * an announcement it could have missed (still in the other core's store buffer) is visible by then, and a
@@ -72,7 +72,6 @@ final class CallingThread
      */
     void check()
     {
-        checkNotInHandler();
         final Thread me = Thread.currentThread();
         if (closer != null)
         {
@@ -82,6 +81,7 @@ final class CallingThread
         {
             takeOver(me);
         }
+        checkNotInHandler(); // last: the flag is the caller's, and another thread is refused above
     }
 
     /**

@@ -43,7 +43,8 @@ public record ProcessIdentity(long pid, long startTicks)
 
     /**
      * @return true if a process with this pid runs and, where both are known, started when this one did; a
-     *         zombie is dead ({@link WatchedProcess}).
+     *         zombie is dead ({@link WatchedProcess}); and true while this JVM has no file descriptor left to look
+     *         with, if /proc lists the pid ({@link #listedButUnreadable}).
      */
     public boolean isAlive()
     {
@@ -52,15 +53,18 @@ public record ProcessIdentity(long pid, long startTicks)
     }
 
     /**
-     * @return true if /proc lists {@code pid} but its stat file cannot be read now: this process has no file
-     *         descriptor left, and the JDK's lookup ({@link ProcessHandle#of}), which reads that file, then finds no
-     *         process. Such a process may be alive, and is never read as dead for that (a health check would abort
-     *         a sound job, a clean remove a live job's files). Whether /proc lists it is a stat(2), which takes no
-     *         descriptor; a pid reused by a process whose file can be read is not this one ({@link #handle}).
+     * @return true if /proc lists {@code pid} but this JVM cannot read a stat file now, its own included: it has no
+     *         file descriptor left, and the JDK's lookup ({@link ProcessHandle#of}), which reads that file, then
+     *         finds no process. Such a process may be alive, and is never read as dead for that (a health check
+     *         would abort a sound job, a clean remove a live job's files); the price is that a zombie, or a pid
+     *         reused since, reads alive until descriptors are free again. Whether /proc lists it is a stat(2),
+     *         which takes no descriptor. A stat file this JVM cannot read while it reads its own (another user's
+     *         process under {@code hidepid=1}) says nothing of the kind: a pid reused by another user.
      */
     static boolean listedButUnreadable(final long pid)
     {
-        return pid > 0 && new File("/proc/" + pid).exists() && startTicks(pid) == 0;
+        return pid > 0 && new File("/proc/" + pid).exists() && startTicks(pid) == 0 &&
+            startTicks(CURRENT.pid) == 0;
     }
 
     /**

@@ -14,7 +14,8 @@ import java.nio.file.Path;
  * file on every read from offset 0). A process that died and that no parent has reaped is a zombie (state Z,
  * or X while it is being reaped), and {@link ProcessHandle#isAlive()} is true for it; this says it is dead.
  * Once the process is reaped the read fails, which also says dead. Where the file cannot be opened, its
- * {@link ProcessHandle} answers (it remembers the start time, so a reused pid reads dead).
+ * {@link ProcessHandle} answers (it remembers the start time, so a reused pid reads dead), but a process this JVM
+ * cannot look up for want of file descriptors reads alive ({@link ProcessIdentity#listedButUnreadable}).
  * <p>
  * A {@link RandomAccessFile}, not a {@code FileChannel}: an interrupt of the reading thread (a rank's own
  * application thread runs the health check) closes a channel, and a closed channel would read as a dead

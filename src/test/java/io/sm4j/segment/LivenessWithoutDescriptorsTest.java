@@ -4,6 +4,8 @@ import io.sm4j.layout.ControlBlockDescriptor;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledOnOs;
+import org.junit.jupiter.api.condition.OS;
 
 import java.io.FileInputStream;
 import java.io.IOException;
@@ -28,16 +30,19 @@ class LivenessWithoutDescriptorsTest
 {
     @Test
     @Timeout(60)
+    @EnabledOnOs(OS.LINUX) // /proc and ulimit
     void aLiveProcessShouldNotReadAsDeadToARankWithoutFileDescriptors() throws Exception
     {
-        final Process exited = new ProcessBuilder("true").start();
-        assertTrue(exited.waitFor(10, TimeUnit.SECONDS));
+        final Process sleeper = new ProcessBuilder("sleep", "60").start();
+        final ProcessIdentity exited = ProcessIdentity.of(sleeper.toHandle()); // with its start time, as a rank records it
+        sleeper.destroyForcibly();
+        assertTrue(sleeper.waitFor(10, TimeUnit.SECONDS)); // reaped: /proc no longer lists it
         final long live = ProcessHandle.current().pid();
         final String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         // -XX:-MaxFDLimit: the JVM would otherwise raise its soft limit to the hard one
         final String command = "ulimit -n 64 && exec '" + java + "' -XX:-MaxFDLimit --add-opens java.base/jdk.internal.misc=ALL-UNNAMED -cp '" +
             System.getProperty("java.class.path") + "' '" + Probe.class.getName() + "' " + live + " " +
-            ProcessIdentity.current().startTicks() + " " + exited.pid();
+            ProcessIdentity.current().startTicks() + " " + exited.pid() + " " + exited.startTicks();
         final Process probe = new ProcessBuilder("bash", "-c", command).redirectErrorStream(true).start();
         final String output = new String(probe.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(probe.waitFor(30, TimeUnit.SECONDS), output);
@@ -51,7 +56,7 @@ class LivenessWithoutDescriptorsTest
 
     /**
      * Uses up its descriptors, then asks whether {@code args[0]} (started at {@code args[1]} ticks) and
-     * {@code args[2]} (exited) are alive.
+     * {@code args[2]} (started at {@code args[3]}, exited) are alive.
      */
     public static final class Probe
     {
@@ -59,7 +64,7 @@ class LivenessWithoutDescriptorsTest
         {
             final ProcessIdentity live = new ProcessIdentity(Long.parseLong(args[0]), Long.parseLong(args[1]));
             final ProcessHandle handle = ProcessHandle.of(live.pid()).orElseThrow(); // looked up while descriptors remain
-            final ProcessIdentity exited = new ProcessIdentity(Long.parseLong(args[2]), 0);
+            final ProcessIdentity exited = new ProcessIdentity(Long.parseLong(args[2]), Long.parseLong(args[3]));
             // every class the questions load, loaded while descriptors remain (a class file takes one to read)
             System.out.println("with descriptors: " + live.isAlive() + " " + exited.isAlive() + " " + watchedRunning(handle) +
                 " " + registry(live, exited).liveCount());
