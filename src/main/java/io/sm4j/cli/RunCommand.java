@@ -48,8 +48,10 @@ import java.util.concurrent.Callable;
         "",
         "A message of 16 KiB or more sent from off-heap memory (a direct ByteBuffer) is read by its receiver " +
             "straight out of the sender's process with process_vm_readv, one copy (on JDK 17 the ranks get " +
-            "--add-modules=jdk.incubator.foreign for it), where the kernel lets ranks read each other (no Yama " +
-            "ptrace restriction); else, or with SM4J_PEER_READS=off, it goes through the fragment pipeline.",
+            "--add-modules=jdk.incubator.foreign for it), or streamed through the fragment pipeline, two copies " +
+            "on two cores at once, whichever the receiver has measured faster lately for that size " +
+            "(SM4J_PEER_READS=auto; on: always read), where the kernel lets ranks read each other (no Yama ptrace " +
+            "restriction); else, or with SM4J_PEER_READS=off, it goes through the fragment pipeline.",
         "",
         "Ranks whose classpath is all jars share their classes through a class data archive (AppCDS) that the " +
             "launcher makes after the first such job from the classes its rank 0 loaded, kept per JDK, jars and " +

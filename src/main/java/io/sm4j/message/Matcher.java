@@ -75,6 +75,8 @@ final class Matcher implements FragmentHandler
     private boolean closing;
     /** Told when a receive's handler runs: the communicator refuses calls from inside it. */
     private final CallingThread thread;
+    /** Whether a large message from a peer's off-heap memory is read or streamed; null if every one is read. */
+    private final ReadOrStream readOrStream;
 
     Matcher(
         final Endpoint endpoint, final int eagerPayload, final PendingSends sends, final Rendezvous rendezvous,
@@ -94,6 +96,7 @@ final class Matcher implements FragmentHandler
         this.stalls = new BudgetStalls(rank, endpoint.size(), unexpectedLimit, System.err);
         this.queues = new MatchQueues(endpoint.size());
         this.counters = endpoint.counters();
+        this.readOrStream = endpoint.peerMemory() != null && endpoint.peerMemory().isChosen() ? new ReadOrStream() : null;
     }
 
     /**
@@ -304,7 +307,7 @@ final class Matcher implements FragmentHandler
             case ACK -> complete(rendezvous.onAck(f));
             case PUSH -> push(f);
             case HELP -> help(f);
-            case FRAG -> complete(rendezvous.onFrag(f));
+            case FRAG -> complete(streamEnded(rendezvous.onFrag(f)));
             default -> barrier.onMessage(f.source()); // BARRIER: ArrivedMessage knows no other type
         }
     }
@@ -500,13 +503,21 @@ final class Matcher implements FragmentHandler
      * The one copy of a message sent from off-heap memory ({@link MessageType#PROCESS_MEMORY}): read straight out of
      * the sender's process at {@code address} into the receive's buffer, then the ACK that completes the send. A
      * rank that may not read the sender's process, or whose read fails, asks for the whole message through the
-     * pipeline instead, as a RNDV's receiver that dropped its first bytes does.
+     * pipeline instead, as a RNDV's receiver that dropped its first bytes does; so does one that has found the
+     * pipeline faster lately for messages of this size ({@link ReadOrStream}), saying so
+     * ({@link MessageType#STREAMED_BY_CHOICE}: its sender goes on offering reads).
      */
     private void readFromProcess(final RecvRequest request, final int source, final long sequence, final long address)
     {
         final PeerMemory reader = endpoint.peerMemory();
-        if (reader != null && reader.read(source, address, request.buffer, request.offset, request.total))
+        final boolean read = reader != null && (readOrStream == null || readOrStream.read(request.total));
+        final long start = readOrStream == null ? 0 : System.nanoTime();
+        if (read && reader.read(source, address, request.buffer, request.offset, request.total))
         {
+            if (readOrStream != null)
+            {
+                readOrStream.readTook(request.total, System.nanoTime() - start);
+            }
             request.received = request.total;
             // NOTE: the read precedes the ACK's commit (a release); the sender reuses its buffer only after its
             // acquire of the ACK
@@ -515,7 +526,9 @@ final class Matcher implements FragmentHandler
             return;
         }
         request.received = 0;
-        sends.sendAck(source, sequence, rendezvous.accept(request) | FROM_START);
+        final boolean chosen = reader != null && !read; // it could read this one: the pipeline was the faster lately
+        request.streamedSince = chosen ? start : 0;
+        sends.sendAck(source, sequence, rendezvous.accept(request) | FROM_START | (chosen ? STREAMED_BY_CHOICE : 0));
     }
 
     /**
@@ -625,6 +638,19 @@ final class Matcher implements FragmentHandler
     /**
      * Completes a large receive once its last fragment is in (null: not yet).
      */
+    /**
+     * @return {@code request}, a receive a FRAG completed or null; a stream its receiver chose is measured
+     *         ({@link ReadOrStream}).
+     */
+    private RecvRequest streamEnded(final RecvRequest request)
+    {
+        if (request != null && request.streamedSince != 0)
+        {
+            readOrStream.streamEnded(request.total, request.streamedSince, System.nanoTime());
+        }
+        return request;
+    }
+
     private void complete(final RecvRequest request)
     {
         if (request == null)

@@ -6,7 +6,8 @@ package io.sm4j.message;
  *  type     tag        sequence               aux                                    payload
  *  EAGER    user tag   -                      -                                      the whole message
  *  RNDV     user tag   message seq (per pair) total length                           the first bytes
- *  ACK      0          message seq of RNDV    receiver request id (| FROM_START),    -
+ *  ACK      0          message seq of RNDV    receiver request id (| FROM_START       -
+ *                                                 | STREAMED_BY_CHOICE),
  *                      or RGET                    -1 to discard, -2 (RGET) copied
  *  FRAG     0          byte offset            receiver request id                    a max-size chunk
  *  BARRIER  0          barrier epoch          0                                      -
@@ -61,6 +62,12 @@ final class MessageType
      * whole message (request ids stay far below it).
      */
     static final long FROM_START = 1L << 62;
+    /**
+     * ACK aux flag, beside {@link #FROM_START}, answering a RGET of {@link #PROCESS_MEMORY}: the receiver could have
+     * read the message and has it streamed because the pipeline was the faster lately ({@link ReadOrStream}); the
+     * sender goes on offering its large messages to be read. Without it the receiver cannot read them, for good.
+     */
+    static final long STREAMED_BY_CHOICE = 1L << 61;
     /** ACK aux telling the sender of a RGET that the receiver has copied the whole message. */
     static final long COPIED = -2;
     /**

@@ -21,6 +21,8 @@ final class RecvRequest extends Request
     int received;
     /** Order of posting, which decides between a receive naming the source and tag and a wildcard one. */
     long postNumber;
+    /** System.nanoTime() when its receiver chose to have it streamed rather than read ({@link ReadOrStream}), else 0. */
+    long streamedSince;
 
     RecvRequest(final Progress progress, final boolean persistent)
     {
@@ -46,6 +48,7 @@ final class RecvRequest extends Request
         super.reset();
         received = 0;
         matchedSource = -1;
+        streamedSince = 0;
     }
 
     @Override

@@ -12,6 +12,7 @@ import java.util.List;
 import static io.sm4j.message.MessageType.COPIED;
 import static io.sm4j.message.MessageType.DISCARD;
 import static io.sm4j.message.MessageType.FROM_START;
+import static io.sm4j.message.MessageType.STREAMED_BY_CHOICE;
 import static io.sm4j.message.MessageType.PUSHED;
 
 /**
@@ -130,12 +131,13 @@ final class Rendezvous
             return null;
         }
         request.shared = false;
-        noReads[request.dest] |= request.fromProcess; // it refused: a RNDV from now on, whose first chunk it keeps
+        // it refused: a RNDV from now on, whose first chunk it keeps; unless it chose the pipeline for this one only
+        noReads[request.dest] |= request.fromProcess && (f.aux() & STREAMED_BY_CHOICE) == 0;
         if ((f.aux() & FROM_START) != 0)
         {
             request.sent = 0; // the receiver dropped the first chunk the RNDV carried
         }
-        request.remoteId = f.aux() & ~FROM_START;
+        request.remoteId = f.aux() & ~(FROM_START | STREAMED_BY_CHOICE);
         streaming.add(request);
         return null;
     }

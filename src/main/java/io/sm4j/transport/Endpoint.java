@@ -128,7 +128,7 @@ public final class Endpoint implements AutoCloseable, MappingGuard
         pollLock = multiple ? new ReentrantLock() : null;
         job = new RankJob(segment, rank, options.launcherPid() != 0, this, peerBells::ringAll); // only keeps this
         health = new HealthMonitor(segment, rank, options.launcherPid(), peerBells::ringAll, counters);
-        peerMemory = reads ? new PeerMemory(ranks, size) : null;
+        peerMemory = reads ? new PeerMemory(ranks, size, options.peerReads() == TransportOptions.PeerReads.AUTO) : null;
         bell = Doorbell.open(segment.views().bell(rank), futex, peerBells, SegmentFiles.bellPath(segment.path(), rank), multiple); // a file: late
         final boolean contended = options.startsContended(size);
         this.ownCores = !contended;

@@ -58,9 +58,12 @@ public final class PeerMemory implements AutoCloseable
     private long scratchAddress;
     private long vmBytes;
     private long fileBytes;
+    /** {@link TransportOptions.PeerReads#AUTO}: a receiver reads only the messages it chooses to ({@link #isChosen}). */
+    private final boolean chosen;
 
-    PeerMemory(final RankRegistry ranks, final int size)
+    PeerMemory(final RankRegistry ranks, final int size, final boolean chosen)
     {
+        this.chosen = chosen;
         this.ranks = ranks;
         this.files = new FileChannel[size];
         this.refused = new boolean[size];
@@ -213,6 +216,16 @@ public final class PeerMemory implements AutoCloseable
             return "process_vm_readv and /proc/PID/mem";
         }
         return vmBytes > 0 || fileBytes == 0 && vm != null ? "process_vm_readv" : "/proc/PID/mem";
+    }
+
+    /**
+     * @return true if the receiver chooses, message by message, between a read and the pipeline
+     *         ({@link TransportOptions.PeerReads#AUTO}); false if it reads every message it can
+     *         ({@link TransportOptions.PeerReads#ON}).
+     */
+    public boolean isChosen()
+    {
+        return chosen;
     }
 
     /**

@@ -71,12 +71,16 @@ public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle i
     public enum PeerReads
     {
         /**
-         * This rank sends such a message as a reference, and reads those it receives straight out of their
-         * sender's process where the kernel allows it (process_vm_readv, else /proc/PID/mem; one copy); where it does not,
-         * the message goes through the fragment pipeline (two copies). The default.
+         * This rank sends such a message as a reference, and of those it receives reads each straight out of its
+         * sender's process (process_vm_readv, else /proc/PID/mem; one copy, by this rank's core) or has it
+         * streamed through the fragment pipeline (two copies, the sender's core and this one at once), whichever
+         * it has measured faster lately for messages of that size; where the kernel allows no reads, the
+         * pipeline. The default.
          */
         AUTO,
-        /** The fragment pipeline for every large message this rank sends or receives, as before. */
+        /** As {@link #AUTO}, but every such message this rank receives is read where the kernel allows it. */
+        ON,
+        /** The fragment pipeline for every large message this rank sends or receives. */
         OFF
     }
 

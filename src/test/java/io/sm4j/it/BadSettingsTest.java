@@ -47,7 +47,7 @@ class BadSettingsTest
     @CsvSource(delimiter = '|', value = {
         "SM4J_IDLE|fast|SM4J_IDLE=fast is not one of [auto, spin, yield, block]",
         "SM4J_DOORBELL|fast|SM4J_DOORBELL=fast is not one of [auto, socket, futex]",
-        "SM4J_PEER_READS|maybe|SM4J_PEER_READS=maybe is not one of [auto, off]",
+        "SM4J_PEER_READS|maybe|SM4J_PEER_READS=maybe is not one of [auto, on, off]",
         "SM4J_UNEXPECTED_BYTES|lots|SM4J_UNEXPECTED_BYTES=lots is not an integer",
         "SM4J_ATTACH_TIMEOUT_MS|-5|SM4J_ATTACH_TIMEOUT_MS=-5 (expected: > 0 ms)",
         "SM4J_LAZY_FREE|99999|SM4J_LAZY_FREE=99999 (expected: 1..128, or 0 for half the queue)" })
