@@ -278,8 +278,9 @@ final class SharedCollectives
 
     void bcast(final MutableDirectBuffer buffer, final int offset, final int length, final int root, final int tag)
     {
-        inPlace(bcastSteps.with(buffer, offset, buffer, offset), length, rank == root ? length : 0);
+        inPlace(bcastSteps.with(buffer, offset, buffer, offset), length, rank == root ? length : 0, tag);
         run(bcastSteps, tag, length, root, half);
+        region.callEnded();
     }
 
     /**
@@ -347,9 +348,10 @@ final class SharedCollectives
         gatherSteps.with(send, sendOffset, recv, recvOffset);
         if (everyone)
         {
-            inPlace(gatherSteps, length, length);
+            inPlace(gatherSteps, length, length, tag);
         }
         run(gatherSteps, tag, length, root, half);
+        region.callEnded();
     }
 
     /**
@@ -430,8 +432,9 @@ final class SharedCollectives
         scatterSteps.everyone = true;
         scatterSteps.blocks(null, null, blockLength);
         scatterSteps.with(send, sendOffset, recv, recvOffset);
-        inPlace(scatterSteps, blockLength, blockLength * size);
+        inPlace(scatterSteps, blockLength, blockLength * size, tag);
         run(scatterSteps, tag, blockLength, 0, piece);
+        region.callEnded();
     }
 
     /**
@@ -532,15 +535,16 @@ final class SharedCollectives
      * each reader's, out of it (as Open MPI's single-copy mechanisms, CMA or XPMEM, for any buffer).
      *
      * @param sendLength the bytes of {@code send} the call reads (0: none, as a bcast's reader).
+     * @param tag        the call's tag (its kind).
      */
-    private void inPlace(final Steps steps, final int blockLength, final int sendLength)
+    private void inPlace(final Steps steps, final int blockLength, final int sendLength, final int tag)
     {
         if (blockLength < SINGLE_COPY_MIN)
         {
             return; // the half's copy costs less than the step that tells a writer its readers are done
         }
         steps.sources = true;
-        steps.sourcePosition = sendLength > 0 ? region.sourcePosition(steps.send, steps.sendOffset, sendLength, blockLength) : -1;
+        steps.sourcePosition = sendLength > 0 ? region.sourcePosition(steps.send, steps.sendOffset, sendLength, blockLength, tag) : -1;
         steps.sourceChunk = steps.sourcePosition < 0 ? 0 : region.sourceChunk(steps.send);
     }
 

@@ -57,10 +57,18 @@ public interface SharedRegion
      * @return where the peers can {@link #copySource copy} {@code length} bytes at {@code offset} of
      *         {@code buffer} from, in place ({@link #sourceChunk} names the place): their payload position if they
      *         lie in a shared buffer of this rank's, or their address if they lie in off-heap memory and every
-     *         rank of the communicator has found it can read its peers' processes (a large enough call); else -1
+     *         rank of the communicator has found it can read its peers' processes (a large enough call, and a
+     *         way that has cost less lately than the copy into the region for calls of this kind and size); else -1
      *         (a heap array, a shared buffer re-wrapped or freed, or off-heap memory that is not read this time).
+     * @param call        the collective's tag: its kind (a bcast's, allGather's or allToAll's costs apart).
      */
-    long sourcePosition(DirectBuffer buffer, int offset, int length, int blockLength);
+    long sourcePosition(DirectBuffer buffer, int offset, int length, int blockLength, int call);
+
+    /**
+     * The call that last asked {@link #sourcePosition} has ended on this rank, normally: its duration counts
+     * towards the next calls' choice between leaving data in place and copying it into the region.
+     */
+    void callEnded();
 
     /**
      * @return the chunk id of {@code buffer}, for which {@link #sourcePosition} was not -1: its shared buffer's,

@@ -50,6 +50,8 @@ public final class SegmentHeaderDescriptor
     /** "SM4JSEG1" read as a little-endian long. */
     public static final long MAGIC = 0x3147455334534D53L;
     /**
+     * 15: an ACK may say its receiver chose to have a message streamed that it could have read
+     * (STREAMED_BY_CHOICE, a bit a rank of format 14 would keep in the receive id its FRAGs name);
      * 14: start times in clock ticks after boot (/proc/PID/stat's field 22), where 13 and before had milliseconds
      * since the epoch; 13: the exit code a rank's {@code abort(code, reason)} gives the job, before a 1,912-byte abort reason;
      * 12: the doorbell line's abilities word (futex and peer-reads bits, the reads check) and address word, where
@@ -61,7 +63,7 @@ public final class SegmentHeaderDescriptor
      * rank's counters (with its waiting mark) after the doorbells (6: a 1,928-byte abort reason; 5: a doorbell
      * line per rank after the control blocks; 4: the creator's and each rank's start time, the owner).
      */
-    public static final int VERSION = 14;
+    public static final int VERSION = 15;
 
     public static final int STATE_CREATING = 0;
     public static final int STATE_READY = 1;

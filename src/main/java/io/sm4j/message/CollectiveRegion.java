@@ -13,6 +13,7 @@ import io.sm4j.window.PeerWindows;
 import io.sm4j.window.SharedBuffer;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
+import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.AtomicBuffer;
 
 /**
@@ -39,6 +40,17 @@ final class CollectiveRegion implements SharedRegion
     private final boolean sharingCores;
     /** Every rank of the communicator has found it can read the others ({@link Endpoint#readEachOther}). */
     private boolean readersChecked;
+    /**
+     * Per call's kind (its tag), whether this rank's off-heap data is left in place (the first way) or copied into
+     * its half; empty if it is always left in place ({@code SM4J_PEER_READS=on}).
+     */
+    private final Int2ObjectHashMap<FasterOfTwo> inPlaceOrCopied = new Int2ObjectHashMap<>();
+    private final boolean chooses;
+    /** The choice of the call in progress, to be measured when it ends ({@link #callEnded}), or null. */
+    private FasterOfTwo choosing;
+    private boolean choseInPlace;
+    private int choseFor;
+    private long choseAt;
     /** The wait in progress (one at a time: the communicator is single-threaded), reused: a wait allocates nothing. */
     private int awaitedRank;
     private long awaitedStep;
@@ -60,6 +72,7 @@ final class CollectiveRegion implements SharedRegion
         this.ownWindows = ownWindows;
         this.peerWindows = peerWindows;
         this.sharingCores = endpoint.size() > CpuBudget.cores();
+        this.chooses = endpoint.peerMemory() != null && endpoint.peerMemory().isChosen();
     }
 
     /**
@@ -146,8 +159,10 @@ final class CollectiveRegion implements SharedRegion
     }
 
     @Override
-    public long sourcePosition(final DirectBuffer buffer, final int offset, final int length, final int blockLength)
+    public long sourcePosition(
+        final DirectBuffer buffer, final int offset, final int length, final int blockLength, final int call)
     {
+        choosing = null;
         if (buffer instanceof SharedBuffer shared)
         {
             return shared.sharedPosition(ownWindows, offset, length);
@@ -161,7 +176,34 @@ final class CollectiveRegion implements SharedRegion
             return -1;
         }
         readersChecked = readersChecked || endpoint.readEachOther(world); // once true, true for good
-        return readersChecked ? buffer.addressOffset() + offset : -1;
+        if (!readersChecked)
+        {
+            return -1;
+        }
+        if (chooses)
+        {
+            // what is faster, the readers' reads or this rank's copy into its half and theirs out of it, depends on the
+            // machine's mode and on the scheduler's turns: measured, per kind of call and size (FasterOfTwo)
+            choosing = inPlaceOrCopied.computeIfAbsent(call, c -> new FasterOfTwo(1)); // calls follow each other
+            choseFor = length;
+            choseInPlace = choosing.first(length);
+            choseAt = System.nanoTime();
+            if (!choseInPlace)
+            {
+                return -1;
+            }
+        }
+        return buffer.addressOffset() + offset;
+    }
+
+    @Override
+    public void callEnded()
+    {
+        if (choosing != null)
+        {
+            choosing.ended(choseInPlace, choseFor, 0, choseAt, System.nanoTime());
+            choosing = null;
+        }
     }
 
     @Override

@@ -75,8 +75,13 @@ final class Matcher implements FragmentHandler
     private boolean closing;
     /** Told when a receive's handler runs: the communicator refuses calls from inside it. */
     private final CallingThread thread;
-    /** Whether a large message from a peer's off-heap memory is read or streamed; null if every one is read. */
-    private final ReadOrStream readOrStream;
+    /**
+     * Whether a large message from a peer's off-heap memory is read (the first way) or streamed; null if every one
+     * is read.
+     */
+    private final FasterOfTwo readOrStream;
+    /** Nanoseconds this rank has spent reading messages out of its peers' processes, as {@link #readOrStream} chose. */
+    private long readNanos;
 
     Matcher(
         final Endpoint endpoint, final int eagerPayload, final PendingSends sends, final Rendezvous rendezvous,
@@ -96,7 +101,7 @@ final class Matcher implements FragmentHandler
         this.stalls = new BudgetStalls(rank, endpoint.size(), unexpectedLimit, System.err);
         this.queues = new MatchQueues(endpoint.size());
         this.counters = endpoint.counters();
-        this.readOrStream = endpoint.peerMemory() != null && endpoint.peerMemory().isChosen() ? new ReadOrStream() : null;
+        this.readOrStream = endpoint.peerMemory() != null && endpoint.peerMemory().isChosen() ? new FasterOfTwo(endpoint.size()) : null; // a lane per sender
     }
 
     /**
@@ -504,19 +509,21 @@ final class Matcher implements FragmentHandler
      * the sender's process at {@code address} into the receive's buffer, then the ACK that completes the send. A
      * rank that may not read the sender's process, or whose read fails, asks for the whole message through the
      * pipeline instead, as a RNDV's receiver that dropped its first bytes does; so does one that has found the
-     * pipeline faster lately for messages of this size ({@link ReadOrStream}), saying so
+     * pipeline faster lately for messages of this size ({@link FasterOfTwo}), saying so
      * ({@link MessageType#STREAMED_BY_CHOICE}: its sender goes on offering reads).
      */
     private void readFromProcess(final RecvRequest request, final int source, final long sequence, final long address)
     {
         final PeerMemory reader = endpoint.peerMemory();
-        final boolean read = reader != null && (readOrStream == null || readOrStream.read(request.total));
+        final boolean read = reader != null && (readOrStream == null || readOrStream.first(request.total));
         final long start = readOrStream == null ? 0 : System.nanoTime();
         if (read && reader.read(source, address, request.buffer, request.offset, request.total))
         {
             if (readOrStream != null)
             {
-                readOrStream.readTook(request.total, System.nanoTime() - start);
+                final long end = System.nanoTime();
+                readOrStream.ended(true, request.total, source, start, end);
+                readNanos += end - start;
             }
             request.received = request.total;
             // NOTE: the read precedes the ACK's commit (a release); the sender reuses its buffer only after its
@@ -528,6 +535,7 @@ final class Matcher implements FragmentHandler
         request.received = 0;
         final boolean chosen = reader != null && !read; // it could read this one: the pipeline was the faster lately
         request.streamedSince = chosen ? start : 0;
+        request.readNanosBefore = readNanos;
         sends.sendAck(source, sequence, rendezvous.accept(request) | FROM_START | (chosen ? STREAMED_BY_CHOICE : 0));
     }
 
@@ -636,21 +644,23 @@ final class Matcher implements FragmentHandler
     }
 
     /**
-     * Completes a large receive once its last fragment is in (null: not yet).
-     */
-    /**
      * @return {@code request}, a receive a FRAG completed or null; a stream its receiver chose is measured
-     *         ({@link ReadOrStream}).
+     *         ({@link FasterOfTwo}).
      */
     private RecvRequest streamEnded(final RecvRequest request)
     {
         if (request != null && request.streamedSince != 0)
         {
-            readOrStream.streamEnded(request.total, request.streamedSince, System.nanoTime());
+            // not counting the reads this thread made meanwhile (a window's later messages), which held the stream up
+            final long reads = readNanos - request.readNanosBefore;
+            readOrStream.ended(false, request.total, request.matchedSource, request.streamedSince + reads, System.nanoTime());
         }
         return request;
     }
 
+    /**
+     * Completes a large receive once its last fragment is in (null: not yet).
+     */
     private void complete(final RecvRequest request)
     {
         if (request == null)

@@ -25,7 +25,9 @@ package io.sm4j.message;
  * A RGET whose chunk id is {@link #PROCESS_MEMORY} names an address of off-heap memory in the sender's process,
  * which the receiver reads through the kernel ({@link io.sm4j.transport.PeerMemory}); a receiver that cannot
  * answers as to a RNDV whose first bytes it dropped (its request id | {@link #FROM_START}), and the sender streams
- * the whole message through the pipeline.
+ * the whole message through the pipeline, and sends that receiver RNDVs from then on; one that could, but has
+ * found the pipeline faster lately ({@link FasterOfTwo}), answers the same with {@link #STREAMED_BY_CHOICE}
+ * added, and is offered reads again.
  * A large message into a shared buffer of the receiver's own is pushed: the receiver answers a RNDV with PUSH
  * (copy bytes {@code from..total} into my buffer, there) instead of an ACK, the sender copies them straight
  * from its buffer, whatever its kind, and ACKs the receive with {@link #PUSHED}: one copy instead of the
@@ -64,7 +66,7 @@ final class MessageType
     static final long FROM_START = 1L << 62;
     /**
      * ACK aux flag, beside {@link #FROM_START}, answering a RGET of {@link #PROCESS_MEMORY}: the receiver could have
-     * read the message and has it streamed because the pipeline was the faster lately ({@link ReadOrStream}); the
+     * read the message and has it streamed because the pipeline was the faster lately ({@link FasterOfTwo}); the
      * sender goes on offering its large messages to be read. Without it the receiver cannot read them, for good.
      */
     static final long STREAMED_BY_CHOICE = 1L << 61;

@@ -21,8 +21,10 @@ final class RecvRequest extends Request
     int received;
     /** Order of posting, which decides between a receive naming the source and tag and a wildcard one. */
     long postNumber;
-    /** System.nanoTime() when its receiver chose to have it streamed rather than read ({@link ReadOrStream}), else 0. */
+    /** System.nanoTime() when its receiver chose to have it streamed rather than read ({@link FasterOfTwo}), else 0. */
     long streamedSince;
+    /** Its matcher's time spent reading other messages when it chose the stream ({@link FasterOfTwo}'s timing). */
+    long readNanosBefore;
 
     RecvRequest(final Progress progress, final boolean persistent)
     {

@@ -32,7 +32,10 @@ final class Rendezvous
     /** Receives abandoned with a PUSHED still to come ({@link #abandon}). */
     private final LongHashSet abandoned = new LongHashSet();
     private long nextReceiveId = 1;
-    /** Ranks that answered a RGET of process memory by asking for it streamed: they do not read this one. */
+    /**
+     * Ranks that answered a RGET of process memory by asking for it streamed because they cannot read it: they do
+     * not read this one (a rank that chose the stream for one message, {@code STREAMED_BY_CHOICE}, is not among them).
+     */
     private final boolean[] noReads;
 
     Rendezvous(final MessageSender sender, final RankCounters counters, final int size)
@@ -120,6 +123,11 @@ final class Rendezvous
         }
         // a RGET from this process's memory that its receiver could not read is streamed, from the start
         final boolean streamed = request.fromProcess && f.aux() > 0 && (f.aux() & FROM_START) != 0; // a receive id, not COPIED or DISCARD
+        if (f.aux() > 0 && (f.aux() & STREAMED_BY_CHOICE) != 0 && !streamed)
+        {
+            throw f.protocolError("ACK " + f.aux() + " streamed by choice, for a message not offered to be read (sequence " +
+                f.sequence() + ")");
+        }
         if (request.shared != (f.aux() == COPIED) && f.aux() != DISCARD && !streamed)
         {
             throw f.protocolError("ACK " + f.aux() + " for a " + (request.shared ? "RGET" : "RNDV") + " (sequence " +

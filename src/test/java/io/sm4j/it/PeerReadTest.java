@@ -29,7 +29,7 @@ class PeerReadTest
 
     /**
      * By default each receiver reads the first message of a size class and has the second streamed, then
-     * takes what it measured the faster ({@code ReadOrStream}): of {@link PeerReadApp#SIZES} the second 16 KiB
+     * takes what it measured the faster ({@code FasterOfTwo}): of {@link PeerReadApp#SIZES} the second 16 KiB
      * message is streamed, and every byte still arrives.
      */
     @Test

@@ -160,6 +160,66 @@ class CommunicatorTest extends TwoCommunicators
     }
 
     /**
+     * By default a receiver chooses between reading a large off-heap message and having it streamed
+     * ({@link FasterOfTwo}): the first of a size class is read in the pass that matches it, the second streamed
+     * over several passes (and timed), and its sender goes on offering reads (the ACK says the stream was a
+     * choice): a later message of the class is read again, at the latest when the read is tried again.
+     */
+    @Test
+    void aReceiverShouldReadOrHaveStreamedByChoiceAndBeOfferedReadsAgain() throws ReflectiveOperationException
+    {
+        final int length = 1 << 16;
+        final UnsafeBuffer out = new UnsafeBuffer(ByteBuffer.allocateDirect(length));
+        final UnsafeBuffer in = new UnsafeBuffer(ByteBuffer.allocateDirect(length));
+        final boolean[] readInOnePass = new boolean[FasterOfTwo.RETRY + 2];
+        for (int m = 0; m < readInOnePass.length; m++)
+        {
+            for (int i = 0; i < length; i++)
+            {
+                out.putByte(i, (byte)(i * 7 + m));
+            }
+            final Request send = rank0.isend(1, 3, out, 0, length);
+            final Request receive = rank1.irecv(0, 3, in, 0, length);
+            readInOnePass[m] = receive.test();
+            while (!(send.test() & receive.test()))
+            {
+                // streamed: one thread makes both ranks' progress
+            }
+            for (int i = 0; i < length; i++)
+            {
+                assertEquals((byte)(i * 7 + m), in.getByte(i), "message " + m + ", byte " + i);
+            }
+            if (m == 1)
+            {
+                assertTrue(streamCost(rank1) > 0, "the stream it chose was not timed");
+            }
+        }
+        assertTrue(readInOnePass[0], "a size class's first message is read");
+        assertFalse(readInOnePass[1], "its second is streamed");
+        boolean readAgain = false;
+        for (int m = 2; m < readInOnePass.length; m++)
+        {
+            readAgain |= readInOnePass[m];
+        }
+        assertTrue(readAgain, "no message was read after the stream by choice: its sender stopped offering reads");
+    }
+
+    /**
+     * @return the cost per byte of a stream of 64 KiB as {@code receiver}'s matcher has measured it.
+     */
+    private static double streamCost(final Communicator receiver) throws ReflectiveOperationException
+    {
+        // the fields themselves: no accessor only a test would call
+        final java.lang.reflect.Field matcher = Communicator.class.getDeclaredField("matcher");
+        matcher.setAccessible(true);
+        final java.lang.reflect.Field choice = Matcher.class.getDeclaredField("readOrStream");
+        choice.setAccessible(true);
+        final java.lang.reflect.Field cost = FasterOfTwo.class.getDeclaredField("cost");
+        cost.setAccessible(true);
+        return ((double[][])cost.get(choice.get(matcher.get(receiver))))[1][16 - 14];
+    }
+
+    /**
      * A receive too short for a message in the sender's process fails with the truncation, reading nothing, and
      * the send completes (DISCARD), as for any large message.
      */

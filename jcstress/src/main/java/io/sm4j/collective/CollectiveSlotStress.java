@@ -99,9 +99,15 @@ public final class CollectiveSlotStress
         }
 
         @Override
-        public long sourcePosition(final DirectBuffer buffer, final int offset, final int length, final int blockLength)
+        public long sourcePosition(
+            final DirectBuffer buffer, final int offset, final int length, final int blockLength, final int call)
         {
             return buffer == shared[0] || buffer == shared[1] ? offset : -1;
+        }
+
+        @Override
+        public void callEnded()
+        {
         }
 
         @Override
