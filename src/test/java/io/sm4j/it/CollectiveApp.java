@@ -73,6 +73,11 @@ public final class CollectiveApp
             unmapped();
             return;
         }
+        if (args[0].equals("choose"))
+        {
+            choose();
+            return;
+        }
         try (Communicator comm = Communicator.attachFromEnvironment())
         {
             switch (args[0])
@@ -1131,6 +1136,48 @@ public final class CollectiveApp
             final UnsafeBuffer buffer = rank == 0 ? new UnsafeBuffer(UNMAPPED, length) : new UnsafeBuffer(ByteBuffer.allocateDirect(length));
             comm.bcast(buffer, 0, length, 0);
             System.out.println("bcast from an unmapped address returned on rank " + rank);
+        }
+    }
+
+    /**
+     * {@code choose}: three allToAlls of 64 KiB blocks from direct memory, each checked; prints "choose ok R, read
+     * A B C" with the bytes each call read out of peers' processes. By default a rank chooses, per kind of call and
+     * size, between leaving its data in place and copying it into its half: the first call's data is left in
+     * place, the second's copied, the third's as was the faster.
+     */
+    private static void choose()
+    {
+        final int rank = Integer.parseInt(System.getenv(Endpoints.RANK_ENV));
+        final Endpoint endpoint = Endpoints.attach(Path.of(System.getenv(Endpoints.SEGMENT_ENV)), rank,
+            Integer.parseInt(System.getenv(Endpoints.SIZE_ENV)), TransportOptions.fromEnvironment(System.getenv()));
+        try (Communicator comm = new Communicator(endpoint))
+        {
+            final int block = 1 << 16;
+            final int n = comm.size();
+            final UnsafeBuffer send = new UnsafeBuffer(ByteBuffer.allocateDirect(block * n));
+            final UnsafeBuffer recv = new UnsafeBuffer(ByteBuffer.allocateDirect(block * n));
+            final PeerMemory reader = endpoint.peerMemory();
+            final StringBuilder read = new StringBuilder();
+            for (int call = 0; call < 3; call++)
+            {
+                final byte[] data = new byte[block];
+                for (int d = 0; d < n; d++)
+                {
+                    fill(data, rank * n + d, call);
+                    send.putBytes(d * block, data);
+                }
+                final long before = reader == null ? 0 : reader.bytesRead();
+                comm.allToAll(send, 0, recv, 0, block);
+                read.append(' ').append((reader == null ? 0 : reader.bytesRead()) - before);
+                for (int p = 0; p < n; p++)
+                {
+                    fill(data, p * n + rank, call);
+                    final byte[] got = new byte[block];
+                    recv.getBytes(p * block, got);
+                    expect(Arrays.equals(got, data), "allToAll of 64 KiB blocks, rank " + p + "'s block,", call);
+                }
+            }
+            System.out.println("choose ok " + rank + ", read" + read);
         }
     }
 

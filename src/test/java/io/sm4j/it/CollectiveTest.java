@@ -106,6 +106,27 @@ class CollectiveTest
         assertFalse(job.leftFiles(), "files left behind");
     }
 
+    /**
+     * By default each rank chooses, per kind of call and size, between leaving its off-heap data in place for the
+     * others to read and copying it into its half (CollectiveApp's "choose"): of three allToAlls between 2 ranks
+     * the first is read in place, the second goes through the region (nothing read), and every block is right.
+     */
+    @Test
+    void aRankShouldLeaveItsDataInPlaceOrCopyItByWhatItMeasured() throws IOException
+    {
+        final JobRunner job = JobRunner.run(LayoutParams.defaults(2), Map.of(), CollectiveApp.class.getName(), "choose");
+        assertEquals(0, job.exitCode(), job.out() + job.err());
+        final boolean reads = PeerMemory.whyNot(TransportOptions.fromEnvironment(System.getenv()).peerReads()) == null;
+        for (int rank = 0; rank < 2; rank++)
+        {
+            final Matcher line = Pattern.compile("choose ok " + rank + ", read (\\d+) (\\d+) (\\d+)").matcher(job.out());
+            assertTrue(line.find(), job.out() + job.err());
+            assertEquals(reads ? 1 << 16 : 0, Long.parseLong(line.group(1)), "the first call, in place:\n" + job.out());
+            assertEquals(0, Long.parseLong(line.group(2)), "the second call, through the region:\n" + job.out());
+        }
+        assertFalse(job.leftFiles(), "files left behind");
+    }
+
     @Test
     void aReadInPlaceThatFailsShouldEndTheJobWithOneLineNamingTheRankAndTheAddress() throws IOException
     {
