@@ -1158,6 +1158,10 @@ public final class CollectiveApp
             final UnsafeBuffer recv = new UnsafeBuffer(ByteBuffer.allocateDirect(block * n));
             final PeerMemory reader = endpoint.peerMemory();
             final StringBuilder read = new StringBuilder();
+            // every rank has checked it can read the others before its attach returned: after this barrier each knows
+            // the others have, and the first call is the first that may leave data in place (else a peer still
+            // checking makes it the second)
+            comm.barrier();
             for (int call = 0; call < 3; call++)
             {
                 final byte[] data = new byte[block];
