@@ -278,9 +278,8 @@ final class SharedCollectives
 
     void bcast(final MutableDirectBuffer buffer, final int offset, final int length, final int root, final int tag)
     {
-        inPlace(bcastSteps.with(buffer, offset, buffer, offset), length, rank == root ? length : 0, tag);
+        inPlace(bcastSteps.with(buffer, offset, buffer, offset), length, rank == root ? length : 0, SharedRegion.ALWAYS_IN_PLACE);
         run(bcastSteps, tag, length, root, half);
-        region.callEnded();
     }
 
     /**
@@ -535,7 +534,7 @@ final class SharedCollectives
      * each reader's, out of it (as Open MPI's single-copy mechanisms, CMA or XPMEM, for any buffer).
      *
      * @param sendLength the bytes of {@code send} the call reads (0: none, as a bcast's reader).
-     * @param tag        the call's tag (its kind).
+     * @param tag        the call's tag (its kind), or {@link SharedRegion#ALWAYS_IN_PLACE}.
      */
     private void inPlace(final Steps steps, final int blockLength, final int sendLength, final int tag)
     {

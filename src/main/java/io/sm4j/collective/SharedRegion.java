@@ -60,9 +60,18 @@ public interface SharedRegion
      *         rank of the communicator has found it can read its peers' processes (a large enough call, and a
      *         way that has cost less lately than the copy into the region for calls of this kind and size); else -1
      *         (a heap array, a shared buffer re-wrapped or freed, or off-heap memory that is not read this time).
-     * @param call        the collective's tag: its kind (a bcast's, allGather's or allToAll's costs apart).
+     * @param call        the collective's tag (negative): its kind, whose costs are measured apart; or
+     *                    {@link #ALWAYS_IN_PLACE} for a call whose duration on this rank says nothing of the
+     *                    choice.
      */
     long sourcePosition(DirectBuffer buffer, int offset, int length, int blockLength, int call);
+
+    /**
+     * {@link #sourcePosition}'s {@code call} for a bcast: its root, the only rank whose data it moves, returns
+     * once its last chunk is in its half (its readers copy it out after) but only once they have read it when it
+     * is left in place, so its durations would favour the region; a bcast's data is left in place.
+     */
+    int ALWAYS_IN_PLACE = 0;
 
     /**
      * The call that last asked {@link #sourcePosition} has ended on this rank, normally: its duration counts

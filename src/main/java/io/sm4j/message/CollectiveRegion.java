@@ -180,7 +180,7 @@ final class CollectiveRegion implements SharedRegion
         {
             return -1;
         }
-        if (chooses)
+        if (chooses && call != ALWAYS_IN_PLACE)
         {
             // what is faster, the readers' reads or this rank's copy into its half and theirs out of it, depends on the
             // machine's mode and on the scheduler's turns: measured, per kind of call and size (FasterOfTwo)
