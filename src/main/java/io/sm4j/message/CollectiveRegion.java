@@ -201,7 +201,7 @@ final class CollectiveRegion implements SharedRegion
     {
         if (choosing != null)
         {
-            choosing.ended(choseInPlace, choseFor, 0, choseAt, System.nanoTime());
+            choosing.ended(choseInPlace, choseFor, 0, choseAt, System.nanoTime(), 0, 0);
             choosing = null;
         }
     }

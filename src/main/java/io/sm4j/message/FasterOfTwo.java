@@ -14,7 +14,8 @@ package io.sm4j.message;
  * A way's cost is its duration per byte, from when it was chosen to its end, or from the end of the same lane's
  * previous use of the way if that came later (a lane is what serialises uses: one sender streams its messages
  * one after another through the pipeline, so a window's messages, answered at once, end one after another;
- * streams from two senders overlap, and are timed apart). The cheaper way is chosen, and the other taken again
+ * streams from two senders overlap, and are timed apart), less the time the owner spent meanwhile on what the
+ * use waited for (a receiver's reads of other messages, while a stream's fragments waited for it). The cheaper way is chosen, and the other taken again
  * after every {@link #RETRY} uses of the class, so a change of the machine's mode is followed within that many.
  * A class's first use takes the first way, its second the second. A duration below the way's cost so far
  * replaces it, down to a quarter of it (a copy is never faster than it can be, but a timing can be wrong); one
@@ -36,6 +37,8 @@ final class FasterOfTwo
     private final int[][] since = new int[2][CLASSES];
     /** System.nanoTime() of each way's last measured end per lane, if {@link #measured}. */
     private final long[][] lastEnd;
+    /** The owner's excluded time ({@link #ended}) at that end. */
+    private final long[][] lastExcluded;
     private final boolean[][] measured;
 
     /**
@@ -44,6 +47,7 @@ final class FasterOfTwo
     FasterOfTwo(final int lanes)
     {
         lastEnd = new long[2][lanes];
+        lastExcluded = new long[2][lanes];
         measured = new boolean[2][lanes];
         java.util.Arrays.fill(since[0], RETRY);
         java.util.Arrays.fill(since[1], RETRY);
@@ -78,16 +82,35 @@ final class FasterOfTwo
     /**
      * A use of the {@code first} way (else the second) for {@code bytes} in {@code lane}, chosen at {@code start},
      * ended at {@code end} (both System.nanoTime()).
+     *
+     * @param excludedAtStart the owner's excluded time at {@code start}: a running sum of nanoseconds that no use
+     *                        is to be charged (0 if the owner excludes nothing).
+     * @param excludedAtEnd   the same at {@code end}.
      */
-    void ended(final boolean first, final int bytes, final int lane, final long start, final long end)
+    void ended(
+        final boolean first, final int bytes, final int lane, final long start, final long end,
+        final long excludedAtStart, final long excludedAtEnd)
     {
         final int way = first ? 0 : 1;
         final int c = sizeClass(bytes);
         // nanoTime may be negative, and wrap: compared by difference
-        final long from = measured[way][lane] && lastEnd[way][lane] - start > 0 ? lastEnd[way][lane] : start;
+        final boolean afterLast = measured[way][lane] && lastEnd[way][lane] - start > 0;
+        final long from = afterLast ? lastEnd[way][lane] : start;
+        final long excluded = excludedAtEnd - (afterLast ? lastExcluded[way][lane] : excludedAtStart);
+        passed(first, lane, end, excludedAtEnd);
+        cost[way][c] = blend(cost[way][c], Math.max(end - from - excluded, 1) / (double)bytes);
+    }
+
+    /**
+     * A use of the {@code first} way (else the second) in {@code lane} that is not measured ended at {@code end}: the
+     * lane's next use is timed from there if it waited for it.
+     */
+    void passed(final boolean first, final int lane, final long end, final long excludedAtEnd)
+    {
+        final int way = first ? 0 : 1;
         lastEnd[way][lane] = end;
+        lastExcluded[way][lane] = excludedAtEnd;
         measured[way][lane] = true;
-        cost[way][c] = blend(cost[way][c], Math.max(end - from, 1) / (double)bytes);
     }
 
     private static double blend(final double cost, final double sample)

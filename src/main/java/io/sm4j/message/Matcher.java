@@ -522,7 +522,7 @@ final class Matcher implements FragmentHandler
             if (readOrStream != null)
             {
                 final long end = System.nanoTime();
-                readOrStream.ended(true, request.total, source, start, end);
+                readOrStream.ended(true, request.total, source, start, end, 0, 0);
                 readNanos += end - start;
             }
             request.received = request.total;
@@ -649,11 +649,18 @@ final class Matcher implements FragmentHandler
      */
     private RecvRequest streamEnded(final RecvRequest request)
     {
-        if (request != null && request.streamedSince != 0)
+        if (request != null && readOrStream != null)
         {
             // not counting the reads this thread made meanwhile (a window's later messages), which held the stream up
-            final long reads = readNanos - request.readNanosBefore;
-            readOrStream.ended(false, request.total, request.matchedSource, request.streamedSince + reads, System.nanoTime());
+            if (request.streamedSince != 0)
+            {
+                readOrStream.ended(false, request.total, request.matchedSource, request.streamedSince, System.nanoTime(),
+                    request.readNanosBefore, readNanos);
+            }
+            else
+            {
+                readOrStream.passed(false, request.matchedSource, System.nanoTime(), readNanos); // its sender's next stream waited for it
+            }
         }
         return request;
     }

@@ -23,7 +23,7 @@ class FasterOfTwoTest
 
     private void took(final boolean first, final int bytes, final long nanos)
     {
-        choice.ended(first, bytes, 0, clock, clock + nanos);
+        choice.ended(first, bytes, 0, clock, clock + nanos, 0, 0);
         clock += nanos + 1_000_000;
     }
 
@@ -98,9 +98,34 @@ class FasterOfTwoTest
         took(true, MIB, 60_000);
         assertFalse(choice.first(MIB));
         // a window: both chosen at once, the first ended 40 us later, the next 40 us after that
-        choice.ended(false, MIB, 0, clock, clock + 40_000);
-        choice.ended(false, MIB, 0, clock, clock + 80_000);
+        choice.ended(false, MIB, 0, clock, clock + 40_000, 0, 0);
+        choice.ended(false, MIB, 0, clock, clock + 80_000, 0, 0);
         assertFalse(choice.first(MIB), "40 us per use, not 80: cheaper than the 60 us first way");
+    }
+
+    @Test
+    void timeTheOwnerSpentElsewhereShouldNotBeCharged()
+    {
+        assertTrue(choice.first(MIB));
+        took(true, MIB, 60_000);
+        assertFalse(choice.first(MIB));
+        // a window's two streams: answered at once, ended 80 and 150 us later, with 40 and 30 us of the receiver's
+        // reads of other messages in each (its running sum of excluded time at the answer 1000, at the ends 1000 + ...)
+        choice.ended(false, MIB, 0, clock, clock + 80_000, 1_000, 41_000);
+        choice.ended(false, MIB, 0, clock, clock + 150_000, 1_000, 71_000);
+        assertFalse(choice.first(MIB), "40 us per stream, not 80 or 70: cheaper than the 60 us first way");
+    }
+
+    @Test
+    void aUseThatIsNotMeasuredShouldStillStartTheLanesNextTiming()
+    {
+        assertTrue(choice.first(MIB));
+        took(true, MIB, 60_000);
+        assertFalse(choice.first(MIB));
+        // the sender streamed a message of its own choosing first (a RNDV), which ended 100 us after the answer
+        choice.passed(false, 0, clock + 100_000, 0);
+        choice.ended(false, MIB, 0, clock, clock + 140_000, 0, 0);
+        assertFalse(choice.first(MIB), "40 us for the stream itself, not 140: cheaper than the 60 us first way");
     }
 
     @Test
@@ -110,8 +135,8 @@ class FasterOfTwoTest
         took(true, MIB, 50_000);
         assertFalse(choice.first(MIB));
         // two senders' streams at once, 100 us each, ending a microsecond apart: not 1 us for the second
-        choice.ended(false, MIB, 0, clock, clock + 100_000);
-        choice.ended(false, MIB, 1, clock, clock + 101_000);
+        choice.ended(false, MIB, 0, clock, clock + 100_000, 0, 0);
+        choice.ended(false, MIB, 1, clock, clock + 101_000, 0, 0);
         assertTrue(choice.first(MIB), "100 us per stream: the 50 us first way is the cheaper");
     }
 
