@@ -16,7 +16,8 @@ package io.sm4j.message;
  * one after another through the pipeline, so a window's messages, answered at once, end one after another;
  * streams from two senders overlap, and are timed apart), less the time the owner spent meanwhile on what the
  * use waited for (a receiver's reads of other messages, while a stream's fragments waited for it). The cheaper way is chosen, and the other taken again
- * after every {@link #RETRY} uses of the class, so a change of the machine's mode is followed within that many.
+ * after every {@link #RETRY} uses of the class for {@link #RETRY_USES} uses in a row, so a change of the machine's
+ * mode is followed within that many.
  * A class's first use takes the first way, its second the second. A duration below the way's cost so far
  * replaces it, down to a quarter of it (a copy is never faster than it can be, but a timing can be wrong); one
  * above it is blended in a quarter at a time, and at most twice the cost (a stall is common): one stalled copy
@@ -26,7 +27,12 @@ package io.sm4j.message;
 final class FasterOfTwo
 {
     /** The way that lost is taken again after this many uses of the class. */
-    static final int RETRY = 32;
+    static final int RETRY = 64;
+    /**
+     * Uses a retry takes in a row: its first finds the caches as the other way left them (a sender's buffer that it
+     * has just copied into the pipeline, in its own core's cache, read 2-3x slower than one it left alone).
+     */
+    static final int RETRY_USES = 2;
     /** The smallest class: 16 KiB ({@code PeerMemory.MIN_BYTES}); smaller sizes count as it. */
     private static final int SMALLEST_CLASS = 14;
     private static final int CLASSES = Integer.SIZE - SMALLEST_CLASS;
@@ -35,6 +41,9 @@ final class FasterOfTwo
     private final double[][] cost = new double[2][CLASSES];
     /** Uses of the class since each way was last taken. */
     private final int[][] since = new int[2][CLASSES];
+    /** Uses of the class left in a retry, and its way. */
+    private final int[] retryLeft = new int[CLASSES];
+    private final boolean[] retryFirst = new boolean[CLASSES];
     /** System.nanoTime() of each way's last measured end per lane, if {@link #measured}. */
     private final long[][] lastEnd;
     /** The owner's excluded time ({@link #ended}) at that end. */
@@ -60,13 +69,20 @@ final class FasterOfTwo
     {
         final int c = sizeClass(bytes);
         final boolean first;
-        if (since[0][c] >= RETRY)
+        if (retryLeft[c] > 0)
+        {
+            retryLeft[c]--;
+            first = retryFirst[c];
+        }
+        else if (since[0][c] >= RETRY)
         {
             first = true; // a class's first use, and the first way tried again after it lost
+            retry(c, true);
         }
         else if (since[1][c] >= RETRY)
         {
             first = false;
+            retry(c, false);
         }
         else
         {
@@ -77,6 +93,18 @@ final class FasterOfTwo
         since[way][c] = 0;
         since[1 - way][c]++;
         return first;
+    }
+
+    /**
+     * A retry of a way that lost takes {@link #RETRY_USES} uses; a class's first use of each way, one.
+     */
+    private void retry(final int c, final boolean first)
+    {
+        if (cost[first ? 0 : 1][c] != 0)
+        {
+            retryLeft[c] = RETRY_USES - 1;
+            retryFirst[c] = first;
+        }
     }
 
     /**

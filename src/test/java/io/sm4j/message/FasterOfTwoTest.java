@@ -40,6 +40,8 @@ class FasterOfTwoTest
             took(false, MIB, 35_000);
         }
         assertTrue(choice.first(MIB), "the first way, which lost, is tried again after RETRY uses");
+        took(true, MIB, 90_000); // its first use in a while finds the caches as the other way left them
+        assertTrue(choice.first(MIB), "a retry takes RETRY_USES uses in a row");
         took(true, MIB, 20_000); // the machine changed: the first way is now the cheaper, at once
         for (int i = 0; i < 10; i++)
         {
