@@ -15,7 +15,8 @@ package io.sm4j.message;
  * previous use of the way if that came later (a lane is what serialises uses: one sender streams its messages
  * one after another through the pipeline, so a window's messages, answered at once, end one after another;
  * streams from two senders overlap, and are timed apart), less the time the owner spent meanwhile on what the
- * use waited for (a receiver's reads of other messages, while a stream's fragments waited for it). The cheaper way is chosen, and the other taken again
+ * use waited for (a receiver's reads of other messages, while a stream's fragments waited for it), up to half the
+ * duration (the use went on in part meanwhile: the sender fills the pipeline ahead). The cheaper way is chosen, and the other taken again
  * after every {@link #RETRY} uses of the class for {@link #RETRY_USES} uses in a row, so a change of the machine's
  * mode is followed within that many.
  * A class's first use takes the first way, its second the second. A duration below the way's cost so far
@@ -96,7 +97,8 @@ final class FasterOfTwo
     }
 
     /**
-     * A retry of a way that lost takes {@link #RETRY_USES} uses; a class's first use of each way, one.
+     * A retry of a way that lost takes {@link #RETRY_USES} uses; a way not measured yet in the class (its first use,
+     * or a use whose sample is still to come or never came), one.
      */
     private void retry(final int c, final boolean first)
     {
@@ -126,7 +128,9 @@ final class FasterOfTwo
         final long from = afterLast ? lastEnd[way][lane] : start;
         final long excluded = excludedAtEnd - (afterLast ? lastExcluded[way][lane] : excludedAtStart);
         passed(first, lane, end, excludedAtEnd);
-        cost[way][c] = blend(cost[way][c], Math.max(end - from - excluded, 1) / (double)bytes);
+        // at most half the duration left out: the use went on meanwhile in part (a sender fills the pipeline ahead)
+        final long duration = end - from;
+        cost[way][c] = blend(cost[way][c], Math.max(duration - Math.min(excluded, duration / 2), 1) / (double)bytes);
     }
 
     /**

@@ -111,11 +111,22 @@ class FasterOfTwoTest
         assertTrue(choice.first(MIB));
         took(true, MIB, 60_000);
         assertFalse(choice.first(MIB));
-        // a window's two streams: answered at once, ended 80 and 150 us later, with 40 and 30 us of the receiver's
+        // a window's two streams: answered at once, ended 80 and 150 us later, with 30 and 25 us of the receiver's
         // reads of other messages in each (its running sum of excluded time at the answer 1000, at the ends 1000 + ...)
-        choice.ended(false, MIB, 0, clock, clock + 80_000, 1_000, 41_000);
-        choice.ended(false, MIB, 0, clock, clock + 150_000, 1_000, 71_000);
-        assertFalse(choice.first(MIB), "40 us per stream, not 80 or 70: cheaper than the 60 us first way");
+        choice.ended(false, MIB, 0, clock, clock + 80_000, 1_000, 31_000);
+        choice.ended(false, MIB, 0, clock, clock + 150_000, 1_000, 56_000);
+        assertFalse(choice.first(MIB), "50 and 45 us per stream, not 80 or 70: cheaper than the 60 us first way");
+    }
+
+    @Test
+    void timeLeftOutShouldBeHalfTheDurationAtMost()
+    {
+        assertTrue(choice.first(MIB));
+        took(true, MIB, 40_000);
+        assertFalse(choice.first(MIB));
+        // 100 us of a stream, 95 of them spent reading other messages: the stream went on meanwhile
+        choice.ended(false, MIB, 0, clock, clock + 100_000, 0, 95_000);
+        assertTrue(choice.first(MIB), "50 us for the stream, not 5: the 40 us first way stays the cheaper");
     }
 
     @Test
