@@ -36,6 +36,23 @@ public final class FastBoxStress
     }
 
     /**
+     * A fast box's two sides over one piece of off-heap memory, as the segment lays them out: the ring at 0, the
+     * consumed position at 128; the rest of the 256 bytes for a test's fragment.
+     */
+    abstract static class TwoSidedBox
+    {
+        final UnsafeBuffer memory = new UnsafeBuffer(BufferUtil.allocateDirectAligned(256, 64));
+        final FastBoxProducer producer;
+        final FastBoxConsumer consumer;
+
+        TwoSidedBox(final int ring)
+        {
+            producer = new FastBoxProducer(new UnsafeBuffer(memory, 0, ring), new UnsafeBuffer(memory, 128, 8));
+            consumer = new FastBoxConsumer(new UnsafeBuffer(memory, 0, ring), new UnsafeBuffer(memory, 128, 8));
+        }
+    }
+
+    /**
      * Publication: a receiver that sees a record's commit word (its code, the inline length + 1, with its
      * sequence) also sees what was written before it: the sender word, which {@code FragmentPoller.drainBox} checks,
      * and the payload. r1 = the code (0 if none yet), r2 = the payload, -2 if the sender word was stale.
@@ -45,13 +62,13 @@ public final class FastBoxStress
     @Outcome(id = "9, 42", expect = ACCEPTABLE, desc = "Receiver saw the commit word and the record.")
     @Outcome(expect = FORBIDDEN, desc = "Commit word seen without the record's sender word or payload.")
     @State
-    public static class RecordVisibleWithCommitWord
+    public static class RecordVisibleWithCommitWord extends TwoSidedBox
     {
-        private final UnsafeBuffer memory = new UnsafeBuffer(BufferUtil.allocateDirectAligned(256, 64));
-        private final FastBoxProducer producer =
-            new FastBoxProducer(new UnsafeBuffer(memory, 0, 64), new UnsafeBuffer(memory, 128, 8));
-        private final FastBoxConsumer consumer =
-            new FastBoxConsumer(new UnsafeBuffer(memory, 0, 64), new UnsafeBuffer(memory, 128, 8));
+        public RecordVisibleWithCommitWord()
+        {
+            super(64);
+        }
+
 
         @Actor
         public void sender()
@@ -93,16 +110,12 @@ public final class FastBoxStress
     @Outcome(id = "42, 43", expect = ACCEPTABLE, desc = "Saw both records.")
     @Outcome(expect = FORBIDDEN, desc = "A record seen out of order, or without what was written before its commit.")
     @State
-    public static class LookaheadSeesCommittedRecordsInOrder
+    public static class LookaheadSeesCommittedRecordsInOrder extends TwoSidedBox
     {
-        private final UnsafeBuffer memory = new UnsafeBuffer(BufferUtil.allocateDirectAligned(256, 64));
-        private final FastBoxProducer producer =
-            new FastBoxProducer(new UnsafeBuffer(memory, 0, 64), new UnsafeBuffer(memory, 128, 8));
-        private final FastBoxConsumer consumer =
-            new FastBoxConsumer(new UnsafeBuffer(memory, 0, 64), new UnsafeBuffer(memory, 128, 8));
 
         public LookaheadSeesCommittedRecordsInOrder()
         {
+            super(64);
             for (long value = 1; value <= 3; value++) // an earlier lap: old commit words at 0, 16 and 32
             {
                 final int index = producer.claim(RECORD);
@@ -160,16 +173,16 @@ public final class FastBoxStress
     @Outcome(id = "65535, 42", expect = ACCEPTABLE, desc = "Receiver saw the reference, the fragment's header and payload.")
     @Outcome(expect = FORBIDDEN, desc = "Reference seen without its offset, or without the fragment's header or payload.")
     @State
-    public static class ReferencedFragmentVisibleWithCommitWord
+    public static class ReferencedFragmentVisibleWithCommitWord extends TwoSidedBox
     {
         private static final int FRAGMENT = 192;
         private static final int LENGTH = 8;
         private static final int SENDER = 3;
-        private final UnsafeBuffer memory = new UnsafeBuffer(BufferUtil.allocateDirectAligned(256, 64));
-        private final FastBoxProducer producer =
-            new FastBoxProducer(new UnsafeBuffer(memory, 0, 64), new UnsafeBuffer(memory, 128, 8));
-        private final FastBoxConsumer consumer =
-            new FastBoxConsumer(new UnsafeBuffer(memory, 0, 64), new UnsafeBuffer(memory, 128, 8));
+        public ReferencedFragmentVisibleWithCommitWord()
+        {
+            super(64);
+        }
+
 
         @Actor
         public void sender()
@@ -214,13 +227,13 @@ public final class FastBoxStress
         desc = "The first record was consumed in time for the third, and the receiver saw all three.")
     @Outcome(expect = FORBIDDEN, desc = "Duplicate, reordered, stale or lost record, or a record written over an unconsumed one.")
     @State
-    public static class OrderAcrossWrapAround
+    public static class OrderAcrossWrapAround extends TwoSidedBox
     {
-        private final UnsafeBuffer memory = new UnsafeBuffer(BufferUtil.allocateDirectAligned(256, 64));
-        private final FastBoxProducer producer =
-            new FastBoxProducer(new UnsafeBuffer(memory, 0, 32), new UnsafeBuffer(memory, 128, 8));
-        private final FastBoxConsumer consumer =
-            new FastBoxConsumer(new UnsafeBuffer(memory, 0, 32), new UnsafeBuffer(memory, 128, 8));
+        public OrderAcrossWrapAround()
+        {
+            super(32);
+        }
+
         private int accepted;
         private int seen;
         private long expected = 1;
@@ -292,14 +305,14 @@ public final class FastBoxStress
         desc = "Every accepted record seen once, in order (C refused while the receiver had not consumed A).")
     @Outcome(expect = FORBIDDEN, desc = "A forged word inside an old payload was read as a record, or a record was lost.")
     @State
-    public static class OldPayloadNeverReadAsARecord
+    public static class OldPayloadNeverReadAsARecord extends TwoSidedBox
     {
         private static final int LONG_CODE = 33; // an inline record of 32 payload bytes: 48 bytes with its header
-        private final UnsafeBuffer memory = new UnsafeBuffer(BufferUtil.allocateDirectAligned(256, 64));
-        private final FastBoxProducer producer =
-            new FastBoxProducer(new UnsafeBuffer(memory, 0, 64), new UnsafeBuffer(memory, 128, 8));
-        private final FastBoxConsumer consumer =
-            new FastBoxConsumer(new UnsafeBuffer(memory, 0, 64), new UnsafeBuffer(memory, 128, 8));
+        public OldPayloadNeverReadAsARecord()
+        {
+            super(64);
+        }
+
         private int accepted;
         private int seen;
         private boolean bad;
