@@ -21,6 +21,16 @@ class FasterOfTwoTest
     /** A clock the uses below run on, one after another, a millisecond apart. */
     private long clock = 1_000_000;
 
+    /**
+     * The 1 MiB class's first use: the first way, taking {@code nanos}; its second use is then the second way.
+     */
+    private void firstWayTookThenSecondChosen(final long nanos)
+    {
+        assertTrue(choice.first(MIB), "a class's first use takes the first way");
+        took(true, MIB, nanos);
+        assertFalse(choice.first(MIB), "its second the second");
+    }
+
     private void took(final boolean first, final int bytes, final long nanos)
     {
         choice.ended(first, bytes, 0, clock, clock + nanos, 0, 0);
@@ -30,9 +40,7 @@ class FasterOfTwoTest
     @Test
     void aClassShouldTakeTheFirstWayThenTheSecondThenTheCheaper()
     {
-        assertTrue(choice.first(MIB), "a class's first use takes the first way");
-        took(true, MIB, 74_000);
-        assertFalse(choice.first(MIB), "its second the second");
+        firstWayTookThenSecondChosen(74_000);
         took(false, MIB, 35_000);
         for (int i = 0; i < FasterOfTwo.RETRY - 1; i++)
         {
@@ -68,9 +76,7 @@ class FasterOfTwoTest
     @Test
     void oneStalledCopyShouldNotTurnTheChoice()
     {
-        assertTrue(choice.first(MIB));
-        took(true, MIB, 40_000);
-        assertFalse(choice.first(MIB));
+        firstWayTookThenSecondChosen(40_000);
         took(false, MIB, 50_000);
         assertTrue(choice.first(MIB));
         took(true, MIB, 4_000_000); // a 4 ms stall: counted as twice the cost, a quarter of the way
@@ -80,9 +86,7 @@ class FasterOfTwoTest
     @Test
     void aWayThatGotSlowerForGoodShouldLoseWithinAFewUses()
     {
-        assertTrue(choice.first(MIB));
-        took(true, MIB, 74_000);
-        assertFalse(choice.first(MIB));
+        firstWayTookThenSecondChosen(74_000);
         took(false, MIB, 35_000);
         int second = 0;
         while (!choice.first(MIB))
@@ -96,9 +100,7 @@ class FasterOfTwoTest
     @Test
     void usesThatFollowEachOtherShouldEachBeTimedFromTheLastOnesEnd()
     {
-        assertTrue(choice.first(MIB));
-        took(true, MIB, 60_000);
-        assertFalse(choice.first(MIB));
+        firstWayTookThenSecondChosen(60_000);
         // a window: both chosen at once, the first ended 40 us later, the next 40 us after that
         choice.ended(false, MIB, 0, clock, clock + 40_000, 0, 0);
         choice.ended(false, MIB, 0, clock, clock + 80_000, 0, 0);
@@ -108,9 +110,7 @@ class FasterOfTwoTest
     @Test
     void timeTheOwnerSpentElsewhereShouldNotBeCharged()
     {
-        assertTrue(choice.first(MIB));
-        took(true, MIB, 60_000);
-        assertFalse(choice.first(MIB));
+        firstWayTookThenSecondChosen(60_000);
         // a window's two streams: answered at once, ended 80 and 150 us later, with 30 and 25 us of the receiver's
         // reads of other messages in each (its running sum of excluded time at the answer 1000, at the ends 1000 + ...)
         choice.ended(false, MIB, 0, clock, clock + 80_000, 1_000, 31_000);
@@ -121,9 +121,7 @@ class FasterOfTwoTest
     @Test
     void timeLeftOutShouldBeHalfTheDurationAtMost()
     {
-        assertTrue(choice.first(MIB));
-        took(true, MIB, 40_000);
-        assertFalse(choice.first(MIB));
+        firstWayTookThenSecondChosen(40_000);
         // 100 us of a stream, 95 of them spent reading other messages: the stream went on meanwhile
         choice.ended(false, MIB, 0, clock, clock + 100_000, 0, 95_000);
         assertTrue(choice.first(MIB), "50 us for the stream, not 5: the 40 us first way stays the cheaper");
@@ -132,9 +130,7 @@ class FasterOfTwoTest
     @Test
     void aUseThatIsNotMeasuredShouldStillStartTheLanesNextTiming()
     {
-        assertTrue(choice.first(MIB));
-        took(true, MIB, 60_000);
-        assertFalse(choice.first(MIB));
+        firstWayTookThenSecondChosen(60_000);
         // the sender streamed a message of its own choosing first (a RNDV), which ended 100 us after the answer
         choice.passed(false, 0, clock + 100_000, 0);
         choice.ended(false, MIB, 0, clock, clock + 140_000, 0, 0);
@@ -144,9 +140,7 @@ class FasterOfTwoTest
     @Test
     void usesInTwoLanesShouldBeTimedApart()
     {
-        assertTrue(choice.first(MIB));
-        took(true, MIB, 50_000);
-        assertFalse(choice.first(MIB));
+        firstWayTookThenSecondChosen(50_000);
         // two senders' streams at once, 100 us each, ending a microsecond apart: not 1 us for the second
         choice.ended(false, MIB, 0, clock, clock + 100_000, 0, 0);
         choice.ended(false, MIB, 1, clock, clock + 101_000, 0, 0);
@@ -156,9 +150,7 @@ class FasterOfTwoTest
     @Test
     void aSampleFarBelowTheCostShouldLowerItToAQuarterAtMost()
     {
-        assertTrue(choice.first(MIB));
-        took(true, MIB, 20_000);
-        assertFalse(choice.first(MIB));
+        firstWayTookThenSecondChosen(20_000);
         took(false, MIB, 100_000);
         took(false, MIB, 1_000); // a timing gone wrong: 1 us for a 1 MiB stream
         assertTrue(choice.first(MIB), "the stream's cost fell to 25 us, not 1: the 20 us first way stays the cheaper");
