@@ -490,21 +490,21 @@ final class BenchCommand implements Callable<Integer>
     {
         final TransportOptions.PeerReads setting = TransportOptions.fromEnvironment(System.getenv()).peerReads();
         final String whyNot = PeerMemory.whyNot(setting);
-        final String chosen = setting == TransportOptions.PeerReads.AUTO ? " or not, whichever has been the faster lately" : "";
+        final boolean chosen = setting == TransportOptions.PeerReads.AUTO;
         if (collective)
         {
             return whyNot != null ?
                 "direct ByteBuffers: through the collective region (no reads of each other's processes: " + whyNot + ")" :
                 "direct ByteBuffers: bcast, allgather and alltoall read a rank's data out of its process (" +
                     PeerMemory.describeForRanks() + "), one copy, from " + SharedRegion.READ_MIN_BLOCK / 1024 + " KiB blocks (and with more ranks " +
-                    "than cores, " + SharedRegion.READ_MIN_SHARING_CORES / 1024 + " KiB a rank leaves in place)" + chosen +
+                    "than cores, " + SharedRegion.READ_MIN_SHARING_CORES / 1024 + " KiB a rank leaves in place)" + (chosen ? " or not, whichever has been the faster lately" : "") +
                     ", where every rank has found it can read the others; else through the collective region";
         }
         return whyNot != null ?
             "direct ByteBuffers: two copies above the eager limit, through the fragment pipeline (no reads of the sender's process: " +
                 whyNot + ")" :
             "direct ByteBuffers: from " + PeerMemory.MIN_BYTES + " B the receiver reads them out of the sender's process (" +
-                PeerMemory.describeForRanks() + "), one copy" + (chosen.isEmpty() ? "" : ", or has them streamed, two copies on two cores, whichever has been the faster lately") +
+                PeerMemory.describeForRanks() + "), one copy" + (chosen ? ", or has them streamed, two copies on two cores, whichever has been the faster lately" : "") +
                 "; above the eager limit and below that, two copies through the fragment pipeline";
     }
 

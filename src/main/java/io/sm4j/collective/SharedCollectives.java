@@ -350,7 +350,10 @@ final class SharedCollectives
             inPlace(gatherSteps, length, length, tag);
         }
         run(gatherSteps, tag, length, root, half);
-        region.callEnded();
+        if (everyone)
+        {
+            region.callEnded();
+        }
     }
 
     /**

@@ -68,7 +68,7 @@ public final class FastBoxDescriptor
     public static int inlineRecordLength(final int payload)
     {
         // a mask: an inline payload is at most an eighth of a ring (at most MAX_FAST_BOX_SIZE), nowhere near overflow
-        return FragmentDescriptor.HEADER_LENGTH + payload + RECORD_ALIGNMENT - 1 & -RECORD_ALIGNMENT;
+        return (FragmentDescriptor.HEADER_LENGTH + payload + RECORD_ALIGNMENT - 1) & -RECORD_ALIGNMENT;
     }
 
     /**

@@ -72,7 +72,7 @@ final class CollectiveRegion implements SharedRegion
         this.ownWindows = ownWindows;
         this.peerWindows = peerWindows;
         this.sharingCores = endpoint.size() > CpuBudget.cores();
-        this.chooses = endpoint.peerMemory() != null && endpoint.peerMemory().isChosen();
+        this.chooses = endpoint.choosesPeerReads();
     }
 
     /**

@@ -101,7 +101,7 @@ final class Matcher implements FragmentHandler
         this.stalls = new BudgetStalls(rank, endpoint.size(), unexpectedLimit, System.err);
         this.queues = new MatchQueues(endpoint.size());
         this.counters = endpoint.counters();
-        this.readOrStream = endpoint.peerMemory() != null && endpoint.peerMemory().isChosen() ? new FasterOfTwo(endpoint.size()) : null; // a lane per sender
+        this.readOrStream = endpoint.choosesPeerReads() ? new FasterOfTwo(endpoint.size()) : null; // a lane per sender
     }
 
     /**
@@ -535,7 +535,10 @@ final class Matcher implements FragmentHandler
         request.received = 0;
         final boolean chosen = reader != null && !read; // it could read this one: the pipeline was the faster lately
         request.streamedSince = chosen ? start : 0;
-        request.readNanosBefore = readNanos;
+        if (chosen)
+        {
+            request.readNanosBefore = readNanos;
+        }
         sends.sendAck(source, sequence, rendezvous.accept(request) | FROM_START | (chosen ? STREAMED_BY_CHOICE : 0));
     }
 

@@ -60,7 +60,7 @@ final class MessageSender
 
     boolean trySendEager(final int dest, final int tag, final DirectBuffer payload, final int offset, final int length)
     {
-        return trySend(dest, false, EAGER, tag, 0, 0, payload, offset, length);
+        return trySend(dest, false, true, EAGER, tag, 0, 0, payload, offset, length);
     }
 
     /**
@@ -71,7 +71,7 @@ final class MessageSender
         final int dest, final int tag, final long sequence, final long total, final DirectBuffer payload,
         final int offset, final int length)
     {
-        return trySend(dest, false, RNDV, tag, sequence, total, payload, offset, length);
+        return trySend(dest, false, true, RNDV, tag, sequence, total, payload, offset, length);
     }
 
     /**
@@ -85,7 +85,7 @@ final class MessageSender
     {
         reference.putLong(0, chunkId);
         reference.putLong(Long.BYTES, position);
-        return trySend(dest, false, RGET, tag, sequence, total, reference, 0, RGET_PAYLOAD);
+        return trySend(dest, false, true, RGET, tag, sequence, total, reference, 0, RGET_PAYLOAD);
     }
 
     /**
@@ -98,7 +98,7 @@ final class MessageSender
         reference.putLong(0, chunkId);
         reference.putLong(Long.BYTES, position);
         reference.putLong(2 * Long.BYTES, from);
-        return trySend(dest, false, PUSH, 0, sequence, receiveId, reference, 0, PUSH_PAYLOAD);
+        return trySend(dest, false, false, PUSH, 0, sequence, receiveId, reference, 0, PUSH_PAYLOAD);
     }
 
     /**
@@ -114,12 +114,12 @@ final class MessageSender
         reference.putLong(Long.BYTES, position);
         reference.putLong(2 * Long.BYTES, targetChunkId);
         reference.putLong(3 * Long.BYTES, targetOffset);
-        return trySend(dest, false, HELP, 0, sequence, (long)length << 1 | (get ? 1 : 0), reference, 0, HELP_PAYLOAD);
+        return trySend(dest, false, false, HELP, 0, sequence, (long)length << 1 | (get ? 1 : 0), reference, 0, HELP_PAYLOAD);
     }
 
     boolean trySendAck(final int dest, final long sequence, final long receiveId)
     {
-        return trySend(dest, false, ACK, 0, sequence, receiveId, NO_PAYLOAD, 0, 0);
+        return trySend(dest, false, false, ACK, 0, sequence, receiveId, NO_PAYLOAD, 0, 0);
     }
 
     /**
@@ -131,22 +131,25 @@ final class MessageSender
         final int dest, final long position, final long receiveId, final DirectBuffer payload, final int offset,
         final int length)
     {
-        return trySend(dest, true, FRAG, 0, position, receiveId, payload, offset, length);
+        return trySend(dest, true, false, FRAG, 0, position, receiveId, payload, offset, length);
     }
 
     boolean trySendBarrier(final int dest, final long epoch)
     {
-        return trySend(dest, false, BARRIER, 0, epoch, 0, NO_PAYLOAD, 0, 0);
+        return trySend(dest, false, false, BARRIER, 0, epoch, 0, NO_PAYLOAD, 0, 0);
     }
 
+    /**
+     * @param max     a max-size fragment (a FRAG).
+     * @param matched a message a receive matches ({@link MessageType#matched}: EAGER, RNDV, RGET).
+     */
     private boolean trySend(
-        final int dest, final boolean max, final int type, final int tag, final long sequence, final long aux,
-        final DirectBuffer payload, final int offset, final int length)
+        final int dest, final boolean max, final boolean matched, final int type, final int tag, final long sequence,
+        final long aux, final DirectBuffer payload, final int offset, final int length)
     {
-        // MessageHeaderDescriptor.headerLength and MessageType.matched, spelt here: a small message's path enters
-        // neither class (PathTraceTest counts the classes it enters)
+        // MessageHeaderDescriptor.headerLength, spelt here: a small message's path does not enter that class
+        // (PathTraceTest counts the classes it enters)
         final int header = type == EAGER ? MATCH_HEADER_LENGTH : HEADER_LENGTH;
-        final boolean matched = type == EAGER || type == RNDV || type == RGET;
         // a message a receive matches may be declined by its receiver's budget; the others must not wait behind it
         final int claimed = max ? endpoint.tryClaimMax(dest, header + length, claim) :
             matched ? endpoint.tryClaimDeclinable(dest, header + length, claim) : endpoint.tryClaimUrgent(dest, header + length, claim);

@@ -121,9 +121,11 @@ final class Rendezvous
         {
             throw f.protocolError("ACK for no pending send (sequence " + f.sequence() + ")");
         }
-        // a RGET from this process's memory that its receiver could not read is streamed, from the start
-        final boolean streamed = request.fromProcess && f.aux() > 0 && (f.aux() & FROM_START) != 0; // a receive id, not COPIED or DISCARD
-        if (f.aux() > 0 && (f.aux() & STREAMED_BY_CHOICE) != 0 && !streamed)
+        // a RGET from this process's memory that its receiver could not read, or chose not to, is streamed, from the start
+        final long aux = f.aux();
+        final boolean byChoice = aux > 0 && (aux & STREAMED_BY_CHOICE) != 0; // a receive id, not COPIED or DISCARD
+        final boolean streamed = request.fromProcess && aux > 0 && (aux & FROM_START) != 0;
+        if (byChoice && !streamed)
         {
             throw f.protocolError("ACK " + f.aux() + " streamed by choice, for a message not offered to be read (sequence " +
                 f.sequence() + ")");
@@ -140,7 +142,7 @@ final class Rendezvous
         }
         request.shared = false;
         // it refused: a RNDV from now on, whose first chunk it keeps; unless it chose the pipeline for this one only
-        noReads[request.dest] |= request.fromProcess && (f.aux() & STREAMED_BY_CHOICE) == 0;
+        noReads[request.dest] |= request.fromProcess && !byChoice;
         if ((f.aux() & FROM_START) != 0)
         {
             request.sent = 0; // the receiver dropped the first chunk the RNDV carried

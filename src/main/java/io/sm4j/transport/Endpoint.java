@@ -212,6 +212,15 @@ public final class Endpoint implements AutoCloseable, MappingGuard
     }
 
     /**
+     * @return true if this rank reads its peers' processes and chooses, by what each costs it, whether to
+     *         ({@link PeerMemory#isChosen}: {@code SM4J_PEER_READS=auto}).
+     */
+    public boolean choosesPeerReads()
+    {
+        return peerMemory != null && peerMemory.isChosen();
+    }
+
+    /**
      * @param world ranks of the job (a communicator's).
      * @return true if this rank and every one of {@code world} read their peers' processes ({@link PeerMemory}) and
      *         each has found it can read every one that does ({@link #checkPeerReads}): then each may leave its
