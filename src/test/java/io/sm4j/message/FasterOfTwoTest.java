@@ -70,17 +70,18 @@ class FasterOfTwoTest
         took(false, MIB, 170_000);
         assertTrue(choice.first(MIB), "the first way was the cheaper at 1 MiB");
         assertTrue(choice.first((16 << 10) + 1), "no sample of the second way at 16 KiB yet: the first");
-        assertTrue(choice.first(100), "a size below the smallest class counts as it");
+        took(false, 16 << 10, 1_000);
+        assertFalse(choice.first(100), "a size below the smallest class counts as it: its second way is the cheaper");
     }
 
     @Test
     void oneStalledCopyShouldNotTurnTheChoice()
     {
         firstWayTookThenSecondChosen(40_000);
-        took(false, MIB, 50_000);
+        took(false, MIB, 55_000);
         assertTrue(choice.first(MIB));
         took(true, MIB, 4_000_000); // a 4 ms stall: counted as twice the cost, a quarter of the way
-        assertTrue(choice.first(MIB), "50 us against 40 + (80 - 40) / 4 = 50 us: still the first way");
+        assertTrue(choice.first(MIB), "55 us against 40 + (80 - 40) / 4 = 50 us: still the first way");
     }
 
     @Test
@@ -100,11 +101,11 @@ class FasterOfTwoTest
     @Test
     void usesThatFollowEachOtherShouldEachBeTimedFromTheLastOnesEnd()
     {
-        firstWayTookThenSecondChosen(60_000);
+        firstWayTookThenSecondChosen(45_000);
         // a window: both chosen at once, the first ended 40 us later, the next 40 us after that
         choice.ended(false, MIB, 0, clock, clock + 40_000, 0, 0);
         choice.ended(false, MIB, 0, clock, clock + 80_000, 0, 0);
-        assertFalse(choice.first(MIB), "40 us per use, not 80: cheaper than the 60 us first way");
+        assertFalse(choice.first(MIB), "40 us per use, not 80 (which would blend to 50): cheaper than the 45 us first way");
     }
 
     @Test

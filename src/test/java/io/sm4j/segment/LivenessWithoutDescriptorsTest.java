@@ -1,5 +1,6 @@
 package io.sm4j.segment;
 
+import io.sm4j.launch.JobLauncher;
 import io.sm4j.layout.ControlBlockDescriptor;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
@@ -11,7 +12,6 @@ import java.io.FileInputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -38,12 +38,12 @@ class LivenessWithoutDescriptorsTest
         sleeper.destroyForcibly();
         assertTrue(sleeper.waitFor(10, TimeUnit.SECONDS)); // reaped: /proc no longer lists it
         final long live = ProcessHandle.current().pid();
-        final String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        final List<String> command = new ArrayList<>(List.of("bash", "-c", "ulimit -n 64 && exec \"$@\"", "bash"));
         // -XX:-MaxFDLimit: the JVM would otherwise raise its soft limit to the hard one
-        final String command = "ulimit -n 64 && exec '" + java + "' -XX:-MaxFDLimit --add-opens java.base/jdk.internal.misc=ALL-UNNAMED -cp '" +
-            System.getProperty("java.class.path") + "' '" + Probe.class.getName() + "' " + live + " " +
-            ProcessIdentity.current().startTicks() + " " + exited.pid() + " " + exited.startTicks();
-        final Process probe = new ProcessBuilder("bash", "-c", command).redirectErrorStream(true).start();
+        command.addAll(JobLauncher.javaCommand(System.getProperty("java.class.path"), List.of("-XX:-MaxFDLimit"),
+            List.of(Probe.class.getName(), Long.toString(live), Long.toString(ProcessIdentity.current().startTicks()),
+                Long.toString(exited.pid()), Long.toString(exited.startTicks()))));
+        final Process probe = new ProcessBuilder(command).redirectErrorStream(true).start();
         final String output = new String(probe.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(probe.waitFor(30, TimeUnit.SECONDS), output);
         assertEquals(0, probe.exitValue(), output);
