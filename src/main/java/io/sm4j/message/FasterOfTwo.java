@@ -9,7 +9,7 @@ package io.sm4j.message;
  * in place for the other ranks to read out of its process or copied into its half of the collective region for
  * them. On the 2-core VM of docs/benchmarks.md the pipeline moved 1 MiB in 35 us where a read took 74, while in
  * its other mode, where the JVM's copy into lines the other core has read is slow, a read took 50 and the
- * pipeline 170; with more ranks than cores each way also waits for the scheduler's turns differently.
+ * pipeline 170 (the eighth session's figures, rounded); with more ranks than cores each way also waits for the scheduler's turns differently.
  * <p>
  * A way's cost is its duration per byte, from when it was chosen to its end, or from the end of the same lane's
  * previous use of the way if that came later (a lane is what serialises uses: one sender streams its messages
