@@ -27,7 +27,7 @@ public final class FifoConsumer
      * @param queue         view of the queue's {@code entries} slots.
      * @param entries       slots, a power of two.
      * @param tailWord      view of the 8-byte tail.
-     * @param lazyFreeBatch consumed slots cleared together, 1..entries.
+     * @param lazyFreeBatch consumed slots cleared together, 1..entries (entries clears entries - 1: see below).
      */
     public FifoConsumer(final AtomicBuffer queue, final int entries, final AtomicBuffer tailWord, final int lazyFreeBatch)
     {

@@ -180,7 +180,8 @@ public record TransportOptions(Duration attachTimeout, int lazyFreeBatch, Idle i
 
     /**
      * @param queueEntries slots per FIFO.
-     * @return consumed slots cleared together: the setting, or half the queue if it is 0.
+     * @return consumed slots cleared together: the setting, or half the queue if it is 0 (a FIFO clears at most
+     *         {@code queueEntries - 1} together: {@link io.sm4j.fifo.FifoConsumer}).
      * @throws BadSettingException if the setting is outside 0..queueEntries.
      */
     public int lazyFreeBatch(final int queueEntries)
